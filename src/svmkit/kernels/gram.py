@@ -1,0 +1,131 @@
+"""Gram blocks K(A, B) for dense or CSR data, many rows per call.
+
+Inner products come from one BLAS GEMM (dense) or one sparse-dense product (CSR); the RBF
+kernel goes through squared norms, ||a - b||² = ||a||² + ||b||² - 2<a, b>. The element-wise
+transform runs in compiled parallel code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from svmkit.kernels._finish import LINEAR, POLY, RBF, SIGMOID, finish_block
+from svmkit.kernels.spec import KernelSpec
+
+_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID}
+
+#: Densify CSR training data when the dense copy needs at most this many bytes.
+DENSIFY_BYTES = 512 * 2**20
+_EMPTY = np.zeros(0)
+#: Rows per GEMM when a block is computed in chunks (bounds the float64 temporary).
+_CHUNK_ELEMENTS = 2**24
+
+
+def as_kernel_input(X):
+    """Return X as C-contiguous float64 (dense) or canonical CSR float64, densified when small."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if X.shape[0] * X.shape[1] * 8 <= DENSIFY_BYTES:
+            return np.ascontiguousarray(X.toarray())
+        X.sum_duplicates()
+        X.sort_indices()
+        return X
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def row_sq_norms(X) -> np.ndarray:
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", X, X)
+
+
+def _inner(A, B) -> np.ndarray:
+    """Dense <a_i, b_j> for every row pair, float64."""
+    if sp.issparse(B):
+        Ad = A.toarray() if sp.issparse(A) else A
+        return np.asarray(B @ Ad.T).T
+    if sp.issparse(A):
+        return np.asarray(A @ B.T)
+    return A @ B.T
+
+
+def kernel_block(spec: KernelSpec, A, B, b_sq=None) -> np.ndarray:
+    """K(A, B) as a dense float64 array (`b_sq`: the squared row norms of B, if known)."""
+    if spec.name == "precomputed":
+        return np.asarray(A.toarray() if sp.issparse(A) else A, dtype=np.float64)
+    if spec.name == "callable":
+        return np.asarray(spec.func(A, B), dtype=np.float64)
+    code = _CODES[spec.name]
+    a_sq = row_sq_norms(A) if code == RBF else _EMPTY
+    if code == RBF and b_sq is None:
+        b_sq = row_sq_norms(B)
+    out = np.empty((A.shape[0], B.shape[0]))
+    P = np.ascontiguousarray(_inner(A, B))
+    finish_block(P, a_sq, b_sq if code == RBF else _EMPTY, code, spec.gamma, spec.coef0,
+                 float(spec.degree), out, np.arange(A.shape[0], dtype=np.int64))
+    return out
+
+
+def kernel_diag(spec: KernelSpec, X) -> np.ndarray:
+    """K(x_i, x_i) for every row of X (float64)."""
+    n = X.shape[0]
+    if spec.name == "precomputed":
+        return np.asarray(X.diagonal() if sp.issparse(X) else np.diag(X), dtype=np.float64).copy()
+    if spec.name == "callable":
+        return np.array([float(np.asarray(spec.func(X[i:i + 1], X[i:i + 1]))[0, 0]) for i in range(n)])
+    if spec.name == "rbf":
+        return np.ones(n)
+    sq = row_sq_norms(X)
+    if spec.name == "linear":
+        return sq
+    if spec.name == "poly":
+        return (spec.gamma * sq + spec.coef0) ** spec.degree
+    return np.tanh(spec.gamma * sq + spec.coef0)
+
+
+class TrainingKernel:
+    """The training data of one fit, ready to give kernel rows K(x_i, ·) over all of it.
+
+    Rows are produced in float32, the precision the row cache stores (as LIBSVM's). Dense
+    data go through a float32 GEMM; for RBF the columns are centred first, which leaves
+    distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of cancellation.
+    """
+
+    def __init__(self, spec: KernelSpec, X):
+        self.spec = spec
+        self.n = X.shape[0]
+        self.diag = kernel_diag(spec, X)
+        self.X = X
+        self._buf = np.empty((0, self.n), dtype=np.float32)
+        if spec.name in _CODES and not sp.issparse(X):
+            Xk = X - X.mean(axis=0) if spec.name == "rbf" else X
+            self.X = np.ascontiguousarray(Xk, dtype=np.float32)
+        self.sq = row_sq_norms(self.X) if spec.name == "rbf" else None
+
+    def _inner_rows(self, idx):
+        if sp.issparse(self.X):
+            return np.ascontiguousarray(_inner(self.X[idx], self.X))
+        if self._buf.shape[0] < idx.size:
+            self._buf = np.empty((max(idx.size, 2 * self._buf.shape[0]), self.n), dtype=np.float32)
+        P = self._buf[: idx.size]
+        np.matmul(self.X[idx], self.X.T, out=P)
+        return P
+
+    def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:
+        """Write K(X[idx], X) into rows `out_rows` of `out`."""
+        if self.spec.is_precomputed:
+            block = self.X[idx]
+            out[out_rows] = block.toarray() if sp.issparse(block) else block
+            return
+        if self.spec.name == "callable":
+            out[out_rows] = np.asarray(self.spec.func(self.X[idx], self.X), dtype=np.float64)
+            return
+        step = max(1, _CHUNK_ELEMENTS // max(self.n, 1))
+        for s in range(0, idx.size, step):
+            sub = idx[s:s + step]
+            a_sq = self.sq[sub] if self.sq is not None else _EMPTY
+            b_sq = self.sq if self.sq is not None else _EMPTY
+            finish_block(self._inner_rows(sub), a_sq, b_sq, _CODES[self.spec.name], self.spec.gamma,
+                         self.spec.coef0, float(self.spec.degree), out,
+                         np.asarray(out_rows[s:s + step], dtype=np.int64))

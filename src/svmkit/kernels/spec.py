@@ -1,0 +1,76 @@
+"""Kernel specifications: which function, with which resolved parameters."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
+
+#: LIBSVM's numeric kernel codes (svm-train -t).
+LIBSVM_KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3, "precomputed": 4}
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """A kernel with its parameters resolved to numbers.
+
+    linear  <x, z>
+    poly    (gamma <x, z> + coef0) ** degree
+    rbf     exp(-gamma ||x - z||^2)
+    sigmoid tanh(gamma <x, z> + coef0)
+    precomputed: X already holds kernel values K(x_i, x_j).
+    callable: func(X, Z) returns the Gram matrix.
+    """
+
+    name: str
+    gamma: float = 1.0
+    degree: int = 3
+    coef0: float = 0.0
+    func: Callable | None = None
+
+    @property
+    def is_precomputed(self) -> bool:
+        return self.name == "precomputed"
+
+
+def _feature_variance(X) -> float:
+    if sp.issparse(X):
+        mean = X.mean()
+        return float(X.multiply(X).mean() - mean * mean)
+    return float(np.asarray(X).var())
+
+
+def resolve_gamma(gamma, X) -> float:
+    """Resolve scikit-learn's gamma: 'scale' = 1 / (n_features Var(X)), 'auto' = 1 / n_features."""
+    n_features = X.shape[1]
+    if isinstance(gamma, str):
+        if gamma == "scale":
+            var = _feature_variance(X)
+            return 1.0 / (n_features * var) if var != 0 else 1.0
+        if gamma == "auto":
+            return 1.0 / n_features
+        raise ValueError(f"gamma must be 'scale', 'auto' or a positive float, got {gamma!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma):
+        raise ValueError(f"gamma must be 'scale', 'auto' or a finite float, got {gamma!r}")
+    if gamma < 0:
+        raise ValueError(f"gamma must be non-negative, got gamma={gamma}")
+    return float(gamma)
+
+
+def make_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0) -> KernelSpec:
+    """Validate the kernel parameters and resolve them against the training data X."""
+    if callable(kernel):
+        return KernelSpec("callable", func=kernel)
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS} or a callable, got kernel={kernel!r}")
+    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 0:
+        raise ValueError(f"degree must be a non-negative integer, got degree={degree!r}")
+    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+        raise ValueError(f"coef0 must be a finite float, got coef0={coef0!r}")
+    g = resolve_gamma(gamma, X)
+    return KernelSpec(kernel, gamma=g, degree=int(degree), coef0=float(coef0))

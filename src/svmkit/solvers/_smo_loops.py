@@ -1,0 +1,229 @@
+"""Compiled loops of the SMO solver; they see plain arrays only.
+
+Notation as in LIBSVM: the problem is min ½αᵀQα + pᵀα, yᵀα = Δ, 0 ≤ α ≤ U, with gradient
+G = Qα + p. Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]) where kidx maps a variable to its data row.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+TAU = 1e-12
+
+
+@njit(parallel=True, cache=True)
+def gather_block(store, pos, kidx_b, y_b, diag_b):
+    """Q_BB (float64) of the working set B from its kernel rows."""
+    q = pos.shape[0]
+    Q = np.empty((q, q))
+    for a in prange(q):
+        r = pos[a]
+        for b in range(q):
+            Q[a, b] = y_b[a] * y_b[b] * store[r, kidx_b[b]]
+        Q[a, a] = diag_b[a]
+    return Q
+
+
+@njit(parallel=True, cache=True)
+def update_gradient(G, store, pos, coef, kidx, y):
+    """G_j += y_j Σ_b coef_b K(b, kidx_j) for every variable j, coef_b = y_b Δα_b.
+
+    Columns are taken in chunks that stay in cache while every moved row streams past them.
+    """
+    n = G.shape[0]
+    nb = pos.shape[0]
+    chunk = 2048
+    n_chunks = (n + chunk - 1) // chunk
+    for c in prange(n_chunks):
+        lo = c * chunk
+        hi = min(n, lo + chunk)
+        acc = np.zeros(hi - lo)
+        ks = kidx[lo:hi]
+        for b in range(nb):
+            row = store[pos[b]]
+            cb = coef[b]
+            for t in range(hi - lo):
+                acc[t] += cb * row[ks[t]]
+        for t in range(hi - lo):
+            G[lo + t] += y[lo + t] * acc[t]
+
+
+@njit(cache=True)
+def _select_standard(Q, y, alpha, G, U):
+    q = y.shape[0]
+    gmax = -np.inf
+    i = -1
+    for t in range(q):
+        if y[t] > 0:
+            if alpha[t] < U[t] and -G[t] >= gmax:
+                gmax = -G[t]
+                i = t
+        elif alpha[t] > 0 and G[t] >= gmax:
+            gmax = G[t]
+            i = t
+    gmax2 = -np.inf
+    j = -1
+    best = np.inf
+    if i < 0:
+        return i, j, -np.inf
+    for t in range(q):
+        if y[t] > 0:
+            if alpha[t] > 0:
+                gd = gmax + G[t]
+                if G[t] >= gmax2:
+                    gmax2 = G[t]
+                if gd > 0:
+                    quad = Q[i, i] + Q[t, t] - 2.0 * y[i] * Q[i, t]
+                    if quad <= 0:
+                        quad = TAU
+                    od = -(gd * gd) / quad
+                    if od <= best:
+                        best = od
+                        j = t
+        elif alpha[t] < U[t]:
+            gd = gmax - G[t]
+            if -G[t] >= gmax2:
+                gmax2 = -G[t]
+            if gd > 0:
+                quad = Q[i, i] + Q[t, t] + 2.0 * y[i] * Q[i, t]
+                if quad <= 0:
+                    quad = TAU
+                od = -(gd * gd) / quad
+                if od <= best:
+                    best = od
+                    j = t
+    return i, j, gmax + gmax2
+
+
+@njit(cache=True)
+def _select_nu(Q, y, alpha, G, U):
+    q = y.shape[0]
+    gmaxp = -np.inf
+    gmaxn = -np.inf
+    ip = -1
+    i_n = -1
+    for t in range(q):
+        if y[t] > 0:
+            if alpha[t] < U[t] and -G[t] >= gmaxp:
+                gmaxp = -G[t]
+                ip = t
+        elif alpha[t] > 0 and G[t] >= gmaxn:
+            gmaxn = G[t]
+            i_n = t
+    gmaxp2 = -np.inf
+    gmaxn2 = -np.inf
+    j = -1
+    best = np.inf
+    for t in range(q):
+        if y[t] > 0:
+            if alpha[t] > 0:
+                gd = gmaxp + G[t]
+                if G[t] >= gmaxp2:
+                    gmaxp2 = G[t]
+                if gd > 0 and ip >= 0:
+                    quad = Q[ip, ip] + Q[t, t] - 2.0 * Q[ip, t]
+                    if quad <= 0:
+                        quad = TAU
+                    od = -(gd * gd) / quad
+                    if od <= best:
+                        best = od
+                        j = t
+        elif alpha[t] < U[t]:
+            gd = gmaxn - G[t]
+            if -G[t] >= gmaxn2:
+                gmaxn2 = -G[t]
+            if gd > 0 and i_n >= 0:
+                quad = Q[i_n, i_n] + Q[t, t] - 2.0 * Q[i_n, t]
+                if quad <= 0:
+                    quad = TAU
+                od = -(gd * gd) / quad
+                if od <= best:
+                    best = od
+                    j = t
+    gap = max(gmaxp + gmaxp2, gmaxn + gmaxn2)
+    if j < 0:
+        return -1, -1, gap
+    i = ip if y[j] > 0 else i_n
+    return i, j, gap
+
+
+@njit(cache=True)
+def _update_pair(Q, y, alpha, G, U, i, j):
+    """LIBSVM's analytic two-variable step with clipping to the box; updates G on the block."""
+    ai = alpha[i]
+    aj = alpha[j]
+    Ci = U[i]
+    Cj = U[j]
+    if y[i] != y[j]:
+        quad = Q[i, i] + Q[j, j] + 2.0 * Q[i, j]
+        if quad <= 0:
+            quad = TAU
+        delta = (-G[i] - G[j]) / quad
+        diff = ai - aj
+        ai += delta
+        aj += delta
+        if diff > 0:
+            if aj < 0:
+                aj = 0.0
+                ai = diff
+        elif ai < 0:
+            ai = 0.0
+            aj = -diff
+        if diff > Ci - Cj:
+            if ai > Ci:
+                ai = Ci
+                aj = Ci - diff
+        elif aj > Cj:
+            aj = Cj
+            ai = Cj + diff
+    else:
+        quad = Q[i, i] + Q[j, j] - 2.0 * Q[i, j]
+        if quad <= 0:
+            quad = TAU
+        delta = (G[i] - G[j]) / quad
+        s = ai + aj
+        ai -= delta
+        aj += delta
+        if s > Ci:
+            if ai > Ci:
+                ai = Ci
+                aj = s - Ci
+        elif aj < 0:
+            aj = 0.0
+            ai = s
+        if s > Cj:
+            if aj > Cj:
+                aj = Cj
+                ai = s - Cj
+        elif ai < 0:
+            ai = 0.0
+            aj = s
+    dai = ai - alpha[i]
+    daj = aj - alpha[j]
+    alpha[i] = ai
+    alpha[j] = aj
+    q = y.shape[0]
+    for t in range(q):
+        G[t] += Q[i, t] * dai + Q[j, t] * daj
+
+
+@njit(cache=True)
+def inner_smo(Q, y, alpha, G, U, eps, max_iter, nu_mode):
+    """SMO with second-order working-set selection (Fan, Chen & Lin 2005) on one block.
+
+    Stops when the block's maximal violation is below `eps` or after `max_iter` pair
+    updates; returns (pair updates made, violation at the first selection).
+    """
+    it = 0
+    first_gap = np.nan
+    while it < max_iter:
+        if nu_mode:
+            i, j, gap = _select_nu(Q, y, alpha, G, U)
+        else:
+            i, j, gap = _select_standard(Q, y, alpha, G, U)
+        if it == 0:
+            first_gap = gap
+        if gap < eps or j < 0:
+            break
+        _update_pair(Q, y, alpha, G, U, i, j)
+        it += 1
+    return it, first_gap

@@ -1,0 +1,77 @@
+"""Where the solver's kernel rows come from: a bounded LRU cache or a full matrix.
+
+A row source answers `fetch(idx)` with `(store, pos)`: row `pos[k]` of the 2-D array `store`
+holds K(x_idx[k], ·) over all data points. The compiled loops read `store` directly, so a
+one-vs-one class pair or a cross-validation fold reads the rows of one shared kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class FullRows:
+    """Every row is already in memory (a precomputed kernel matrix)."""
+
+    def __init__(self, K: np.ndarray, diag: np.ndarray):
+        self.store = np.ascontiguousarray(K)
+        self.diag = diag
+        self.n = K.shape[0]
+        self.computed_rows = 0
+
+    def fetch(self, idx: np.ndarray):
+        return self.store, np.asarray(idx, dtype=np.int64)
+
+
+class CachedRows:
+    """Kernel rows computed in blocks on demand and kept in float32, least recently used evicted.
+
+    `cache_size` bounds the store in MB; it always holds at least `min_rows` rows so that one
+    working set fits.
+    """
+
+    def __init__(self, kernel, cache_size: float, min_rows: int):
+        self.kernel = kernel
+        self.n = kernel.n
+        self.diag = kernel.diag
+        budget_rows = int(cache_size * 2**20 // (4 * max(self.n, 1)))
+        self.capacity = int(min(self.n, max(budget_rows, min_rows)))
+        self.store = np.empty((self.capacity, self.n), dtype=np.float32)
+        self.slot_of = np.full(self.n, -1, dtype=np.int64)
+        self.owner = np.full(self.capacity, -1, dtype=np.int64)
+        self.last_used = np.zeros(self.capacity, dtype=np.int64)
+        self.clock = 0
+        self.n_used = 0
+        self.computed_rows = 0
+
+    def fetch(self, idx: np.ndarray):
+        idx = np.asarray(idx, dtype=np.int64)
+        self.clock += 1
+        slots = self.slot_of[idx]
+        missing = np.flatnonzero(slots < 0)
+        if missing.size:
+            miss_idx = np.unique(idx[missing])
+            new_slots = self._claim(miss_idx.size, protect=slots[slots >= 0])
+            old = self.owner[new_slots]
+            self.slot_of[old[old >= 0]] = -1
+            self.owner[new_slots] = miss_idx
+            self.slot_of[miss_idx] = new_slots
+            self.kernel.rows_into(miss_idx, self.store, new_slots)
+            self.computed_rows += miss_idx.size
+            slots = self.slot_of[idx]
+        self.last_used[slots] = self.clock
+        return self.store, slots
+
+    def _claim(self, k: int, protect: np.ndarray) -> np.ndarray:
+        free = self.capacity - self.n_used
+        if free >= k:
+            s = np.arange(self.n_used, self.n_used + k)
+            self.n_used += k
+            return s
+        fresh = np.arange(self.n_used, self.capacity)
+        self.n_used = self.capacity
+        age = self.last_used.copy()
+        age[protect] = np.iinfo(np.int64).max
+        age[fresh] = np.iinfo(np.int64).max
+        victims = np.argpartition(age, k - fresh.size - 1)[: k - fresh.size]
+        return np.concatenate([fresh, victims])
