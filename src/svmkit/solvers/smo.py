@@ -119,7 +119,7 @@ def initial_gradient(problem: DualProblem, rows, alpha: np.ndarray) -> np.ndarra
 
 
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
-          ws_size=WS_SIZE, unbounded_alpha=1e12) -> DualResult:
+          ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
     """Solve the dual QP; `rows` is a row source (see `row_source`)."""
     n = problem.n
     y = problem.y.astype(np.float64)

@@ -1,0 +1,200 @@
+"""C-support vector classification (seed 000 (9.32)–(9.39), seed 001 (1)–(4)).
+
+Each class pair (a, b) is the dual (seed 001 (4))
+
+    min ½ αᵀQα − 1ᵀα,  yᵀα = 0,  0 ≤ α_i ≤ C_i,  Q_ij = y_i y_j K(x_i, x_j)
+
+with C_i = C · class_weight[y_i] · sample_weight_i; C = inf is the hard-margin dual (seed 001 (2)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import ClassifierMixin
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+
+from svmkit._validation import check_choice, check_real
+from svmkit.exceptions import NotSeparableError
+from svmkit.models import ovo
+from svmkit.models.base import KernelModel
+from svmkit.solvers.separable import is_separable
+from svmkit.solvers.smo import DualProblem, UnboundedDualError
+
+#: Largest class pair checked for separability by linear programming before a hard-margin fit.
+_LP_MAX_ROWS = 3000
+
+
+class BaseSVC(ClassifierMixin, KernelModel):
+    """One-vs-one support vector classification; subclasses give each pair's dual problem."""
+
+    def _check_class_weight(self, y_enc):
+        n_classes = self.classes_.shape[0]
+        cw = self.class_weight
+        if cw is None:
+            return np.ones(n_classes)
+        if isinstance(cw, str) and cw != "balanced":
+            raise ValueError(f"class_weight must be a dict, 'balanced' or None, got class_weight={cw!r}")
+        if not isinstance(cw, (str, dict)):
+            raise ValueError(f"class_weight must be a dict, 'balanced' or None, got class_weight={cw!r}")
+        if isinstance(cw, dict):
+            unknown = [k for k in cw if k not in set(self.classes_.tolist())]
+            if unknown:
+                raise ValueError(f"class_weight names labels {unknown} that are not in y "
+                                 f"(classes: {self.classes_.tolist()})")
+        weights = compute_class_weight(cw, classes=self.classes_, y=self.classes_[y_enc])
+        for label, w in zip(self.classes_, weights):
+            check_real(w, f"class_weight[{label!r}]", low=0, low_inclusive=True)
+        return weights
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit one dual per class pair. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
+        self._check_kernel_params()
+        self._check_model_params()
+        check_choice(self.decision_function_shape, "decision_function_shape", ("ovr", "ovo"))
+        X, y = self._validate_X(X, y)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        if self.classes_.shape[0] < 2:
+            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in y; "
+                             f"got 1 class ({self.classes_[0]!r})")
+        sw = self._sample_weight(sample_weight, X)
+        self.class_weight_ = self._check_class_weight(y_enc)
+        weight = sw * self.class_weight_[y_enc]
+        rows = self._kernel_rows(X)
+        n_classes = self.classes_.shape[0]
+        pair_idx, pair_coef, rho, obj, n_iter, free, bounded = [], [], [], [], [], [], []
+        for a, b in ovo.class_pairs(n_classes):
+            idx = np.concatenate([np.flatnonzero((y_enc == c) & (weight > 0)) for c in (a, b)])
+            ypair = np.where(y_enc[idx] == a, 1.0, -1.0)
+            if not (ypair > 0).any() or not (ypair < 0).any():
+                raise ValueError(f"class pair ({self.classes_[a]!r}, {self.classes_[b]!r}) has no sample "
+                                 "with positive weight in one of its classes")
+            res, upper = self._solve_pair(rows, idx, ypair, weight[idx], (a, b))
+            alpha = res.alpha
+            pair_idx.append(idx)
+            pair_coef.append(ypair * alpha)
+            rho.append(res.rho)
+            obj.append(res.objective)
+            n_iter.append(res.n_iter)
+            free.append(idx[(alpha > 0) & (alpha < upper)])
+            bounded.append(idx[(alpha > 0) & (alpha >= upper)])
+        support, self.n_support_, self._dual_coef_ = ovo.assemble(pair_idx, pair_coef, y_enc, n_classes)
+        self._store_support(X, support)
+        self._intercept_ = -np.asarray(rho)
+        self._W = ovo.weight_matrix(self._dual_coef_, self.n_support_)
+        self.objective_ = np.asarray(obj)
+        self.n_iter_ = np.asarray(n_iter, dtype=np.int32)
+        self.free_support_ = np.unique(np.concatenate(free)).astype(np.int64)
+        self.bounded_support_ = np.setdiff1d(np.unique(np.concatenate(bounded)), self.free_support_)
+        self.loo_bound_ = support.size / X.shape[0]
+        self.fit_status_ = 0
+        self.shape_fit_ = X.shape
+        binary = n_classes == 2
+        self.intercept_ = -self._intercept_ if binary else self._intercept_.copy()
+        self.dual_coef_ = -self._dual_coef_ if binary else self._dual_coef_
+        return self
+
+    def _solve_pair(self, rows, idx, ypair, weight, pair):
+        raise NotImplementedError
+
+    def _pair_label(self, pair):
+        a, b = pair
+        return f"({self.classes_[a]!r}, {self.classes_[b]!r})"
+
+    def _decision_ovo(self, X):
+        """LIBSVM's decision values, one column per class pair (> 0 votes the pair's first class)."""
+        X = self._check_predict_X(X)
+        return self._support_kernel_products(X, self._W) + self._intercept_
+
+    def decision_function(self, X):
+        """Signed distance to each pair's separating surface (binary: > 0 means classes_[1])."""
+        dec = self._decision_ovo(X)
+        n_classes = self.classes_.shape[0]
+        if n_classes == 2:
+            return -dec.ravel()
+        if self.decision_function_shape == "ovr":
+            return ovo.ovr_decision(dec, n_classes)
+        return dec
+
+    def predict(self, X):
+        dec = self._decision_ovo(X)
+        n_classes = self.classes_.shape[0]
+        if self.break_ties and self.decision_function_shape == "ovr" and n_classes > 2:
+            return self.classes_[np.argmax(ovo.ovr_decision(dec, n_classes), axis=1)]
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        return self.classes_[np.argmax(ovo.vote(dec, n_classes), axis=1)]
+
+    @property
+    def coef_(self):
+        """w = Σ y_i α_i x_i per class pair (seed 000 (9.37)); linear kernel only."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        sv = self.support_vectors_
+        coef = np.vstack([self._W[:, k] @ sv for k in range(self._W.shape[1])])
+        coef = np.asarray(coef.todense() if sp.issparse(coef) else coef)
+        return -coef if self.classes_.shape[0] == 2 else coef
+
+    @property
+    def n_support_vectors_(self) -> int:
+        return int(self.support_.shape[0])
+
+
+class SVC(BaseSVC):
+    """C-support vector classification, scikit-learn compatible, exact against LIBSVM (-s 0).
+
+    Beyond scikit-learn's attributes: `objective_` (dual objective per class pair), `n_iter_`,
+    `free_support_` (0 < α < C) and `bounded_support_` (α = C) as training-row indices, and
+    `loo_bound_` = #SV / N, the leave-one-out error bound (seed 003). `C=np.inf` fits the hard
+    margin and raises `NotSeparableError` when the kernel cannot separate the classes.
+    """
+
+    def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
+                 tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
+                 decision_function_shape="ovr", break_ties=False, random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+
+    def _check_model_params(self):
+        check_real(self.C, "C", low=0, allow_inf=True)
+
+    def _solve_pair(self, rows, idx, ypair, weight, pair):
+        upper = self.C * weight
+        hard = np.isinf(self.C)
+        if hard:
+            self._check_separable(rows, idx, ypair, pair)
+        problem = DualProblem(p=-np.ones(idx.size), y=ypair, upper=upper, kidx=idx)
+        try:
+            return self._solve(problem, rows, shrinking=self.shrinking), upper
+        except UnboundedDualError:
+            raise NotSeparableError(self._not_separable_message(pair)) from None
+
+    def _not_separable_message(self, pair):
+        return (f"the classes {self._pair_label(pair)} are not separable with kernel={self.kernel!r}: "
+                "the hard-margin problem (C=inf) has no solution; use a finite C")
+
+    def _check_separable(self, rows, idx, ypair, pair):
+        if idx.size > _LP_MAX_ROWS:
+            return
+        blocks = []
+        for s in range(0, idx.size, 1024):
+            store, pos = rows.fetch(idx[s:s + 1024])
+            blocks.append(np.asarray(store[pos][:, idx], dtype=np.float64))
+        K = np.vstack(blocks)
+        if not is_separable(K, ypair):
+            raise NotSeparableError(self._not_separable_message(pair))
+
