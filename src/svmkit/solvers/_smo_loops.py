@@ -10,17 +10,22 @@ from numba import njit, prange
 TAU = 1e-12
 
 
-@njit(parallel=True, cache=True)
-def gather_block(store, pos, kidx_b, y_b, diag_b):
-    """Q_BB (float64) of the working set B from its kernel rows."""
-    q = pos.shape[0]
-    Q = np.empty((q, q))
-    for a in prange(q):
+@njit(cache=True)
+def _row(a, blk):
+    """Row a of Q_BB, gathered from the kernel store the first time it is needed.
+
+    The inner solver touches only the rows of the pairs it updates, a small part of the
+    block, so rows are not gathered up front.
+    """
+    Q, have, store, pos, kidx_b, y, diag = blk
+    if not have[a]:
         r = pos[a]
-        for b in range(q):
-            Q[a, b] = y_b[a] * y_b[b] * store[r, kidx_b[b]]
-        Q[a, a] = diag_b[a]
-    return Q
+        ya = y[a]
+        for t in range(kidx_b.shape[0]):
+            Q[a, t] = ya * y[t] * store[r, kidx_b[t]]
+        Q[a, a] = diag[a]
+        have[a] = True
+    return Q[a]
 
 
 @njit(parallel=True, cache=True)
@@ -48,7 +53,7 @@ def update_gradient(G, store, pos, coef, kidx, y):
 
 
 @njit(cache=True)
-def _select_standard(Q, y, alpha, G, U):
+def _select_standard(blk, y, alpha, G, U, QD):
     q = y.shape[0]
     gmax = -np.inf
     i = -1
@@ -65,6 +70,7 @@ def _select_standard(Q, y, alpha, G, U):
     best = np.inf
     if i < 0:
         return i, j, -np.inf
+    Qi = _row(i, blk)
     for t in range(q):
         if y[t] > 0:
             if alpha[t] > 0:
@@ -72,7 +78,7 @@ def _select_standard(Q, y, alpha, G, U):
                 if G[t] >= gmax2:
                     gmax2 = G[t]
                 if gd > 0:
-                    quad = Q[i, i] + Q[t, t] - 2.0 * y[i] * Q[i, t]
+                    quad = QD[i] + QD[t] - 2.0 * y[i] * Qi[t]
                     if quad <= 0:
                         quad = TAU
                     od = -(gd * gd) / quad
@@ -84,7 +90,7 @@ def _select_standard(Q, y, alpha, G, U):
             if -G[t] >= gmax2:
                 gmax2 = -G[t]
             if gd > 0:
-                quad = Q[i, i] + Q[t, t] + 2.0 * y[i] * Q[i, t]
+                quad = QD[i] + QD[t] + 2.0 * y[i] * Qi[t]
                 if quad <= 0:
                     quad = TAU
                 od = -(gd * gd) / quad
@@ -95,7 +101,7 @@ def _select_standard(Q, y, alpha, G, U):
 
 
 @njit(cache=True)
-def _select_nu(Q, y, alpha, G, U):
+def _select_nu(blk, y, alpha, G, U, QD):
     q = y.shape[0]
     gmaxp = -np.inf
     gmaxn = -np.inf
@@ -113,6 +119,8 @@ def _select_nu(Q, y, alpha, G, U):
     gmaxn2 = -np.inf
     j = -1
     best = np.inf
+    Qp = _row(ip, blk) if ip >= 0 else QD
+    Qn = _row(i_n, blk) if i_n >= 0 else QD
     for t in range(q):
         if y[t] > 0:
             if alpha[t] > 0:
@@ -120,7 +128,7 @@ def _select_nu(Q, y, alpha, G, U):
                 if G[t] >= gmaxp2:
                     gmaxp2 = G[t]
                 if gd > 0 and ip >= 0:
-                    quad = Q[ip, ip] + Q[t, t] - 2.0 * Q[ip, t]
+                    quad = QD[ip] + QD[t] - 2.0 * Qp[t]
                     if quad <= 0:
                         quad = TAU
                     od = -(gd * gd) / quad
@@ -132,7 +140,7 @@ def _select_nu(Q, y, alpha, G, U):
             if -G[t] >= gmaxn2:
                 gmaxn2 = -G[t]
             if gd > 0 and i_n >= 0:
-                quad = Q[i_n, i_n] + Q[t, t] - 2.0 * Q[i_n, t]
+                quad = QD[i_n] + QD[t] - 2.0 * Qn[t]
                 if quad <= 0:
                     quad = TAU
                 od = -(gd * gd) / quad
@@ -147,14 +155,16 @@ def _select_nu(Q, y, alpha, G, U):
 
 
 @njit(cache=True)
-def _update_pair(Q, y, alpha, G, U, i, j):
+def _update_pair(blk, y, alpha, G, U, QD, i, j):
     """LIBSVM's analytic two-variable step with clipping to the box; updates G on the block."""
+    Qi = _row(i, blk)
+    Qj = _row(j, blk)
     ai = alpha[i]
     aj = alpha[j]
     Ci = U[i]
     Cj = U[j]
     if y[i] != y[j]:
-        quad = Q[i, i] + Q[j, j] + 2.0 * Q[i, j]
+        quad = QD[i] + QD[j] + 2.0 * Qi[j]
         if quad <= 0:
             quad = TAU
         delta = (-G[i] - G[j]) / quad
@@ -176,7 +186,7 @@ def _update_pair(Q, y, alpha, G, U, i, j):
             aj = Cj
             ai = Cj + diff
     else:
-        quad = Q[i, i] + Q[j, j] - 2.0 * Q[i, j]
+        quad = QD[i] + QD[j] - 2.0 * Qi[j]
         if quad <= 0:
             quad = TAU
         delta = (G[i] - G[j]) / quad
@@ -203,27 +213,30 @@ def _update_pair(Q, y, alpha, G, U, i, j):
     alpha[j] = aj
     q = y.shape[0]
     for t in range(q):
-        G[t] += Q[i, t] * dai + Q[j, t] * daj
+        G[t] += Qi[t] * dai + Qj[t] * daj
 
 
 @njit(cache=True)
-def inner_smo(Q, y, alpha, G, U, eps, max_iter, nu_mode):
-    """SMO with second-order working-set selection (Fan, Chen & Lin 2005) on one block.
+def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Q, have, eps, max_iter, nu_mode):
+    """SMO with second-order working-set selection (Fan, Chen & Lin 2005) on one block B.
 
-    Stops when the block's maximal violation is below `eps` or after `max_iter` pair
-    updates; returns (pair updates made, violation at the first selection).
+    Kernel rows of B are rows `pos` of `store`; Q (|B|×|B| scratch) and `have` (all False on
+    entry) receive the rows of Q_BB as they are needed. Stops when the block's maximal
+    violation is below `eps` or after `max_iter` pair updates; returns (pair updates made,
+    violation at the first selection).
     """
+    blk = (Q, have, store, pos, kidx_b, y, QD)
     it = 0
     first_gap = np.nan
     while it < max_iter:
         if nu_mode:
-            i, j, gap = _select_nu(Q, y, alpha, G, U)
+            i, j, gap = _select_nu(blk, y, alpha, G, U, QD)
         else:
-            i, j, gap = _select_standard(Q, y, alpha, G, U)
+            i, j, gap = _select_standard(blk, y, alpha, G, U, QD)
         if it == 0:
             first_gap = gap
         if gap < eps or j < 0:
             break
-        _update_pair(Q, y, alpha, G, U, i, j)
+        _update_pair(blk, y, alpha, G, U, QD, i, j)
         it += 1
     return it, first_gap

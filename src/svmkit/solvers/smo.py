@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit.solvers._smo_loops import gather_block, inner_smo, update_gradient
+from svmkit.solvers._smo_loops import inner_smo, update_gradient
 
 #: Working-set size of the batched solver.
 WS_SIZE = 2048
@@ -134,6 +134,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     hard = bool(np.isinf(U).any())
     n_iter = 0
     converged = True
+    Q_scratch = np.empty((q, q))
     while True:
         f, up, low = _violations(y, alpha, G, U)
         gap, ws = _gap_and_pick(f, up, low, max(1, q // (2 * len(classes))), classes)
@@ -143,12 +144,12 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
             converged = False
             break
         store, pos = rows.fetch(kidx[ws])
-        Q = gather_block(store, pos, kidx[ws], y[ws], diag[ws])
         a_b = alpha[ws].copy()
         g_b = G[ws].copy()
         cap = min(_INNER_PER_VAR * ws.size, budget - n_iter) if np.isfinite(budget) else _INNER_PER_VAR * ws.size
         eps = tol if ws.size == n else max(tol, 0.1 * gap)
-        it, _ = inner_smo(Q, y[ws], a_b, g_b, U[ws], eps, int(cap), problem.nu_mode)
+        it, _ = inner_smo(store, pos, kidx[ws], y[ws], a_b, g_b, U[ws], diag[ws], Q_scratch,
+                          np.zeros(ws.size, dtype=np.bool_), eps, int(cap), problem.nu_mode)
         n_iter += it
         delta = a_b - alpha[ws]
         moved = np.flatnonzero(delta)
