@@ -80,3 +80,35 @@ def test_heart_scale_defaults_reproduce_libsvm_figures():
     assert m.bounded_support_.size == 107
     assert m.free_support_.size == 132 - 107
     assert m.loo_bound_ == pytest.approx(132 / 270)
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_shrinking_on_and_off_reach_libsvm_optimum(shrinking, capfd):
+    X, y = DATASETS["breast_cancer"]()
+    opts = _kernel_options("rbf", X)
+    ours = svmkit.SVC(C=10.0, shrinking=shrinking, **opts).fit(X, y)
+    model, objs, order = libsvm_train(X, y, f"-s 0 -t 2 -g {opts['gamma']!r} -c 10 -e 0.001 -h {int(shrinking)}",
+                                      capfd)
+    _assert_matches_libsvm(ours, model, objs, order, X)
+
+
+def test_batched_working_set_with_tiny_cache_reaches_libsvm_optimum(capfd):
+    """A working set of 64 of 360 variables and a cache of 145 rows that must evict rows."""
+    from svmkit.kernels.gram import TrainingKernel, as_kernel_input
+    from svmkit.kernels.spec import make_kernel
+    from svmkit.solvers.row_source import CachedRows
+    from svmkit.solvers.smo import DualProblem, solve
+
+    X, y = DATASETS["digits"]()
+    X, y = X[y < 2], y[y < 2]
+    opts = _kernel_options("rbf", X)
+    Xk = as_kernel_input(X)
+    rows = CachedRows(TrainingKernel(make_kernel("rbf", Xk, opts["gamma"]), Xk), cache_size=0.2, min_rows=64)
+    assert rows.capacity < X.shape[0]
+    yy = np.where(y == 0, 1.0, -1.0)
+    res = solve(DualProblem(p=-np.ones(y.size), y=yy, upper=np.ones(y.size), kidx=np.arange(y.size)), rows,
+                ws_size=64)
+    model, objs, order = libsvm_train(X, y, f"-s 0 -t 2 -g {opts['gamma']!r} -c 1 -e 0.001", capfd)
+    assert res.objective == pytest.approx(objs[0], rel=1e-3)
+    assert res.rho == pytest.approx(model.rho[0], abs=1e-2)
+    assert np.array_equal(np.flatnonzero(res.alpha > 0), libsvm_support(model, order))

@@ -1,7 +1,14 @@
 """svmkit: support vector machines and their relatives, exact against LIBSVM, fast on CPU."""
 
-from svmkit.exceptions import NotSeparableError
-from svmkit.models import SVC
+import os
+
+# The compiled loops (OpenMP) alternate with BLAS calls that have their own threads; spinning
+# OpenMP workers starve BLAS on small machines (a 10x slower predict on 2 cores). Must be set
+# before the OpenMP runtime loads; an explicit user setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from svmkit.exceptions import NotSeparableError  # noqa: E402
+from svmkit.models import SVC  # noqa: E402
 
 __version__ = "0.1.0"
 

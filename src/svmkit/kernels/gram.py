@@ -50,8 +50,12 @@ def _inner(A, B) -> np.ndarray:
     return A @ B.T
 
 
-def kernel_block(spec: KernelSpec, A, B, b_sq=None) -> np.ndarray:
-    """K(A, B) as a dense float64 array (`b_sq`: the squared row norms of B, if known)."""
+def kernel_block(spec: KernelSpec, A, B, b_sq=None, out=None) -> np.ndarray:
+    """K(A, B) as a dense float64 array (`b_sq`: the squared row norms of B, if known).
+
+    `out`, when given, is a float64 buffer of at least A.shape[0] × B.shape[0] elements that is
+    reused for the inner products and the result, so that repeated blocks fault in no new pages.
+    """
     if spec.name == "precomputed":
         return np.asarray(A.toarray() if sp.issparse(A) else A, dtype=np.float64)
     if spec.name == "callable":
@@ -60,11 +64,15 @@ def kernel_block(spec: KernelSpec, A, B, b_sq=None) -> np.ndarray:
     a_sq = row_sq_norms(A) if code == RBF else _EMPTY
     if code == RBF and b_sq is None:
         b_sq = row_sq_norms(B)
-    out = np.empty((A.shape[0], B.shape[0]))
-    P = np.ascontiguousarray(_inner(A, B))
-    finish_block(P, a_sq, b_sq if code == RBF else _EMPTY, code, spec.gamma, spec.coef0,
-                 float(spec.degree), out, np.arange(A.shape[0], dtype=np.int64))
-    return out
+    shape = (A.shape[0], B.shape[0])
+    K = np.empty(shape) if out is None else out.ravel()[: shape[0] * shape[1]].reshape(shape)
+    if sp.issparse(A) or sp.issparse(B):
+        K[...] = _inner(A, B)
+    else:
+        np.matmul(A, B.T, out=K)
+    finish_block(K, a_sq, b_sq if code == RBF else _EMPTY, code, spec.gamma, spec.coef0,
+                 float(spec.degree), K, np.arange(shape[0], dtype=np.int64))
+    return K
 
 
 def kernel_diag(spec: KernelSpec, X) -> np.ndarray:

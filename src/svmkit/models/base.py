@@ -15,7 +15,7 @@ from svmkit.solvers.row_source import CachedRows, FullRows
 from svmkit.solvers.smo import WS_SIZE, DualProblem, solve
 
 #: Elements of one K(X_block, SV) block at prediction time.
-_PREDICT_BLOCK = 2**22
+_PREDICT_BLOCK = 2**19
 
 
 class KernelModel(BaseEstimator):
@@ -98,10 +98,11 @@ class KernelModel(BaseEstimator):
         if self.kernel == "precomputed":
             Xd = X.toarray() if sp.issparse(X) else X
             return Xd[:, self.support_] @ W
-        step = max(1, _PREDICT_BLOCK // max(n_sv, 1))
+        step = max(1, min(n, _PREDICT_BLOCK // max(n_sv, 1)))
+        buf = np.empty(step * n_sv)
         for s in range(0, n, step):
-            K = kernel_block(self._spec, X[s:s + step], self._sv_kernel, self._sv_sq)
-            out[s:s + step] = K @ W
+            K = kernel_block(self._spec, X[s:s + step], self._sv_kernel, self._sv_sq, out=buf)
+            np.matmul(K, W, out=out[s:s + step])
         return out
 
     def __sklearn_tags__(self):

@@ -69,9 +69,11 @@ def _violations(y, alpha, G, U):
 
 
 def _gap_and_pick(f, up, low, k, classes):
-    """Maximal violation and the k most violating variables of each side, per y-class in ν mode."""
+    """Maximal violation, the k most violating variables of each side (per y-class in ν mode),
+    and the variables that cannot join a violating pair (LIBSVM's shrinking rule)."""
     gap = -np.inf
     picks = []
+    idle = np.zeros(f.shape[0], dtype=bool)
     for mask in classes:
         u = np.flatnonzero(up & mask)
         lo = np.flatnonzero(low & mask)
@@ -79,14 +81,16 @@ def _gap_and_pick(f, up, low, k, classes):
             continue
         fu = f[u]
         fl = f[lo]
-        gap = max(gap, fu.max() - fl.min())
+        m, M = fu.max(), fl.min()
+        gap = max(gap, m - M)
         ku = min(k, u.size)
         kl = min(k, lo.size)
         picks.append(u[np.argpartition(-fu, ku - 1)[:ku]])
         picks.append(lo[np.argpartition(fl, kl - 1)[:kl]])
+        idle |= mask & ((up & ~low & (f < M)) | (low & ~up & (f > m)))
     if not picks:
-        return gap, np.empty(0, dtype=np.int64)
-    return gap, np.unique(np.concatenate(picks))
+        return gap, np.empty(0, dtype=np.int64), idle
+    return gap, np.unique(np.concatenate(picks)), idle
 
 
 def _rho(y, alpha, G, U, sel):
@@ -107,20 +111,33 @@ def _rho(y, alpha, G, U, sel):
     return float((ub + lb) / 2)
 
 
+def _add_kernel_terms(G, rows, problem, alpha, nz, cols):
+    """G[cols] += Σ_{j in nz} Q[cols, j] α_j, from the kernel rows of nz in blocks."""
+    kidx = problem.kidx
+    g = G[cols]
+    for s in range(0, nz.size, WS_SIZE):
+        b = nz[s:s + WS_SIZE]
+        store, pos = rows.fetch(kidx[b])
+        update_gradient(g, store, pos, problem.y[b] * alpha[b], kidx[cols], problem.y[cols])
+    G[cols] = g
+
+
 def initial_gradient(problem: DualProblem, rows, alpha: np.ndarray) -> np.ndarray:
     """G = Qα + p, from the kernel rows of the nonzero α."""
     G = problem.p.astype(np.float64).copy()
-    nz = np.flatnonzero(alpha)
-    for s in range(0, nz.size, WS_SIZE):
-        b = nz[s:s + WS_SIZE]
-        store, pos = rows.fetch(problem.kidx[b])
-        update_gradient(G, store, pos, problem.y[b] * alpha[b], problem.kidx, problem.y)
+    _add_kernel_terms(G, rows, problem, alpha, np.flatnonzero(alpha), np.arange(problem.n))
     return G
 
 
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
           ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
-    """Solve the dual QP; `rows` is a row source (see `row_source`)."""
+    """Solve the dual QP; `rows` is a row source (see `row_source`).
+
+    With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
+    active set, so selection and gradient updates skip them; their gradients are rebuilt
+    from the kernel rows of the nonzero α when the active problem is solved to 10·tol and
+    again before stopping, so the stopping test always covers every variable.
+    """
     n = problem.n
     y = problem.y.astype(np.float64)
     U = problem.upper.astype(np.float64)
@@ -128,26 +145,44 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     diag = rows.diag[kidx]
     alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
     G = initial_gradient(problem, rows, alpha) if grad0 is None else np.array(grad0, dtype=np.float64)
-    classes = [y > 0, y < 0] if problem.nu_mode else [np.ones(n, dtype=bool)]
     budget = np.inf if max_iter is None or max_iter < 0 else int(max_iter)
     q = min(ws_size, n)
     hard = bool(np.isinf(U).any())
     n_iter = 0
     converged = True
     Q_scratch = np.empty((q, q))
+    act = np.arange(n)
+    unshrunk = not shrinking
+
+    def rebuild():
+        inactive = np.setdiff1d(np.arange(n), act)
+        G[inactive] = problem.p[inactive]
+        _add_kernel_terms(G, rows, problem, alpha, np.flatnonzero(alpha), inactive)
+        return np.arange(n)
+
     while True:
-        f, up, low = _violations(y, alpha, G, U)
-        gap, ws = _gap_and_pick(f, up, low, max(1, q // (2 * len(classes))), classes)
-        if not gap > tol or ws.size == 0:
-            break
+        ya, Ua, Ga = y[act], U[act], G[act]
+        classes = [ya > 0, ya < 0] if problem.nu_mode else [np.ones(act.size, dtype=bool)]
+        f, up, low = _violations(ya, alpha[act], Ga, Ua)
+        gap, ws_local, idle = _gap_and_pick(f, up, low, max(1, q // (2 * len(classes))), classes)
+        if not gap > tol or ws_local.size == 0:
+            if act.size == n:
+                break
+            act = rebuild()
+            continue
+        if not unshrunk and gap <= 10 * tol:
+            unshrunk = True
+            act = rebuild()
+            continue
         if n_iter >= budget:
             converged = False
             break
+        ws = act[ws_local]
         store, pos = rows.fetch(kidx[ws])
         a_b = alpha[ws].copy()
         g_b = G[ws].copy()
         cap = min(_INNER_PER_VAR * ws.size, budget - n_iter) if np.isfinite(budget) else _INNER_PER_VAR * ws.size
-        eps = tol if ws.size == n else max(tol, 0.1 * gap)
+        eps = tol if ws.size == act.size else max(tol, 0.1 * gap)
         it, _ = inner_smo(store, pos, kidx[ws], y[ws], a_b, g_b, U[ws], diag[ws], Q_scratch,
                           np.zeros(ws.size, dtype=np.bool_), eps, int(cap), problem.nu_mode)
         n_iter += it
@@ -155,10 +190,19 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
         moved = np.flatnonzero(delta)
         alpha[ws] = a_b
         if moved.size == 0:
-            break
-        update_gradient(G, store, pos[moved], y[ws][moved] * delta[moved], kidx, y)
+            if act.size == n:
+                break
+            act = rebuild()
+            continue
+        update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
+        G[act] = Ga
         if hard and alpha.max() > unbounded_alpha:
             raise UnboundedDualError("the dual is unbounded: no finite solution exists")
+        if shrinking:
+            idle[ws_local] = False
+            act = act[~idle]
+    if act.size < n:
+        rebuild()
     if not converged:
         warnings.warn(f"Solver terminated early (max_iter={max_iter}). Consider pre-processing your data "
                       "with StandardScaler or MinMaxScaler.", ConvergenceWarning, stacklevel=3)
