@@ -53,55 +53,13 @@ def update_gradient(G, store, pos, coef, kidx, y):
 
 
 @njit(cache=True)
-def _select_standard(blk, y, alpha, G, U, QD):
-    q = y.shape[0]
-    gmax = -np.inf
-    i = -1
-    for t in range(q):
-        if y[t] > 0:
-            if alpha[t] < U[t] and -G[t] >= gmax:
-                gmax = -G[t]
-                i = t
-        elif alpha[t] > 0 and G[t] >= gmax:
-            gmax = G[t]
-            i = t
-    gmax2 = -np.inf
-    j = -1
-    best = np.inf
-    if i < 0:
-        return i, j, -np.inf
-    Qi = _row(i, blk)
-    for t in range(q):
-        if y[t] > 0:
-            if alpha[t] > 0:
-                gd = gmax + G[t]
-                if G[t] >= gmax2:
-                    gmax2 = G[t]
-                if gd > 0:
-                    quad = QD[i] + QD[t] - 2.0 * y[i] * Qi[t]
-                    if quad <= 0:
-                        quad = TAU
-                    od = -(gd * gd) / quad
-                    if od <= best:
-                        best = od
-                        j = t
-        elif alpha[t] < U[t]:
-            gd = gmax - G[t]
-            if -G[t] >= gmax2:
-                gmax2 = -G[t]
-            if gd > 0:
-                quad = QD[i] + QD[t] + 2.0 * y[i] * Qi[t]
-                if quad <= 0:
-                    quad = TAU
-                od = -(gd * gd) / quad
-                if od <= best:
-                    best = od
-                    j = t
-    return i, j, gmax + gmax2
+def _select(blk, y, alpha, G, U, QD, nu_mode):
+    """Second-order working-set selection (Fan, Chen & Lin 2005) on the block.
 
-
-@njit(cache=True)
-def _select_nu(blk, y, alpha, G, U, QD):
+    i maximises −y_t G_t over I_up; j minimises −b²/a over I_low. In ν mode (LIBSVM's
+    Solver_NU) i is chosen within each y-class and j is paired with the i of its own class.
+    Returns (i, j, maximal violation); j = −1 when no pair violates.
+    """
     q = y.shape[0]
     gmaxp = -np.inf
     gmaxn = -np.inf
@@ -115,6 +73,13 @@ def _select_nu(blk, y, alpha, G, U, QD):
         elif alpha[t] > 0 and G[t] >= gmaxn:
             gmaxn = G[t]
             i_n = t
+    if not nu_mode:
+        if gmaxp >= gmaxn:
+            i_n = ip
+            gmaxn = gmaxp
+        else:
+            ip = i_n
+            gmaxp = gmaxn
     gmaxp2 = -np.inf
     gmaxn2 = -np.inf
     j = -1
@@ -128,7 +93,7 @@ def _select_nu(blk, y, alpha, G, U, QD):
                 if G[t] >= gmaxp2:
                     gmaxp2 = G[t]
                 if gd > 0 and ip >= 0:
-                    quad = QD[ip] + QD[t] - 2.0 * Qp[t]
+                    quad = QD[ip] + QD[t] - 2.0 * y[ip] * Qp[t]
                     if quad <= 0:
                         quad = TAU
                     od = -(gd * gd) / quad
@@ -140,7 +105,7 @@ def _select_nu(blk, y, alpha, G, U, QD):
             if -G[t] >= gmaxn2:
                 gmaxn2 = -G[t]
             if gd > 0 and i_n >= 0:
-                quad = QD[i_n] + QD[t] - 2.0 * Qn[t]
+                quad = QD[i_n] + QD[t] + 2.0 * y[i_n] * Qn[t]
                 if quad <= 0:
                     quad = TAU
                 od = -(gd * gd) / quad
@@ -229,10 +194,7 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Q, have, eps, max_iter, nu
     it = 0
     first_gap = np.nan
     while it < max_iter:
-        if nu_mode:
-            i, j, gap = _select_nu(blk, y, alpha, G, U, QD)
-        else:
-            i, j, gap = _select_standard(blk, y, alpha, G, U, QD)
+        i, j, gap = _select(blk, y, alpha, G, U, QD, nu_mode)
         if it == 0:
             first_gap = gap
         if gap < eps or j < 0:
