@@ -122,10 +122,6 @@ class TrainingKernel:
 
     def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:
         """Write K(X[idx], X) into rows `out_rows` of `out`."""
-        if self.spec.is_precomputed:
-            block = self.X[idx]
-            out[out_rows] = block.toarray() if sp.issparse(block) else block
-            return
         if self.spec.name == "callable":
             out[out_rows] = np.asarray(self.spec.func(self.X[idx], self.X), dtype=np.float64)
             return

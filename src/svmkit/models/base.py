@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from svmkit._validation import check_choice, check_finite_rows, check_int, check_precomputed, check_real
+from svmkit._validation import check_finite_rows, check_int, check_precomputed, check_real
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input, kernel_block, row_sq_norms
 from svmkit.kernels.spec import KERNELS, make_kernel
 from svmkit.solvers.row_source import CachedRows, FullRows
@@ -111,10 +111,3 @@ class KernelModel(BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
-
-def check_sv_params(est, C_name="C"):
-    """C > 0 (C = inf allowed: hard margin)."""
-    return check_real(getattr(est, C_name), C_name, low=0, allow_inf=True)
-
-
-__all__ = ["KernelModel", "DualProblem", "check_choice", "check_sv_params"]

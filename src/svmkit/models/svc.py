@@ -137,10 +137,6 @@ class BaseSVC(ClassifierMixin, KernelModel):
         coef = np.asarray(coef.todense() if sp.issparse(coef) else coef)
         return -coef if self.classes_.shape[0] == 2 else coef
 
-    @property
-    def n_support_vectors_(self) -> int:
-        return int(self.support_.shape[0])
-
 
 class SVC(BaseSVC):
     """C-support vector classification, scikit-learn compatible, exact against LIBSVM (-s 0).
