@@ -1,25 +1,30 @@
-"""Time SVC fit and predict: svmkit beside scikit-learn, LIBSVM, ThunderSVM (CPU) and
-scikit-learn-intelex, in the same run, on the same data and parameters (RBF, C=1, gamma='scale'
-resolved to one number and given to every system).
+"""Time the SMO models' fit and predict: svmkit beside scikit-learn, LIBSVM, ThunderSVM (CPU)
+and scikit-learn-intelex on the same data and parameters (RBF, gamma='scale' resolved to one
+number per data set and given to every system; tol 1e-3; each system's default cache).
 
-    python benchmarks/bench_svc.py [--sets a9a,w8a] [--systems svmkit,sklearn]
+    python benchmarks/bench_svc.py [--sets a9a,w8a] [--systems svmkit,scikit-learn] [--timeout 900]
 
-Prints one row per data set and system: fit and predict seconds, accuracy, #SV, and the
-ratios of scikit-learn's and scikit-learn-intelex's times to this system's.
+Every (data set, system) runs in its own process, one after another, so no system inherits
+another's memory or threads, and a peer that runs past --timeout seconds is reported as such
+instead of stalling the run. Prints one row per data set and system: fit and predict seconds,
+accuracy (classification) or test MSE (regression), #SV, and the ratios of scikit-learn's and
+scikit-learn-intelex's times to this system's.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file, load_svmlight_files, make_classification
+from sklearn.datasets import load_svmlight_file, load_svmlight_files, make_classification, make_regression
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -30,28 +35,54 @@ def _split(X, y, frac, seed=0):
     return X[perm[:cut]], y[perm[:cut]], X[perm[cut:]], y[perm[cut:]]
 
 
-def _synthetic(n):
-    X, y = make_classification(n + n // 5, 50, n_informative=20, random_state=0)
-    return X[:n], y[:n], X[n:], y[n:]
-
-
-def load_sets():
-    return {
-        "synthetic 10k x 50": lambda: _synthetic(10_000),
-        "synthetic 50k x 50": lambda: _synthetic(50_000),
-        "a9a": lambda: load_svmlight_files([str(DATA / "a9a"), str(DATA / "a9a.t")]),
-        "w8a (80/20)": lambda: _split(*load_svmlight_file(str(DATA / "w8a")), 0.8),
-        "satimage": lambda: load_svmlight_files([str(DATA / "satimage.scale"), str(DATA / "satimage.scale.t")]),
-        "mnist.t (8k/2k)": lambda: _first(load_svmlight_file(str(DATA / "mnist.scale.t.bz2"), n_features=780), 8000),
-    }
-
-
 def _first(Xy, n):
     X, y = Xy
     return X[:n], y[:n], X[n:], y[n:]
 
 
+def _synthetic(n):
+    X, y = make_classification(n + n // 5, 50, n_informative=20, random_state=0)
+    return X[:n], y[:n], X[n:], y[n:]
+
+
+def _standardised(Xtr, ytr, Xte, yte):
+    """Features and target standardised with the training split's mean and deviation."""
+    Xtr, Xte = (np.asarray(X.toarray() if sp.issparse(X) else X) for X in (Xtr, Xte))
+    mx, sx = Xtr.mean(0), Xtr.std(0)
+    my, sy = ytr.mean(), ytr.std()
+    return (Xtr - mx) / sx, (ytr - my) / sy, (Xte - mx) / sx, (yte - my) / sy
+
+
+def _regression(n):
+    X, y = make_regression(n + n // 5, 20, n_informative=10, noise=10.0, random_state=0)
+    return _standardised(X[:n], y[:n], X[n:], y[n:])
+
+
+#: name → (model, loader). Models: svc (C=1), nusvc (nu=0.5), svr (C=1, epsilon=0.1).
+SETS = {
+    "synthetic 10k x 50": ("svc", lambda: _synthetic(10_000)),
+    "synthetic 50k x 50": ("svc", lambda: _synthetic(50_000)),
+    "a9a": ("svc", lambda: load_svmlight_files([str(DATA / "a9a"), str(DATA / "a9a.t")])),
+    "w8a (80/20)": ("svc", lambda: _split(*load_svmlight_file(str(DATA / "w8a")), 0.8)),
+    "satimage": ("svc", lambda: load_svmlight_files([str(DATA / "satimage.scale"),
+                                                     str(DATA / "satimage.scale.t")])),
+    "mnist.t (8k/2k)": ("svc", lambda: _first(load_svmlight_file(str(DATA / "mnist.scale.t.bz2"),
+                                                                 n_features=780), 8000)),
+    "nu-SVC synthetic 10k x 50": ("nusvc", lambda: _synthetic(10_000)),
+    "nu-SVC satimage": ("nusvc", lambda: load_svmlight_files([str(DATA / "satimage.scale"),
+                                                             str(DATA / "satimage.scale.t")])),
+    "SVR cadata (80/20)": ("svr", lambda: _standardised(
+        *_split(*load_svmlight_file(str(DATA / "derived" / "cadata")), 0.8))),
+    "SVR synthetic 20k x 20": ("svr", lambda: _regression(20_000)),
+}
+
+_CLASSES = {"svc": "SVC", "nusvc": "NuSVC", "svr": "SVR"}
+_PARAMS = {"svc": {"C": 1.0}, "nusvc": {"nu": 0.5}, "svr": {"C": 1.0, "epsilon": 0.1}}
+_LIBSVM_OPTS = {"svc": "-s 0 -c 1", "nusvc": "-s 1 -n 0.5", "svr": "-s 3 -c 1 -p 0.1"}
+
+
 def _int32(X):
+    """scikit-learn's SVC rejects the int64-indexed CSR that load_svmlight_file can return."""
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         X.indices = X.indices.astype(np.int32)
@@ -64,56 +95,71 @@ def _scale_gamma(X):
     return float(1.0 / (X.shape[1] * var))
 
 
-def run_svmkit(Xtr, ytr, Xte, gamma):
-    import svmkit
-    m = svmkit.SVC(C=1.0, gamma=gamma)
-    return _timed(m, Xtr, ytr, Xte, lambda: m.support_.size)
+def _estimator(module, model, gamma):
+    import importlib
+    cls = getattr(importlib.import_module(module), _CLASSES[model])
+    return cls(kernel="rbf", gamma=gamma, **_PARAMS[model])
 
 
-def run_sklearn(Xtr, ytr, Xte, gamma):
-    from sklearn.svm import SVC
-    m = SVC(C=1.0, gamma=gamma)
-    return _timed(m, _int32(Xtr), ytr, _int32(Xte), lambda: m.support_.size)
+def _n_sv(m):
+    if hasattr(m, "support_") and getattr(m, "support_", None) is not None and np.size(m.support_):
+        return int(np.size(m.support_))
+    if hasattr(m, "n_support_"):
+        return int(np.sum(m.n_support_))
+    return int(np.sum(m.n_sv))
 
 
-def run_intelex(Xtr, ytr, Xte, gamma):
-    from sklearnex.svm import SVC
-    m = SVC(C=1.0, gamma=gamma)
-    return _timed(m, _int32(Xtr), ytr, _int32(Xte), lambda: int(m.n_support_.sum()))
-
-
-def run_thundersvm(Xtr, ytr, Xte, gamma):
-    from thundersvm import SVC
-    m = SVC(C=1.0, gamma=gamma, kernel="rbf")
-    Xtr = _int32(Xtr)
-    return _timed(m, Xtr, ytr, _int32(Xte), lambda: int(np.sum(m.n_sv)) if hasattr(m, "n_sv") else m.support_.size)
-
-
-def run_libsvm(Xtr, ytr, Xte, gamma):
-    from libsvm.svmutil import svm_predict, svm_problem, svm_train
-    t = time.perf_counter()
-    model = svm_train(svm_problem(ytr, sp.csr_matrix(Xtr)), f"-s 0 -t 2 -c 1 -g {gamma!r} -e 0.001 -q")
-    fit = time.perf_counter() - t
-    t = time.perf_counter()
-    labels, _, _ = svm_predict([], sp.csr_matrix(Xte), model, "-q")
-    return fit, time.perf_counter() - t, np.asarray(labels), model.get_nr_sv()
-
-
-def _timed(m, Xtr, ytr, Xte, n_sv):
+def _timed(m, Xtr, ytr, Xte):
     t = time.perf_counter()
     m.fit(Xtr, ytr)
     fit = time.perf_counter() - t
     t = time.perf_counter()
     pred = m.predict(Xte)
-    return fit, time.perf_counter() - t, np.asarray(pred), n_sv()
+    return fit, time.perf_counter() - t, np.asarray(pred), _n_sv(m)
 
 
-SYSTEMS = {"svmkit": run_svmkit, "scikit-learn": run_sklearn, "sklearn-intelex": run_intelex,
-           "thundersvm-cpu": run_thundersvm, "libsvm": run_libsvm}
+def run_libsvm(model, Xtr, ytr, Xte, gamma):
+    """libsvm-official, predicting row by row as its svm_predict does. Its svm_predict itself
+    sizes the decision buffer for one classifier on ν-SVC (it names NU_SVC where NU_SVR is
+    meant), which overruns on multiclass ν-SVC; its -q option crashes ν models too."""
+    from libsvm.svm import gen_svm_nodearray, libsvm
+    from libsvm.svmutil import svm_problem, svm_train
+    prob = svm_problem(ytr, sp.csr_matrix(Xtr))  # the model points into it: keep it alive
+    saved = os.dup(1)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+    try:
+        t = time.perf_counter()
+        fitted = svm_train(prob, f"{_LIBSVM_OPTS[model]} -t 2 -g {gamma!r} -e 0.001")
+        fit = time.perf_counter() - t
+    finally:
+        os.dup2(saved, 1)
+    Xte = sp.csr_matrix(Xte)
+    t = time.perf_counter()
+    labels = []
+    for i in range(Xte.shape[0]):
+        row = slice(Xte.indptr[i], Xte.indptr[i + 1])
+        xi, _ = gen_svm_nodearray((Xte.indices[row], Xte.data[row]))
+        labels.append(libsvm.svm_predict(fitted, xi))
+    return fit, time.perf_counter() - t, np.asarray(labels), fitted.get_nr_sv()
+
+
+def run_system(system, model, Xtr, ytr, Xte, gamma):
+    if system == "libsvm":
+        return run_libsvm(model, Xtr, ytr, Xte, gamma)
+    module = {"svmkit": "svmkit", "scikit-learn": "sklearn.svm", "sklearn-intelex": "sklearnex.svm",
+              "thundersvm-cpu": "thundersvm"}[system]
+    if system == "thundersvm-cpu":
+        Xtr, Xte = (X.toarray() if sp.issparse(X) else X for X in (Xtr, Xte))  # its CSR path crashes
+    elif system != "svmkit":
+        Xtr, Xte = _int32(Xtr), _int32(Xte)
+    return _timed(_estimator(module, model, gamma), Xtr, ytr, Xte)
+
+
+SYSTEMS = ("svmkit", "scikit-learn", "sklearn-intelex", "thundersvm-cpu", "libsvm")
 
 
 def warm_up():
-    """Touch memory once and load svmkit's compiled loops, so no system pays first-use costs."""
+    """Touch memory once and load svmkit's compiled loops, so it pays no first-use cost."""
     block = np.ones(2**28)
     del block
     import svmkit
@@ -121,34 +167,58 @@ def warm_up():
     svmkit.SVC().fit(X, y).predict(X)
 
 
+def worker(set_name, system):
+    model, load = SETS[set_name]
+    Xtr, ytr, Xte, yte = load()
+    gamma = _scale_gamma(Xtr)
+    if system == "svmkit":
+        warm_up()
+    fit, pred_t, pred, nsv = run_system(system, model, Xtr, ytr, Xte, gamma)
+    score = float(np.mean((pred - yte) ** 2)) if model == "svr" else float(100 * np.mean(pred == yte))
+    print(json.dumps({"fit": fit, "predict": pred_t, "score": score, "n_sv": int(nsv)}))
+
+
+def _run_isolated(set_name, system, timeout):
+    try:
+        out = subprocess.run([sys.executable, __file__, "--worker", set_name, system],
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout} s"
+    if out.returncode != 0:
+        return "failed: " + (out.stderr.strip().splitlines() or ["?"])[-1]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sets", default="", help="comma-separated substrings of data set names")
     ap.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated systems")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds allowed to one system on one set")
+    ap.add_argument("--worker", nargs=2, metavar=("SET", "SYSTEM"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    sets = load_sets()
-    wanted = [s for s in sets if not args.sets or any(w in s for w in args.sets.split(","))]
+    if args.worker:
+        return worker(*args.worker)
+    wanted = [s for s in SETS if not args.sets or any(w in s for w in args.sets.split(","))]
     systems = [s for s in args.systems.split(",") if s]
-    warm_up()
     print(f"# machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, numpy {np.__version__}")
-    header = (f"| data set | system | fit s | predict s | accuracy % | #SV | fit vs sklearn | "
-              f"predict vs sklearn | fit vs intelex | predict vs intelex |")
-    print(header)
+    print("| data set | system | fit s | predict s | accuracy % / MSE | #SV | fit vs sklearn | "
+          "predict vs sklearn | fit vs intelex | predict vs intelex |")
     print("|" + "---|" * 10)
     for name in wanted:
-        Xtr, ytr, Xte, yte = sets[name]()
-        gamma = _scale_gamma(Xtr)
-        rows = {}
-        for sysname in systems:
-            fit, pred_t, pred, nsv = SYSTEMS[sysname](Xtr, ytr, Xte, gamma)
-            rows[sysname] = (fit, pred_t, 100 * np.mean(pred == yte), nsv)
-        ref = rows.get("scikit-learn")
-        ex = rows.get("sklearn-intelex")
-        for sysname, (fit, pred_t, acc, nsv) in rows.items():
-            r = lambda base, i, mine: f"{base[i] / mine:.2f}x" if base else "-"
-            print(f"| {name} | {sysname} | {fit:.2f} | {pred_t:.3f} | {acc:.2f} | {nsv} | "
-                  f"{r(ref, 0, fit)} | {r(ref, 1, pred_t)} | {r(ex, 0, fit)} | {r(ex, 1, pred_t)} |")
+        rows = {s: _run_isolated(name, s, args.timeout) for s in systems}
+        ref, ex = rows.get("scikit-learn"), rows.get("sklearn-intelex")
+        for sysname, row in rows.items():
+            if isinstance(row, str):
+                print(f"| {name} | {sysname} | {row} | | | | | | | |")
+                continue
+
+            def ratio(base, key):
+                return f"{base[key] / row[key]:.2f}x" if isinstance(base, dict) else "-"
+
+            print(f"| {name} | {sysname} | {row['fit']:.2f} | {row['predict']:.3f} | {row['score']:.4g} | "
+                  f"{row['n_sv']} | {ratio(ref, 'fit')} | {ratio(ref, 'predict')} | {ratio(ex, 'fit')} | "
+                  f"{ratio(ex, 'predict')} |")
         sys.stdout.flush()
 
 

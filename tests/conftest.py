@@ -41,6 +41,11 @@ DATASETS = {"heart_scale": heart_scale, "breast_cancer": breast_cancer, "iris": 
             "random_sparse": random_sparse}
 
 
+def scale_gamma(X):
+    var = (X.multiply(X).mean() - X.mean() ** 2) if sp.issparse(X) else X.var()
+    return float(1.0 / (X.shape[1] * var))
+
+
 def sort_by_label(X, y):
     """Order rows by label so that LIBSVM's first-appearance label order is the sorted order."""
     order = np.argsort(y, kind="stable")
@@ -68,19 +73,55 @@ def libsvm_train(X, y, options, capfd, precomputed=False):
 
 
 def libsvm_predict(model, X, precomputed_train_order=None):
-    from libsvm.svmutil import svm_predict
+    """Labels and decision values from libsvm-official's C predict, row by row. (Its Python
+    svm_predict sizes the decision buffer for one classifier on ν-SVC and overruns on multiclass.)"""
+    from ctypes import c_double
 
-    if precomputed_train_order is not None:
-        Xq = np.hstack([np.arange(1, X.shape[0] + 1)[:, None], X[:, precomputed_train_order]])
-        labels, _, dec = svm_predict([], Xq, model, "-q")
-    else:
-        labels, _, dec = svm_predict([], sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X), model, "-q")
+    from libsvm.svm import gen_svm_nodearray, libsvm
+
+    precomputed = precomputed_train_order is not None
+    if precomputed:
+        X = np.hstack([np.arange(1, X.shape[0] + 1)[:, None], X[:, precomputed_train_order]])
+    k = model.get_nr_class()
+    n_dec = k * (k - 1) // 2 if model.get_svm_type() in (0, 1) else 1
+    buf = (c_double * n_dec)()
+    X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    labels, dec = [], []
+    for i in range(X.shape[0]):
+        if sp.issparse(X):
+            row = slice(X.indptr[i], X.indptr[i + 1])
+            xi, _ = gen_svm_nodearray((X.indices[row], X.data[row]))
+        else:
+            xi, _ = gen_svm_nodearray(X[i], isKernel=precomputed)
+        labels.append(libsvm.svm_predict_values(model, xi, buf))
+        dec.append(buf[:n_dec])
     return np.asarray(labels), np.asarray(dec)
 
 
 def libsvm_support(model, order):
     """Training-row indices (in the caller's order) of LIBSVM's support vectors."""
     return np.sort(order[np.asarray(model.get_sv_indices()) - 1])
+
+
+def sv_overlap(ours_support, lib_support):
+    """Shared support vectors as a fraction of the larger support set."""
+    return np.intersect1d(lib_support, ours_support).size / max(lib_support.size, ours_support.size)
+
+
+def assert_pairs_match_libsvm(ours, model, objs, order, X):
+    """Per class pair: objective (1e-3 rel), rho (1e-2·max(1,|rho|)), support overlap ≥ 99 %."""
+    n_pairs = len(objs)
+    assert n_pairs == ours.objective_.shape[0]
+    rho_lib = np.array([model.rho[k] for k in range(n_pairs)])
+    np.testing.assert_allclose(ours.objective_, objs, rtol=1e-3, atol=1e-6)
+    rho = -ours._intercept_
+    if model.get_labels()[0] != ours.classes_[0]:
+        # LIBSVM puts +1 first for labels {-1, +1}; that pair's decision values change sign
+        rho = -rho
+    assert np.all(np.abs(rho - rho_lib) <= 1e-2 * np.maximum(1, np.abs(rho_lib)))
+    lib_sv = libsvm_support(model, order)
+    assert sv_overlap(ours.support_, lib_sv) >= 0.99
+    return lib_sv
 
 
 @pytest.fixture

@@ -5,38 +5,18 @@ import pytest
 import scipy.sparse as sp
 
 import svmkit
-from conftest import DATASETS, heart_scale, libsvm_predict, libsvm_support, libsvm_train
+from conftest import (DATASETS, assert_pairs_match_libsvm, heart_scale, libsvm_predict, libsvm_support,
+                      libsvm_train, scale_gamma)
 
 KERNELS = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3}
 
 
-def _scale_gamma(X):
-    var = (X.multiply(X).mean() - X.mean() ** 2) if sp.issparse(X) else X.var()
-    return float(1.0 / (X.shape[1] * var))
-
-
 def _kernel_options(kernel, X):
-    gamma = _scale_gamma(X)
+    gamma = scale_gamma(X)
     coef0 = 1.0 if kernel == "poly" else 0.0
     if kernel == "sigmoid":
         gamma /= 10
     return dict(kernel=kernel, gamma=gamma, degree=3, coef0=coef0)
-
-
-def _assert_matches_libsvm(ours, model, objs, order, X):
-    n_pairs = len(objs)
-    assert n_pairs == ours.objective_.shape[0]
-    rho_lib = np.array([model.rho[k] for k in range(n_pairs)])
-    np.testing.assert_allclose(ours.objective_, objs, rtol=1e-3, atol=1e-6)
-    rho = -ours._intercept_
-    if model.get_labels()[0] != ours.classes_[0]:
-        # LIBSVM puts +1 first for labels {-1, +1}; that pair's decision values change sign
-        rho = -rho
-    assert np.all(np.abs(rho - rho_lib) <= 1e-2 * np.maximum(1, np.abs(rho_lib)))
-    lib_sv = libsvm_support(model, order)
-    overlap = np.intersect1d(lib_sv, ours.support_).size / max(lib_sv.size, ours.support_.size)
-    assert overlap >= 0.99
-    return lib_sv
 
 
 @pytest.mark.parametrize("name", sorted(DATASETS))
@@ -49,7 +29,7 @@ def test_svc_matches_libsvm_objective_rho_support_and_predictions(name, kernel, 
     options = (f"-s 0 -t {KERNELS[kernel]} -d {opts['degree']} -g {opts['gamma']!r} -r {opts['coef0']!r} "
                f"-c {C} -e 0.001 -m 200")
     model, objs, order = libsvm_train(X, y, options, capfd)
-    _assert_matches_libsvm(ours, model, objs, order, X)
+    assert_pairs_match_libsvm(ours, model, objs, order, X)
     labels, _ = libsvm_predict(model, X)
     assert np.mean(ours.predict(X) == labels) >= 0.995
 
@@ -58,12 +38,12 @@ def test_svc_matches_libsvm_objective_rho_support_and_predictions(name, kernel, 
 def test_svc_precomputed_kernel_matches_libsvm(name, capfd):
     X, y = DATASETS[name]()
     Xd = X.toarray() if sp.issparse(X) else X
-    gamma = _scale_gamma(X)
+    gamma = scale_gamma(X)
     sq = (Xd ** 2).sum(1)
     K = np.exp(-gamma * (sq[:, None] + sq[None, :] - 2 * Xd @ Xd.T))
     ours = svmkit.SVC(kernel="precomputed").fit(K, y)
     model, objs, order = libsvm_train(K, y, "-s 0 -t 4 -c 1 -e 0.001", capfd, precomputed=True)
-    _assert_matches_libsvm(ours, model, objs, order, K)
+    assert_pairs_match_libsvm(ours, model, objs, order, K)
     labels, _ = libsvm_predict(model, K[order][:, :], precomputed_train_order=order)
     assert np.mean(ours.predict(K[order]) == labels) >= 0.995
 
@@ -89,7 +69,7 @@ def test_shrinking_on_and_off_reach_libsvm_optimum(shrinking, capfd):
     ours = svmkit.SVC(C=10.0, shrinking=shrinking, **opts).fit(X, y)
     model, objs, order = libsvm_train(X, y, f"-s 0 -t 2 -g {opts['gamma']!r} -c 10 -e 0.001 -h {int(shrinking)}",
                                       capfd)
-    _assert_matches_libsvm(ours, model, objs, order, X)
+    assert_pairs_match_libsvm(ours, model, objs, order, X)
 
 
 def test_batched_working_set_with_tiny_cache_reaches_libsvm_optimum(capfd):

@@ -7,9 +7,10 @@ import os
 # before the OpenMP runtime loads; an explicit user setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from svmkit.exceptions import NotSeparableError  # noqa: E402
-from svmkit.models import SVC  # noqa: E402
+from svmkit.exceptions import NotSeparableError, TubeTooNarrowError  # noqa: E402
+from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM  # noqa: E402
 
 __version__ = "0.1.0"
 
-__all__ = ["SVC", "NotSeparableError", "__version__"]
+__all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "NotSeparableError", "TubeTooNarrowError",
+           "__version__"]

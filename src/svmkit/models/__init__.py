@@ -1,5 +1,8 @@
 """Layer 3: the estimators. Each builds its dual problem, calls the solver, reads α and b back."""
 
+from svmkit.models.nusvc import NuSVC
+from svmkit.models.one_class import OneClassSVM
 from svmkit.models.svc import SVC
+from svmkit.models.svr import SVR, NuSVR
 
-__all__ = ["SVC"]
+__all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM"]

@@ -16,6 +16,11 @@ from svmkit.solvers.smo import WS_SIZE, DualProblem, solve
 
 #: Elements of one K(X_block, SV) block at prediction time.
 _PREDICT_BLOCK = 2**19
+#: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
+LP_MAX_ROWS = 3000
+#: Accepted layouts of X; non-finite values are found by check_finite_rows, which names the row.
+_X_FORMAT = dict(accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True,
+                 ensure_all_finite=False)
 
 
 class KernelModel(BaseEstimator):
@@ -32,18 +37,23 @@ class KernelModel(BaseEstimator):
         if not isinstance(self.shrinking, (bool, np.bool_)):
             raise ValueError(f"shrinking must be a bool, got shrinking={self.shrinking!r}")
 
-    def _validate_X(self, X, y=None, reset=True):
-        """Validate X (and y); dense float64 or CSR, finite, named errors."""
-        kw = dict(accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True,
-                  ensure_all_finite=False, reset=reset)
-        if y is None:
-            X = validate_data(self, X, **kw)
-        else:
-            X, y = validate_data(self, X, y, y_numeric=False, **kw)
+    def _validate_X(self, X, reset=True):
+        """Validate X: dense float64 or CSR, finite, named errors."""
+        X = validate_data(self, X, reset=reset, **_X_FORMAT)
+        return self._check_X_values(X, reset)
+
+    def _validate_Xy(self, X, y, y_numeric=False):
+        """Validate X and the target y (required; real and finite when `y_numeric`)."""
+        if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
+            check_finite_rows(np.asarray(y).reshape(-1, 1), name="y")
+        X, y = validate_data(self, X, y, y_numeric=y_numeric, **_X_FORMAT)
+        return self._check_X_values(X, True), y
+
+    def _check_X_values(self, X, reset):
         check_finite_rows(X)
         if self.kernel == "precomputed":
             check_precomputed(X, None if reset else self.shape_fit_[0])
-        return X, y
+        return X
 
     def _sample_weight(self, sample_weight, X):
         if sample_weight is None:
@@ -63,15 +73,28 @@ class KernelModel(BaseEstimator):
             return FullRows(np.ascontiguousarray(K, dtype=np.float64), np.diag(K).astype(np.float64))
         return CachedRows(TrainingKernel(spec, Xk), self.cache_size, min(WS_SIZE, X.shape[0]))
 
-    def _solve(self, problem: DualProblem, rows, tol=None, **kw):
-        res = solve(problem, rows, tol=self.tol if tol is None else tol, max_iter=self.max_iter, **kw)
-        if self.verbose:
-            n_sv = int((res.alpha > 0).sum())
-            n_bsv = int((res.alpha >= problem.upper).sum())
-            print(f"optimization finished, #iter = {res.n_iter}")
-            print(f"obj = {res.objective:f}, rho = {res.rho:f}")
-            print(f"nSV = {n_sv}, nBSV = {n_bsv}")
-        return res
+    @staticmethod
+    def _gram(rows, idx):
+        """The dense kernel matrix K[idx][:, idx] from the row source, in blocks."""
+        blocks = []
+        for s in range(0, idx.size, 1024):
+            store, pos = rows.fetch(idx[s:s + 1024])
+            blocks.append(np.asarray(store[pos][:, idx], dtype=np.float64))
+        return np.vstack(blocks)
+
+    def _solve(self, problem: DualProblem, rows, alpha0=None):
+        return solve(problem, rows, alpha0=alpha0, tol=self.tol, max_iter=self.max_iter,
+                     shrinking=self.shrinking)
+
+    def _summary(self, n_iter, objective, rho, coef, upper, extra=()):
+        """With `verbose`, LIBSVM's per-problem summary; `coef`: each row's y α, `upper`: its C_i."""
+        if not self.verbose:
+            return
+        print(f"optimization finished, #iter = {n_iter}")
+        for line in extra:
+            print(line)
+        print(f"obj = {objective:f}, rho = {rho:f}")
+        print(f"nSV = {int(np.count_nonzero(coef))}, nBSV = {int(np.count_nonzero(np.abs(coef) >= upper))}")
 
     def _store_support(self, X, support):
         """Keep the support vectors in the training format (dense or CSR, as scikit-learn does)."""
@@ -85,10 +108,46 @@ class KernelModel(BaseEstimator):
         self._sv_sq = (row_sq_norms(self._sv_kernel)
                        if self.kernel == "rbf" and self._sv_kernel is not None else None)
 
+    def _positive_weight_rows(self, sample_weight, X):
+        """Sample weights and the rows they keep (weight > 0), as scikit-learn's LIBSVM does."""
+        sw = self._sample_weight(sample_weight, X)
+        keep = np.flatnonzero(sw > 0)
+        if keep.size == 0:
+            raise ValueError("sample_weight is zero for every sample; at least one must be positive")
+        return sw, keep
+
+    def _store_single(self, X, problem: DualProblem, res, upper_row, extra=()):
+        """Read back a one-problem fit (regression, one-class): coef_i = Σ y α over the variables
+        of row i, b = −ρ; `upper_row`: each training row's C_i."""
+        coef = np.bincount(problem.kidx, weights=problem.y * res.alpha, minlength=X.shape[0])
+        self._summary(res.n_iter, res.objective, res.rho, coef, upper_row, extra)
+        support = np.flatnonzero(coef)
+        self._store_support(X, support)
+        self._dual_coef_ = coef[support][None, :]
+        self.dual_coef_ = self._dual_coef_
+        self._W = self._dual_coef_.T
+        self._intercept_ = np.array([-res.rho])
+        self.intercept_ = self._intercept_.copy()
+        self.n_support_ = np.array([support.size], dtype=np.int32)
+        self.objective_ = res.objective
+        self.n_iter_ = res.n_iter
+        self.loo_bound_ = support.size / X.shape[0]
+        self.fit_status_ = 0
+        self.shape_fit_ = X.shape
+
+    @property
+    def coef_(self):
+        """w = Σ coef_i x_i (seed 000 (9.60)); linear kernel only."""
+        return self._primal_weights()
+
+    def _decision_single(self, X):
+        """Σ coef_i K(x_i, x) + b for every row of X."""
+        X = self._check_predict_X(X)
+        return self._support_kernel_products(X, self._W).ravel() + self._intercept_[0]
+
     def _check_predict_X(self, X):
         check_is_fitted(self)
-        X, _ = self._validate_X(X, reset=False)
-        return X
+        return self._validate_X(X, reset=False)
 
     def _support_kernel_products(self, X, W):
         """K(X, SV) @ W for every row of X, computed in blocks (W: n_SV × k)."""
@@ -104,6 +163,14 @@ class KernelModel(BaseEstimator):
             K = kernel_block(self._spec, X[s:s + step], self._sv_kernel, self._sv_sq, out=buf)
             np.matmul(K, W, out=out[s:s + step])
         return out
+
+    def _primal_weights(self):
+        """w = Σ coef_i x_i per column of the coefficient matrix (seed 000 (9.37)); linear kernel only."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        sv = self.support_vectors_
+        coef = np.vstack([self._W[:, k] @ sv for k in range(self._W.shape[1])])
+        return np.asarray(coef.todense() if sp.issparse(coef) else coef)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -10,21 +10,16 @@ with C_i = C · class_weight[y_i] · sample_weight_i; C = inf is the hard-margin
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 
 from svmkit._validation import check_choice, check_real
 from svmkit.exceptions import NotSeparableError
-from svmkit.models import ovo
-from svmkit.models.base import KernelModel
-from svmkit.solvers.separable import is_separable
-from svmkit.solvers.smo import DualProblem, UnboundedDualError
-
-#: Largest class pair checked for separability by linear programming before a hard-margin fit.
-_LP_MAX_ROWS = 3000
-
+from svmkit.models import duals, ovo
+from svmkit.models.base import LP_MAX_ROWS, KernelModel
+from svmkit.solvers.feasibility import is_separable
+from svmkit.solvers.smo import UnboundedDualError
 
 class BaseSVC(ClassifierMixin, KernelModel):
     """One-vs-one support vector classification; subclasses give each pair's dual problem."""
@@ -53,7 +48,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
         self._check_kernel_params()
         self._check_model_params()
         check_choice(self.decision_function_shape, "decision_function_shape", ("ovr", "ovo"))
-        X, y = self._validate_X(X, y)
+        X, y = self._validate_Xy(X, y)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         if self.classes_.shape[0] < 2:
@@ -73,6 +68,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
                                  "with positive weight in one of its classes")
             res, upper = self._solve_pair(rows, idx, ypair, weight[idx], (a, b))
             alpha = res.alpha
+            self._summary(res.n_iter, res.objective, res.rho, alpha, upper, self._pair_summary(res))
             pair_idx.append(idx)
             pair_coef.append(ypair * alpha)
             rho.append(res.rho)
@@ -99,9 +95,12 @@ class BaseSVC(ClassifierMixin, KernelModel):
     def _solve_pair(self, rows, idx, ypair, weight, pair):
         raise NotImplementedError
 
+    def _pair_summary(self, res):
+        return ()
+
     def _pair_label(self, pair):
-        a, b = pair
-        return f"({self.classes_[a]!r}, {self.classes_[b]!r})"
+        a, b = self.classes_[list(pair)].tolist()
+        return f"({a!r}, {b!r})"
 
     def _decision_ovo(self, X):
         """LIBSVM's decision values, one column per class pair (> 0 votes the pair's first class)."""
@@ -130,11 +129,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
     @property
     def coef_(self):
         """w = Σ y_i α_i x_i per class pair (seed 000 (9.37)); linear kernel only."""
-        if self.kernel != "linear":
-            raise AttributeError("coef_ is only available when using a linear kernel")
-        sv = self.support_vectors_
-        coef = np.vstack([self._W[:, k] @ sv for k in range(self._W.shape[1])])
-        coef = np.asarray(coef.todense() if sp.issparse(coef) else coef)
+        coef = self._primal_weights()
         return -coef if self.classes_.shape[0] == 2 else coef
 
 
@@ -173,9 +168,9 @@ class SVC(BaseSVC):
         hard = np.isinf(self.C)
         if hard:
             self._check_separable(rows, idx, ypair, pair)
-        problem = DualProblem(p=-np.ones(idx.size), y=ypair, upper=upper, kidx=idx)
+        problem, _ = duals.c_svc(ypair, upper, idx)
         try:
-            return self._solve(problem, rows, shrinking=self.shrinking), upper
+            return self._solve(problem, rows), upper
         except UnboundedDualError:
             raise NotSeparableError(self._not_separable_message(pair)) from None
 
@@ -184,13 +179,5 @@ class SVC(BaseSVC):
                 "the hard-margin problem (C=inf) has no solution; use a finite C")
 
     def _check_separable(self, rows, idx, ypair, pair):
-        if idx.size > _LP_MAX_ROWS:
-            return
-        blocks = []
-        for s in range(0, idx.size, 1024):
-            store, pos = rows.fetch(idx[s:s + 1024])
-            blocks.append(np.asarray(store[pos][:, idx], dtype=np.float64))
-        K = np.vstack(blocks)
-        if not is_separable(K, ypair):
+        if idx.size <= LP_MAX_ROWS and not is_separable(self._gram(rows, idx), ypair):
             raise NotSeparableError(self._not_separable_message(pair))
-

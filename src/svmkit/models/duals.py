@@ -1,0 +1,60 @@
+"""The dual problems of the SMO-type models, each in the solver's one form
+
+    min ½ αᵀQα + pᵀα,  yᵀα = Δ,  0 ≤ α_i ≤ U_i,  Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]),
+
+with a feasible starting point α⁰ (which sets Δ). `weight` holds each row's C_i (C times its
+sample and class weights). The ν forms start where LIBSVM does, filling bounds in row order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from svmkit.solvers.smo import DualProblem
+
+
+def _fill(caps: np.ndarray, total: float) -> np.ndarray:
+    """α_i = min(cap_i, what is left of `total`), in order: LIBSVM's ν starting point."""
+    before = np.concatenate([[0.0], np.cumsum(caps)[:-1]])
+    return np.clip(total - before, 0.0, caps)
+
+
+def c_svc(y: np.ndarray, weight: np.ndarray, kidx: np.ndarray):
+    """C-SVC (seed 001 (4)): p = −1, yᵀα = 0, U_i = C_i."""
+    return DualProblem(p=-np.ones(y.size), y=y, upper=weight, kidx=kidx), None
+
+
+def nu_svc(y: np.ndarray, weight: np.ndarray, nu: float, kidx: np.ndarray):
+    """ν-SVC (Schölkopf et al. 2000) in LIBSVM's form before rescaling: p = 0, yᵀα = 0,
+    Σα = ν Σw, 0 ≤ α_i ≤ w_i; the solution divided by r is the C-SVC one with C = 1/r."""
+    alpha0 = np.zeros(y.size)
+    half = nu * weight.sum() / 2
+    for cls in (y > 0, y < 0):
+        alpha0[cls] = _fill(weight[cls], half)
+    return DualProblem(p=np.zeros(y.size), y=y, upper=weight, kidx=kidx, nu_mode=True), alpha0
+
+
+def epsilon_svr(target: np.ndarray, weight: np.ndarray, epsilon: float, kidx: np.ndarray):
+    """ε-SVR (seed 000 (9.59)–(9.61), seed 001 (5)) over (α, α*): p = (ε − t, ε + t), y = (+1, −1), yᵀα = 0."""
+    n = target.size
+    p = np.concatenate([epsilon - target, epsilon + target])
+    y = np.concatenate([np.ones(n), -np.ones(n)])
+    return DualProblem(p=p, y=y, upper=np.tile(weight, 2), kidx=np.tile(kidx, 2)), None
+
+
+def nu_svr(target: np.ndarray, weight: np.ndarray, nu: float, kidx: np.ndarray):
+    """ν-SVR (Schölkopf et al. 2000) over (α, α*): p = (−t, t), Σα + Σα* = ν Σ C_i; the tube width
+    ε comes out as −r."""
+    n = target.size
+    start = _fill(weight, nu * weight.sum() / 2)
+    y = np.concatenate([np.ones(n), -np.ones(n)])
+    problem = DualProblem(p=np.concatenate([-target, target]), y=y, upper=np.tile(weight, 2),
+                          kidx=np.tile(kidx, 2), nu_mode=True)
+    return problem, np.tile(start, 2)
+
+
+def one_class(weight: np.ndarray, nu: float, kidx: np.ndarray):
+    """One-class SVM (Schölkopf et al. 2001): p = 0, y = +1, Σα = ν Σw, 0 ≤ α_i ≤ w_i."""
+    n = weight.size
+    problem = DualProblem(p=np.zeros(n), y=np.ones(n), upper=weight, kidx=kidx)
+    return problem, _fill(weight, nu * weight.sum())

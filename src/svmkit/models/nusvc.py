@@ -1,0 +1,61 @@
+"""ν-support vector classification (Schölkopf et al. 2000), one-vs-one, solved as LIBSVM does.
+
+Each class pair solves min ½ αᵀQα s.t. yᵀα = 0, Σα = ν Σw, 0 ≤ α_i ≤ w_i with the solver's ν
+mode (selection within each class, two thresholds r1, r2); dividing α and ρ by r = (r1 + r2)/2
+gives the C-SVC solution for C = 1/r, which is what prediction uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from svmkit._validation import check_real
+from svmkit.models import duals
+from svmkit.models.svc import BaseSVC
+
+
+class NuSVC(BaseSVC):
+    """ν-SVC, scikit-learn compatible, exact against LIBSVM (-s 1).
+
+    ν in (0, 1] bounds the fraction of margin errors from above and of support vectors from
+    below. Per class pair, ν is infeasible when ν (n_a + n_b)/2 > min(n_a, n_b) (weighted
+    counts); fit then raises "specified nu is infeasible" naming the pair. `class_weight` and
+    `sample_weight` scale each row's bound w_i. Fitted attributes are SVC's.
+    """
+
+    def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
+                 tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
+                 decision_function_shape="ovr", break_ties=False, random_state=None):
+        self.nu = nu
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+
+    def _check_model_params(self):
+        check_real(self.nu, "nu", low=0)
+        if self.nu > 1:
+            raise ValueError(f"nu must be in (0, 1], got nu={self.nu!r}")
+
+    def _solve_pair(self, rows, idx, ypair, weight, pair):
+        w_pos, w_neg = weight[ypair > 0].sum(), weight[ypair < 0].sum()
+        if self.nu * (w_pos + w_neg) / 2 > min(w_pos, w_neg):
+            raise ValueError(f"specified nu is infeasible for the class pair {self._pair_label(pair)}: "
+                             f"nu={self.nu} needs nu*(n_a+n_b)/2 <= min(n_a, n_b), with (weighted) "
+                             f"counts n_a={w_pos:g}, n_b={w_neg:g}")
+        problem, alpha0 = duals.nu_svc(ypair, weight, self.nu, idx)
+        res = self._solve(problem, rows, alpha0)
+        r = res.r
+        return replace(res, alpha=res.alpha / r, rho=res.rho / r, objective=res.objective / r**2), weight / r
+
+    def _pair_summary(self, res):
+        return (f"C = {1 / res.r:f}",)

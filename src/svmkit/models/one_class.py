@@ -1,0 +1,60 @@
+"""One-class SVM (Schölkopf et al. 2001): the smallest region of feature space holding a
+1 − ν fraction of the data, f(x) = Σ α_i K(x_i, x) − ρ, with f ≥ 0 inside."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import OutlierMixin
+
+from svmkit._validation import check_real
+from svmkit.models import duals
+from svmkit.models.base import KernelModel
+
+
+class OneClassSVM(OutlierMixin, KernelModel):
+    """Novelty detection, scikit-learn compatible, exact against LIBSVM (-s 2).
+
+    ν in (0, 1] bounds the fraction of outliers from above and of support vectors from below.
+    `score_samples(x)` = Σ α_i K(x_i, x); `decision_function` = score_samples − `offset_`
+    (`offset_` = ρ); `predict` gives +1 inside (decision > 0) and −1 outside.
+    """
+
+    def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
+                 shrinking=True, cache_size=1024, verbose=False, max_iter=-1):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.nu = nu
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.max_iter = max_iter
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""
+        self._check_kernel_params()
+        check_real(self.nu, "nu", low=0)
+        if self.nu > 1:
+            raise ValueError(f"nu must be in (0, 1], got nu={self.nu!r}")
+        X = self._validate_X(X)
+        sw, keep = self._positive_weight_rows(sample_weight, X)
+        rows = self._kernel_rows(X)
+        problem, alpha0 = duals.one_class(sw[keep], self.nu, keep)
+        res = self._solve(problem, rows, alpha0)
+        self._store_single(X, problem, res, sw)
+        self.offset_ = -self._intercept_[0]
+        return self
+
+    def decision_function(self, X):
+        """Σ α_i K(x_i, x) − ρ: positive inside the region, negative outside."""
+        return self._decision_single(X)
+
+    def score_samples(self, X):
+        """Σ α_i K(x_i, x), the unshifted score."""
+        return self.decision_function(X) + self.offset_
+
+    def predict(self, X):
+        """+1 for inliers, −1 for outliers."""
+        return np.where(self.decision_function(X) > 0, 1, -1)

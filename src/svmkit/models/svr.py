@@ -1,0 +1,141 @@
+"""Support vector regression: ε-SVR (seed 000 (9.55)–(9.64), seed 001 (5)) and ν-SVR.
+
+Both solve one dual over the 2N variables (α, α*); the regression function is
+f(x) = Σ (α_i − α*_i) K(x_i, x) + b, with b averaged over the variables on the tube boundary
+(seed 002) and the midpoint of the feasible interval when there are none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import RegressorMixin
+
+from svmkit._validation import check_real
+from svmkit.exceptions import TubeTooNarrowError
+from svmkit.models import duals
+from svmkit.models.base import LP_MAX_ROWS, KernelModel
+from svmkit.solvers.feasibility import fits_tube
+from svmkit.solvers.smo import UnboundedDualError
+
+
+class BaseSVR(RegressorMixin, KernelModel):
+    """One 2N-variable dual over the rows of positive weight; subclasses give the problem."""
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit f. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: real targets."""
+        self._check_kernel_params()
+        self._check_model_params()
+        X, y = self._validate_Xy(X, y, y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        sw, keep = self._positive_weight_rows(sample_weight, X)
+        rows = self._kernel_rows(X)
+        upper = self.C * sw
+        problem, alpha0 = self._dual(y[keep], upper[keep], keep)
+        res = self._solve_tube(problem, rows, alpha0, y[keep], keep)
+        self._store_single(X, problem, res, upper, self._extra_summary(res))
+        n = keep.size
+        a, a_star = res.alpha[:n], res.alpha[n:]
+        u = upper[keep]
+        at_bound = (a >= u) | (a_star >= u)
+        self.inside_tube_ = keep[(a == 0) & (a_star == 0)]
+        self.outside_tube_ = keep[at_bound]
+        self.on_tube_ = keep[~at_bound & ((a > 0) | (a_star > 0))]
+        self._after_fit(res)
+        return self
+
+    def _solve_tube(self, problem, rows, alpha0, target, keep):
+        return self._solve(problem, rows, alpha0)
+
+    def _extra_summary(self, res):
+        return ()
+
+    def _after_fit(self, res):
+        pass
+
+    def predict(self, X):
+        """f(x) for every row of X."""
+        return self._decision_single(X)
+
+
+class SVR(BaseSVR):
+    """ε-support vector regression, scikit-learn compatible, exact against LIBSVM (-s 3).
+
+    Beyond scikit-learn's attributes: `inside_tube_` (rows strictly inside the ε-tube,
+    α = α* = 0, not support vectors), `on_tube_` (free: 0 < α or α* < C, on the tube boundary),
+    `outside_tube_` (bounded: α or α* = C, on or outside it), `objective_`, `n_iter_`.
+    `C=np.inf` fits the hard ε-tube and raises `TubeTooNarrowError` when no function of the
+    kernel fits every target within ε.
+    """
+
+    def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
+                 epsilon=0.1, shrinking=True, cache_size=1024, verbose=False, max_iter=-1):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.C = C
+        self.epsilon = epsilon
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.max_iter = max_iter
+
+    def _check_model_params(self):
+        check_real(self.C, "C", low=0, allow_inf=True)
+        check_real(self.epsilon, "epsilon", low=0, low_inclusive=True)
+
+    def _dual(self, target, upper, kidx):
+        return duals.epsilon_svr(target, upper, self.epsilon, kidx)
+
+    def _solve_tube(self, problem, rows, alpha0, target, keep):
+        hard = np.isinf(self.C)
+        if hard and keep.size <= LP_MAX_ROWS and not fits_tube(self._gram(rows, keep), target, self.epsilon):
+            raise TubeTooNarrowError(self._too_narrow())
+        try:
+            return self._solve(problem, rows, alpha0)
+        except UnboundedDualError:
+            raise TubeTooNarrowError(self._too_narrow()) from None
+
+    def _too_narrow(self):
+        return (f"the epsilon-tube is too narrow: no function of kernel={self.kernel!r} fits every target "
+                f"within epsilon={self.epsilon!r}, so the hard tube (C=inf) has no solution; "
+                "widen epsilon or use a finite C")
+
+
+class NuSVR(BaseSVR):
+    """ν-support vector regression, scikit-learn compatible, exact against LIBSVM (-s 4).
+
+    ν in (0, 1] bounds the fraction of points outside the tube from above and of support
+    vectors from below; the tube width is found by the fit and kept as `epsilon_`. Other
+    attributes as `SVR`.
+    """
+
+    def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
+                 shrinking=True, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1):
+        self.nu = nu
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.tol = tol
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.max_iter = max_iter
+
+    def _check_model_params(self):
+        check_real(self.C, "C", low=0)
+        check_real(self.nu, "nu", low=0)
+        if self.nu > 1:
+            raise ValueError(f"nu must be in (0, 1], got nu={self.nu!r}")
+
+    def _dual(self, target, upper, kidx):
+        return duals.nu_svr(target, upper, self.nu, kidx)
+
+    def _extra_summary(self, res):
+        return (f"epsilon = {-res.r:f}",)
+
+    def _after_fit(self, res):
+        self.epsilon_ = -res.r

@@ -1,0 +1,26 @@
+"""Does a hard-constraint problem have a solution? Linear feasibility programs (HiGHS).
+
+By the representer theorem a solution, if any, lies in the span of the data,
+f(x) = Σ_j β_j K(x_j, x) + b, so feasibility is that of a linear system in (β, b):
+separable iff y_i f(x_i) ≥ 1 for every i (the hard-margin primal, seed 001 (1)); an ε-tube
+fits iff |f(x_i) − t_i| ≤ ε for every i (the hard ε-tube primal, seed 000 (9.58) with ξ = 0).
+"""
+
+import numpy as np
+from scipy.optimize import linprog
+
+
+def _feasible(A_ub, b_ub) -> bool:
+    m = A_ub.shape[1]
+    res = linprog(np.zeros(m), A_ub=A_ub, b_ub=b_ub, bounds=[(None, None)] * m, method="highs")
+    return res.status == 0
+
+
+def is_separable(K: np.ndarray, y: np.ndarray) -> bool:
+    n = y.shape[0]
+    return _feasible(-y[:, None] * np.hstack([K, np.ones((n, 1))]), -np.ones(n))
+
+
+def fits_tube(K: np.ndarray, t: np.ndarray, epsilon: float) -> bool:
+    A = np.hstack([K, np.ones((t.shape[0], 1))])
+    return _feasible(np.vstack([A, -A]), np.concatenate([t + epsilon, epsilon - t]))
