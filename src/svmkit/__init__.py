@@ -8,9 +8,10 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from svmkit.exceptions import NotSeparableError, TubeTooNarrowError  # noqa: E402
+from svmkit.io.native import load  # noqa: E402
 from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "NotSeparableError", "TubeTooNarrowError",
-           "__version__"]
+           "load", "__version__"]

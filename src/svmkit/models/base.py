@@ -66,7 +66,6 @@ class KernelModel(BaseEstimator):
         """Resolve the kernel on the training data and give the solver's row source."""
         spec = make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         self._gamma = spec.gamma
-        self._spec = spec
         Xk = as_kernel_input(X)
         if spec.is_precomputed:
             K = Xk.toarray() if sp.issparse(Xk) else Xk
@@ -99,14 +98,21 @@ class KernelModel(BaseEstimator):
     def _store_support(self, X, support):
         """Keep the support vectors in the training format (dense or CSR, as scikit-learn does)."""
         self.support_ = np.asarray(support, dtype=np.int32)
-        self._sparse = sp.issparse(X)
         if self.kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0))
         else:
             self.support_vectors_ = X[self.support_]
+
+    def _prepare_prediction(self):
+        """Derive what prediction uses from the fitted state: the kernel, the support vectors in
+        kernel format with their squared norms, the weight matrix and the public coefficients."""
+        self._spec = make_kernel(self.kernel, self.support_vectors_, self._gamma, self.degree, self.coef0)
         self._sv_kernel = None if self.kernel == "precomputed" else as_kernel_input(self.support_vectors_)
         self._sv_sq = (row_sq_norms(self._sv_kernel)
                        if self.kernel == "rbf" and self._sv_kernel is not None else None)
+        self._W = self._dual_coef_.T
+        self.dual_coef_ = self._dual_coef_
+        self.intercept_ = self._intercept_.copy()
 
     def _positive_weight_rows(self, sample_weight, X):
         """Sample weights and the rows they keep (weight > 0), as scikit-learn's LIBSVM does."""
@@ -124,16 +130,14 @@ class KernelModel(BaseEstimator):
         support = np.flatnonzero(coef)
         self._store_support(X, support)
         self._dual_coef_ = coef[support][None, :]
-        self.dual_coef_ = self._dual_coef_
-        self._W = self._dual_coef_.T
         self._intercept_ = np.array([-res.rho])
-        self.intercept_ = self._intercept_.copy()
         self.n_support_ = np.array([support.size], dtype=np.int32)
         self.objective_ = res.objective
         self.n_iter_ = res.n_iter
         self.loo_bound_ = support.size / X.shape[0]
         self.fit_status_ = 0
         self.shape_fit_ = X.shape
+        self._prepare_prediction()
 
     @property
     def coef_(self):
@@ -171,6 +175,12 @@ class KernelModel(BaseEstimator):
         sv = self.support_vectors_
         coef = np.vstack([self._W[:, k] @ sv for k in range(self._W.shape[1])])
         return np.asarray(coef.todense() if sp.issparse(coef) else coef)
+
+    def save(self, path):
+        """Write this fitted model to svmkit's native file (`svmkit.load` reads it back)."""
+        from svmkit.io.native import save  # io is the layer above; only this entry point reaches up
+
+        save(self, path)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

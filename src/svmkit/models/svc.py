@@ -79,7 +79,6 @@ class BaseSVC(ClassifierMixin, KernelModel):
         support, self.n_support_, self._dual_coef_ = ovo.assemble(pair_idx, pair_coef, y_enc, n_classes)
         self._store_support(X, support)
         self._intercept_ = -np.asarray(rho)
-        self._W = ovo.weight_matrix(self._dual_coef_, self.n_support_)
         self.objective_ = np.asarray(obj)
         self.n_iter_ = np.asarray(n_iter, dtype=np.int32)
         self.free_support_ = np.unique(np.concatenate(free)).astype(np.int64)
@@ -87,10 +86,17 @@ class BaseSVC(ClassifierMixin, KernelModel):
         self.loo_bound_ = support.size / X.shape[0]
         self.fit_status_ = 0
         self.shape_fit_ = X.shape
-        binary = n_classes == 2
-        self.intercept_ = -self._intercept_ if binary else self._intercept_.copy()
-        self.dual_coef_ = -self._dual_coef_ if binary else self._dual_coef_
+        self._prepare_prediction()
         return self
+
+    def _prepare_prediction(self):
+        """As for every kernel model, with the one-vs-one weight matrix; binary coefficients and
+        intercept change sign so that a positive decision means classes_[1], as in scikit-learn."""
+        super()._prepare_prediction()
+        self._W = ovo.weight_matrix(self._dual_coef_, self.n_support_)
+        if self.classes_.shape[0] == 2:
+            self.intercept_ = -self._intercept_
+            self.dual_coef_ = -self._dual_coef_
 
     def _solve_pair(self, rows, idx, ypair, weight, pair):
         raise NotImplementedError

@@ -1,0 +1,54 @@
+"""A fitted kernel model as named arrays and back: everything prediction and the fitted
+attributes need, and nothing that would need code to rebuild (no pickles)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from svmkit.models.base import KernelModel
+from svmkit.models.nusvc import NuSVC
+from svmkit.models.one_class import OneClassSVM
+from svmkit.models.svc import SVC
+from svmkit.models.svr import SVR, NuSVR
+
+ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM)}
+
+#: Fitted attributes kept, when the estimator has them.
+FITTED = ("classes_", "class_weight_", "support_", "support_vectors_", "n_support_", "_dual_coef_",
+          "_intercept_", "_gamma", "n_features_in_", "shape_fit_", "fit_status_", "objective_", "n_iter_",
+          "free_support_", "bounded_support_", "loo_bound_", "inside_tube_", "on_tube_", "outside_tube_",
+          "offset_", "epsilon_", "probA_", "probB_", "prob_density_marks_")
+
+_CSR_PARTS = ("data", "indices", "indptr", "shape")
+
+
+def get_state(est: KernelModel) -> dict[str, np.ndarray]:
+    """The fitted attributes as arrays; a CSR matrix becomes its four parts (`name.data`, …)."""
+    state = {}
+    for name in FITTED:
+        if not hasattr(est, name):
+            continue
+        value = getattr(est, name)
+        if sp.issparse(value):
+            value = sp.csr_matrix(value)
+            for part in _CSR_PARTS:
+                state[f"{name}.{part}"] = np.asarray(getattr(value, part))
+        else:
+            state[name] = np.asarray(value)
+    return state
+
+
+def set_state(est: KernelModel, state: dict[str, np.ndarray]) -> KernelModel:
+    """Give an unfitted estimator the fitted attributes in `state` and prepare it to predict."""
+    for name in FITTED:
+        if f"{name}.data" in state:
+            data, indices, indptr, shape = (state[f"{name}.{part}"] for part in _CSR_PARTS)
+            setattr(est, name, sp.csr_matrix((data, indices, indptr), shape=tuple(int(v) for v in shape)))
+        elif name in state:
+            value = state[name]
+            setattr(est, name, value.item() if value.ndim == 0 else value)
+    if "shape_fit_" in state:
+        est.shape_fit_ = tuple(int(v) for v in state["shape_fit_"])
+    est._prepare_prediction()
+    return est

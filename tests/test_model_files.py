@@ -1,0 +1,211 @@
+"""Model files: LIBSVM's format both ways against libsvm-official, and svmkit's native file."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import svmkit
+from conftest import DATASETS, heart_scale, libsvm_predict, scale_gamma, sort_by_label
+from svmkit.io.libsvm_model import load_libsvm_model, save_libsvm_model
+from svmkit.io.native import FORMAT_VERSION, MAGIC, ModelFileError
+from test_smo_family_libsvm import blobs_with_outliers, housing
+
+
+def _rbf_kernel(X, Z, gamma):
+    X = X.toarray() if sp.issparse(X) else X
+    Z = Z.toarray() if sp.issparse(Z) else Z
+    d = (X**2).sum(1)[:, None] + (Z**2).sum(1)[None, :] - 2 * X @ Z.T
+    return np.exp(-gamma * d)
+
+
+def _iris_unsorted():
+    """iris with labels 2, 0, 1 appearing in that order, so LIBSVM's label order is not sorted."""
+    X, y = DATASETS["iris"]()
+    order = np.argsort((y + 1) % 3, kind="stable")
+    return X[order], y[order]
+
+
+def _ours_decision(est, X):
+    return est._decision_ovo(X) if hasattr(est, "classes_") else est._decision_single(X)[:, None]
+
+
+CASES = {
+    "heart_scale C-SVC": (heart_scale, "-s 0 -t 2 -c 1 -g 0.0769"),
+    "iris C-SVC, unsorted labels": (_iris_unsorted, "-s 0 -t 1 -d 2 -g 0.2 -r 1 -c 3"),
+    "iris nu-SVC sigmoid": (_iris_unsorted, "-s 1 -t 3 -g 0.05 -r -0.5 -n 0.3"),
+    "heart_scale probability": (heart_scale, "-s 0 -t 0 -c 0.5 -b 1"),
+    "housing epsilon-SVR": (housing, "-s 3 -t 2 -g 0.1 -c 4 -p 0.5"),
+    "housing nu-SVR": (housing, "-s 4 -t 2 -g 0.1 -c 4 -n 0.3"),
+    "one-class": (lambda: blobs_with_outliers(), "-s 2 -t 2 -g 0.5 -n 0.1"),
+}
+
+
+def _libsvm_train(X, y, options):
+    from libsvm.svmutil import svm_problem, svm_train
+
+    prob = svm_problem(np.asarray(y, dtype=float), sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X))
+    return svm_train(prob, options + " -q"), prob
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_libsvm_model_loads_and_predicts_as_libsvm(case, tmp_path):
+    from libsvm.svmutil import svm_save_model
+
+    load, options = CASES[case]
+    X, y = load()
+    model, _prob = _libsvm_train(X, y, options)
+    path = tmp_path / "model"
+    svm_save_model(str(path), model)
+    ours = load_libsvm_model(path, n_features=X.shape[1])
+    labels, dec = libsvm_predict(model, X)
+    np.testing.assert_allclose(_ours_decision(ours, X), dec, atol=1e-6)
+    np.testing.assert_allclose(ours.predict(X), labels, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_libsvm_model_written_back_is_identical(case, tmp_path):
+    from libsvm.svmutil import svm_save_model
+
+    load, options = CASES[case]
+    X, y = load()
+    model, _prob = _libsvm_train(X, y, options)
+    svm_save_model(str(tmp_path / "theirs"), model)
+    save_libsvm_model(load_libsvm_model(tmp_path / "theirs"), tmp_path / "ours")
+    assert (tmp_path / "ours").read_text() == (tmp_path / "theirs").read_text()
+
+
+ESTIMATORS = {
+    "SVC binary": (lambda: svmkit.SVC(gamma=0.1), heart_scale),
+    "SVC multiclass": (lambda: svmkit.SVC(kernel="poly", degree=2, coef0=1.0), lambda: DATASETS["digits"]()),
+    "NuSVC": (lambda: svmkit.NuSVC(nu=0.2, kernel="sigmoid", gamma=0.01), _iris_unsorted),
+    "SVR": (lambda: svmkit.SVR(C=3.0, kernel="linear"), housing),
+    "NuSVR": (lambda: svmkit.NuSVR(nu=0.4), housing),
+    "OneClassSVM": (lambda: svmkit.OneClassSVM(nu=0.2), lambda: blobs_with_outliers()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_svmkit_model_saved_in_libsvm_format_predicts_the_same_in_libsvm(name, tmp_path):
+    from libsvm.svmutil import svm_load_model
+
+    make, load = ESTIMATORS[name]
+    X, y = load()
+    ours = make().fit(X, y)
+    save_libsvm_model(ours, tmp_path / "model")
+    model = svm_load_model(str(tmp_path / "model"))
+    labels, dec = libsvm_predict(model, X)
+    np.testing.assert_allclose(_ours_decision(ours, X), dec, atol=1e-6)
+    np.testing.assert_allclose(ours.predict(X), labels, atol=1e-6)
+
+
+def test_precomputed_kernel_model_round_trips_with_libsvm(tmp_path):
+    from libsvm.svmutil import svm_load_model, svm_problem, svm_save_model, svm_train
+
+    X, y = heart_scale()
+    X, y, _ = sort_by_label(X, y)
+    K = _rbf_kernel(X, X, scale_gamma(X))
+    ours = svmkit.SVC(kernel="precomputed").fit(K, y)
+    save_libsvm_model(ours, tmp_path / "ours")
+    theirs = svm_load_model(str(tmp_path / "ours"))
+    _, dec = libsvm_predict(theirs, K, precomputed_train_order=np.arange(K.shape[0]))
+    np.testing.assert_allclose(_ours_decision(ours, K), dec, atol=1e-6)
+
+    Kl = np.hstack([np.arange(1, K.shape[0] + 1)[:, None], K])
+    model = svm_train(svm_problem(y, Kl, isKernel=True), "-s 0 -t 4 -c 1 -q")
+    svm_save_model(str(tmp_path / "theirs"), model)
+    loaded = load_libsvm_model(tmp_path / "theirs")
+    width = loaded.n_features_in_
+    _, dec = libsvm_predict(model, K, precomputed_train_order=np.arange(K.shape[0]))
+    np.testing.assert_allclose(loaded._decision_ovo(K[:, :width]), dec, atol=1e-6)
+
+
+def test_non_integer_labels_cannot_be_written_in_libsvm_format(tmp_path):
+    X, y = heart_scale()
+    est = svmkit.SVC().fit(X, np.where(y > 0, "yes", "no"))
+    with pytest.raises(ValueError, match="integer class labels"):
+        save_libsvm_model(est, tmp_path / "model")
+
+
+def test_malformed_libsvm_model_names_file_and_line(tmp_path):
+    path = tmp_path / "bad.model"
+    path.write_text("svm_type c_svc\nkernel_type rbf\ngamma abc\nSV\n")
+    with pytest.raises(ModelFileError, match=r"bad.model, line 3: bad value for gamma"):
+        load_libsvm_model(path)
+    path.write_text("svm_type c_svc\nkernel_type rbf\nnr_class 2\ntotal_sv 3\nrho 0.1\nlabel 1 -1\nnr_sv 2 1\nSV\n1 1:0.5\n")
+    with pytest.raises(ModelFileError, match="expected 3 support vectors"):
+        load_libsvm_model(path)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_native_round_trip_keeps_parameters_and_predictions(name, tmp_path):
+    make, load = ESTIMATORS[name]
+    X, y = load()
+    est = make().fit(X, y)
+    est.save(tmp_path / "m.svmkit")
+    back = svmkit.load(tmp_path / "m.svmkit")
+    assert type(back) is type(est) and back.get_params() == est.get_params()
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    np.testing.assert_array_equal(back.support_, est.support_)
+    np.testing.assert_array_equal(back.objective_, est.objective_)
+
+
+def test_native_keeps_dict_class_weight_and_infinite_c(tmp_path):
+    X, y = heart_scale()
+    est = svmkit.SVC(class_weight={-1: 2.0, 1: 0.5}, kernel="linear").fit(X, y)
+    est.save(tmp_path / "m")
+    assert svmkit.load(tmp_path / "m").class_weight == {-1: 2.0, 1: 0.5}
+
+
+def test_failed_save_leaves_the_existing_file_intact(tmp_path, monkeypatch):
+    X, y = heart_scale()
+    est = svmkit.SVC().fit(X, y)
+    path = tmp_path / "m"
+    est.save(path)
+    before = path.read_bytes()
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("svmkit.io.atomic.os.replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        svmkit.SVC(C=5).fit(X, y).save(path)
+    with pytest.raises(OSError, match="disk full"):
+        save_libsvm_model(est, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m"]
+
+
+def _native_file(header, arrays=b""):
+    blob = json.dumps(header).encode()
+    return MAGIC + len(blob).to_bytes(8, "little") + blob + arrays
+
+
+def test_native_load_errors_are_clear(tmp_path):
+    X, y = heart_scale()
+    good = tmp_path / "good"
+    svmkit.SVC().fit(X, y).save(good)
+    cases = {
+        "foreign": (b"label 1:0.5\n", "not an svmkit model file"),
+        "truncated": (good.read_bytes()[:40], "truncated"),
+        "cut arrays": (good.read_bytes()[:-100], "corrupt or truncated model arrays"),
+        "newer": (_native_file({"format": FORMAT_VERSION + 1, "estimator": "SVC", "params": {}, "svmkit": "9.0"}),
+                  "model format version 2 by svmkit 9.0; this svmkit reads versions up to 1"),
+        "unknown class": (_native_file({"format": 1, "estimator": "os.system", "params": {}}), "unknown estimator"),
+    }
+    for name, (blob, message) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(blob)
+        with pytest.raises(ModelFileError, match=message):
+            svmkit.load(path)
+
+
+def test_native_load_refuses_pickled_arrays(tmp_path):
+    buf = io.BytesIO()
+    np.savez(buf, support_=np.array([object()], dtype=object))
+    path = tmp_path / "pickle"
+    path.write_bytes(_native_file({"format": 1, "estimator": "SVC", "params": {}}, buf.getvalue()))
+    with pytest.raises(ModelFileError, match="corrupt or truncated model arrays"):
+        svmkit.load(path)
