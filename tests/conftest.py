@@ -37,8 +37,17 @@ def random_sparse():
     return X, y
 
 
+def very_sparse():
+    """3 % nonzeros: training rows and prediction go through the sparse scatter, not BLAS."""
+    rng = np.random.default_rng(2)
+    X = sp.random(400, 200, density=0.03, format="csr", random_state=3)
+    w = rng.normal(size=200)
+    y = np.where(X @ w + 0.1 * rng.normal(size=400) > 0, 1, -1)
+    return X, y
+
+
 DATASETS = {"heart_scale": heart_scale, "breast_cancer": breast_cancer, "iris": iris, "digits": digits,
-            "random_sparse": random_sparse}
+            "random_sparse": random_sparse, "very_sparse": very_sparse}
 
 
 def scale_gamma(X):

@@ -158,3 +158,15 @@ def test_sklearn_estimator_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+def test_very_sparse_data_trains_through_the_sparse_scatter():
+    from conftest import very_sparse
+    from svmkit.kernels.gram import TRAIN_OVERLAP, column_overlap
+
+    X, y = very_sparse()
+    assert column_overlap(X) < TRAIN_OVERLAP
+    dense = svmkit.SVC(gamma=0.5).fit(X.toarray(), y)
+    sparse = svmkit.SVC(gamma=0.5).fit(X, y)
+    np.testing.assert_allclose(sparse.objective_, dense.objective_, rtol=1e-6)
+    np.testing.assert_allclose(sparse.decision_function(X), dense.decision_function(X.toarray()), atol=1e-5)

@@ -1,27 +1,48 @@
-"""The `svmkit` command: one subcommand per module of this package."""
+"""The `svmkit` command: train, predict, scale and info with LIBSVM's options, and easy."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from svmkit.cli import easy
+from svmkit.cli import easy, info, predict, scale, train
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes end the program with one line on stderr and exit status 1."""
+
+    def error(self, message):
+        self.exit(1, f"{self.prog}: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="svmkit", description="Kernel machines on LIBSVM data files.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    easy.add_parser(sub)
+    parser = _Parser(prog="svmkit", description="Kernel machines on LIBSVM data files.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for module in (train, predict, scale, info, easy):
+        module.add_parser(sub)
     return parser
 
 
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"]:
+        argv = train.split_weight_flags(argv)
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (OSError, ValueError) as exc:
-        print(f"svmkit {args.command}: error: {exc}", file=sys.stderr)
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `| head`): stop quietly, as svm-scale does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        where = f"{exc.filename}: " if isinstance(exc, OSError) and exc.filename else ""
+        print(f"svmkit {args.command}: error: {where}{reason}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"svmkit {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

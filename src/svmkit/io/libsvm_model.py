@@ -17,8 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit.io.atomic import atomic_write
+from svmkit.io.data import format_rows
 from svmkit.io.native import ModelFileError
-from svmkit.models.state import ESTIMATORS, set_state
+from svmkit.models.state import ESTIMATORS, set_state, widen_features
 
 SVM_TYPES = {"c_svc": "SVC", "nu_svc": "NuSVC", "one_class": "OneClassSVM", "epsilon_svr": "SVR",
              "nu_svr": "NuSVR"}
@@ -71,18 +72,10 @@ def save_libsvm_model(est, path) -> None:
 
 def _sv_lines(est):
     coef = np.asarray(est._dual_coef_)
-    coef_text = [" ".join(format(v, ".17g") for v in col) + " " for col in coef.T]
+    heads = [" ".join(format(v, ".17g") for v in col) for col in coef.T]
     if est.kernel == "precomputed":
-        for text, i in zip(coef_text, est.support_):
-            yield f"{text}0:{int(i) + 1} \n"
-        return
-    sv = sp.csr_matrix(est.support_vectors_)
-    for r, text in enumerate(coef_text):
-        cols = sv.indices[sv.indptr[r]:sv.indptr[r + 1]]
-        vals = sv.data[sv.indptr[r]:sv.indptr[r + 1]]
-        order = np.argsort(cols, kind="stable")
-        feats = "".join(f"{c + 1}:{format(v, '.8g')} " for c, v in zip(cols[order], vals[order]) if v != 0)
-        yield f"{text}{feats}\n"
+        return [f"{head} 0:{int(i) + 1} \n" for head, i in zip(heads, est.support_)]
+    return format_rows(est.support_vectors_, heads, lambda v: format(v, ".8g"), trailing_space=True)
 
 
 def _fail(path, lineno, message):
@@ -168,7 +161,7 @@ def load_libsvm_model(path, n_features=None):
     else:
         if cols.size and cols.min() < 1:
             _fail(path, sv_line + 1, "feature indices must be >= 1")
-        width = max(int(cols.max()) if cols.size else 0, n_features or 0)
+        width = int(cols.max()) if cols.size else 0
         sv = sp.csr_matrix((vals, (rows, cols - 1)), shape=(total, width))
         support = np.arange(total)
     state = {"support_": support.astype(np.int32), "support_vectors_": sv, "_dual_coef_": coef.T.copy(),
@@ -185,4 +178,5 @@ def load_libsvm_model(path, n_features=None):
     for key in _FLOAT_LISTS[1:]:
         if key in header:
             state[f"{key}_"] = np.asarray(header[key])
-    return set_state(est, {k: v if sp.issparse(v) else np.asarray(v) for k, v in state.items()})
+    est = set_state(est, {k: v if sp.issparse(v) else np.asarray(v) for k, v in state.items()})
+    return widen_features(est, n_features) if n_features and n_features > width and not precomputed else est

@@ -1,8 +1,8 @@
 """Gram blocks K(A, B) for dense or CSR data, many rows per call.
 
-Inner products come from one BLAS GEMM (dense) or one sparse-dense product (CSR); the RBF
-kernel goes through squared norms, ||a - b||² = ||a||² + ||b||² - 2<a, b>. The element-wise
-transform runs in compiled parallel code.
+Inner products come from one BLAS GEMM (dense) or a compiled sparse scatter (CSR data of low
+density, where it does far less work); the RBF kernel goes through squared norms,
+||a - b||² = ||a||² + ||b||² - 2<a, b>. The element-wise transform runs in compiled parallel code.
 """
 
 from __future__ import annotations
@@ -11,27 +11,49 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit.kernels._finish import LINEAR, POLY, RBF, SIGMOID, finish_block
+from svmkit.kernels._sparse import sparse_inner_rows
 from svmkit.kernels.spec import KernelSpec
 
 _CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID}
 
-#: Densify CSR training data when the dense copy needs at most this many bytes.
+#: Densify CSR data when the dense copy needs at most this many bytes and the sparse scatter
+#: would not save enough work: its work relative to a dense product is the column overlap
+#: (see `column_overlap`), and it runs some 20-40 times slower per operation than BLAS.
 DENSIFY_BYTES = 512 * 2**20
+#: Largest column overlap kept sparse for prediction blocks and for training rows; training
+#: rows of all data points scatter into long rows that leave the cache, hence the lower bound.
+PREDICT_OVERLAP = 0.08
+TRAIN_OVERLAP = 0.01
 _EMPTY = np.zeros(0)
-#: Rows per GEMM when a block is computed in chunks (bounds the float64 temporary).
+#: Rows per block when training rows are computed in chunks (bounds the inner-product buffer).
 _CHUNK_ELEMENTS = 2**24
 
 
-def as_kernel_input(X):
-    """Return X as C-contiguous float64 (dense) or canonical CSR float64, densified when small."""
+def column_overlap(X) -> float:
+    """Mean over features of (fraction of rows using the feature)²: the work of the sparse
+    scatter K(X, X) relative to a dense product (1 for dense data)."""
+    if not sp.issparse(X) or X.shape[0] == 0 or X.shape[1] == 0:
+        return 1.0
+    frac = np.bincount(X.indices, minlength=X.shape[1]) / X.shape[0]
+    return float(np.mean(frac * frac))
+
+
+def as_kernel_input(X, max_overlap=PREDICT_OVERLAP):
+    """Return X as C-contiguous float64 (dense) or canonical CSR float64 (when too large to
+    densify, or when its column overlap is below `max_overlap`)."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
-        if X.shape[0] * X.shape[1] * 8 <= DENSIFY_BYTES:
-            return np.ascontiguousarray(X.toarray())
         X.sum_duplicates()
+        if X.shape[0] * X.shape[1] * 8 <= DENSIFY_BYTES and column_overlap(X) >= max_overlap:
+            return np.ascontiguousarray(X.toarray())
         X.sort_indices()
         return X
     return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def csr_parts(X):
+    """(indptr, indices, data) of a CSR or CSC matrix with int64 indices, as the compiled loops take them."""
+    return X.indptr.astype(np.int64), X.indices.astype(np.int64), np.asarray(X.data, dtype=np.float64)
 
 
 def row_sq_norms(X) -> np.ndarray:
@@ -40,18 +62,21 @@ def row_sq_norms(X) -> np.ndarray:
     return np.einsum("ij,ij->i", X, X)
 
 
-def _inner(A, B) -> np.ndarray:
-    """Dense <a_i, b_j> for every row pair, float64."""
-    if sp.issparse(B):
-        Ad = A.toarray() if sp.issparse(A) else A
-        return np.asarray(B @ Ad.T).T
-    if sp.issparse(A):
-        return np.asarray(A @ B.T)
-    return A @ B.T
+def _inner(A, B, b_csc=None, out=None) -> np.ndarray:
+    """Dense <a_i, b_j> for every row pair, float64, into `out` when given. With a sparse B
+    (`b_csc`: its CSC parts, if known) the rows of A are scattered against B's columns."""
+    if not sp.issparse(B):
+        return np.matmul(A.toarray() if sp.issparse(A) else A, B.T, out=out)
+    A = sp.csr_matrix(A)
+    if out is None:
+        out = np.empty((A.shape[0], B.shape[0]))
+    sparse_inner_rows(*csr_parts(A), np.arange(A.shape[0]), *(b_csc or csr_parts(B.tocsc())), out)
+    return out
 
 
-def kernel_block(spec: KernelSpec, A, B, b_sq=None, out=None) -> np.ndarray:
-    """K(A, B) as a dense float64 array (`b_sq`: the squared row norms of B, if known).
+def kernel_block(spec: KernelSpec, A, B, b_sq=None, out=None, b_csc=None) -> np.ndarray:
+    """K(A, B) as a dense float64 array (`b_sq`: the squared row norms of B, `b_csc`: the CSC
+    parts of a sparse B, if known).
 
     `out`, when given, is a float64 buffer of at least A.shape[0] × B.shape[0] elements that is
     reused for the inner products and the result, so that repeated blocks fault in no new pages.
@@ -66,10 +91,7 @@ def kernel_block(spec: KernelSpec, A, B, b_sq=None, out=None) -> np.ndarray:
         b_sq = row_sq_norms(B)
     shape = (A.shape[0], B.shape[0])
     K = np.empty(shape) if out is None else out.ravel()[: shape[0] * shape[1]].reshape(shape)
-    if sp.issparse(A) or sp.issparse(B):
-        K[...] = _inner(A, B)
-    else:
-        np.matmul(A, B.T, out=K)
+    _inner(A, B, b_csc, out=K)
     finish_block(K, a_sq, b_sq if code == RBF else _EMPTY, code, spec.gamma, spec.coef0,
                  float(spec.degree), K, np.arange(shape[0], dtype=np.int64))
     return K
@@ -105,19 +127,23 @@ class TrainingKernel:
         self.n = X.shape[0]
         self.diag = kernel_diag(spec, X)
         self.X = X
-        self._buf = np.empty((0, self.n), dtype=np.float32)
-        if spec.name in _CODES and not sp.issparse(X):
+        self._buf = np.empty((0, self.n), dtype=np.float64 if sp.issparse(X) else np.float32)
+        if sp.issparse(X):
+            self._csr, self._csc = csr_parts(X), csr_parts(X.tocsc())
+        elif spec.name in _CODES:
             Xk = X - X.mean(axis=0) if spec.name == "rbf" else X
             self.X = np.ascontiguousarray(Xk, dtype=np.float32)
         self.sq = row_sq_norms(self.X) if spec.name == "rbf" else None
 
     def _inner_rows(self, idx):
-        if sp.issparse(self.X):
-            return np.ascontiguousarray(_inner(self.X[idx], self.X))
+        """<x_i, x_j> for i in idx and every j: float64 from the sparse scatter, float32 from GEMM."""
         if self._buf.shape[0] < idx.size:
-            self._buf = np.empty((max(idx.size, 2 * self._buf.shape[0]), self.n), dtype=np.float32)
+            self._buf = np.empty((max(idx.size, 2 * self._buf.shape[0]), self.n), dtype=self._buf.dtype)
         P = self._buf[: idx.size]
-        np.matmul(self.X[idx], self.X.T, out=P)
+        if sp.issparse(self.X):
+            sparse_inner_rows(*self._csr, np.asarray(idx, dtype=np.int64), *self._csc, P)
+        else:
+            np.matmul(self.X[idx], self.X.T, out=P)
         return P
 
     def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:

@@ -9,7 +9,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from svmkit._validation import check_finite_rows, check_int, check_precomputed, check_real
-from svmkit.kernels.gram import TrainingKernel, as_kernel_input, kernel_block, row_sq_norms
+from svmkit.kernels.gram import (TRAIN_OVERLAP, TrainingKernel, as_kernel_input, csr_parts, kernel_block,
+                                 row_sq_norms)
 from svmkit.kernels.spec import KERNELS, make_kernel
 from svmkit.solvers.row_source import CachedRows, FullRows
 from svmkit.solvers.smo import WS_SIZE, DualProblem, solve
@@ -66,7 +67,7 @@ class KernelModel(BaseEstimator):
         """Resolve the kernel on the training data and give the solver's row source."""
         spec = make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         self._gamma = spec.gamma
-        Xk = as_kernel_input(X)
+        Xk = as_kernel_input(X, TRAIN_OVERLAP)
         if spec.is_precomputed:
             K = Xk.toarray() if sp.issparse(Xk) else Xk
             return FullRows(np.ascontiguousarray(K, dtype=np.float64), np.diag(K).astype(np.float64))
@@ -110,6 +111,7 @@ class KernelModel(BaseEstimator):
         self._sv_kernel = None if self.kernel == "precomputed" else as_kernel_input(self.support_vectors_)
         self._sv_sq = (row_sq_norms(self._sv_kernel)
                        if self.kernel == "rbf" and self._sv_kernel is not None else None)
+        self._sv_csc = csr_parts(self._sv_kernel.tocsc()) if sp.issparse(self._sv_kernel) else None
         self._W = self._dual_coef_.T
         self.dual_coef_ = self._dual_coef_
         self.intercept_ = self._intercept_.copy()
@@ -124,8 +126,14 @@ class KernelModel(BaseEstimator):
 
     def _store_single(self, X, problem: DualProblem, res, upper_row, extra=()):
         """Read back a one-problem fit (regression, one-class): coef_i = Σ y α over the variables
-        of row i, b = −ρ; `upper_row`: each training row's C_i."""
-        coef = np.bincount(problem.kidx, weights=problem.y * res.alpha, minlength=X.shape[0])
+        of row i, b = −ρ; `upper_row`: each training row's C_i. A row is bounded when one of its
+        variables is at its bound, free when it has a nonzero variable and none at the bound."""
+        n = X.shape[0]
+        coef = np.bincount(problem.kidx, weights=problem.y * res.alpha, minlength=n)
+        moved = np.bincount(problem.kidx, weights=res.alpha > 0, minlength=n) > 0
+        bounded = np.bincount(problem.kidx, weights=res.alpha >= problem.upper, minlength=n) > 0
+        self.free_support_ = np.flatnonzero(moved & ~bounded)
+        self.bounded_support_ = np.flatnonzero(bounded)
         self._summary(res.n_iter, res.objective, res.rho, coef, upper_row, extra)
         support = np.flatnonzero(coef)
         self._store_support(X, support)
@@ -164,7 +172,7 @@ class KernelModel(BaseEstimator):
         step = max(1, min(n, _PREDICT_BLOCK // max(n_sv, 1)))
         buf = np.empty(step * n_sv)
         for s in range(0, n, step):
-            K = kernel_block(self._spec, X[s:s + step], self._sv_kernel, self._sv_sq, out=buf)
+            K = kernel_block(self._spec, X[s:s + step], self._sv_kernel, self._sv_sq, out=buf, b_csc=self._sv_csc)
             np.matmul(K, W, out=out[s:s + step])
         return out
 

@@ -57,5 +57,5 @@ class NuSVC(BaseSVC):
         r = res.r
         return replace(res, alpha=res.alpha / r, rho=res.rho / r, objective=res.objective / r**2), weight / r
 
-    def _pair_summary(self, res):
+    def _pair_summary(self, res, pair):
         return (f"C = {1 / res.r:f}",)

@@ -52,3 +52,21 @@ def set_state(est: KernelModel, state: dict[str, np.ndarray]) -> KernelModel:
         est.shape_fit_ = tuple(int(v) for v in state["shape_fit_"])
     est._prepare_prediction()
     return est
+
+
+def pad_columns(M, n_columns):
+    """M (dense or CSR) with zero columns appended up to n_columns."""
+    if sp.issparse(M):
+        M = sp.csr_matrix(M)
+        return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.shape[0], n_columns))
+    return np.hstack([M, np.zeros((M.shape[0], n_columns - M.shape[1]))])
+
+
+def widen_features(est: KernelModel, n_features: int) -> KernelModel:
+    """Give the support vectors zero features up to n_features (a LIBSVM model file names only
+    the features its support vectors use) and prepare the model to predict at that width."""
+    est.support_vectors_ = pad_columns(est.support_vectors_, n_features)
+    est.n_features_in_ = n_features
+    est.shape_fit_ = (est.shape_fit_[0], n_features)
+    est._prepare_prediction()
+    return est

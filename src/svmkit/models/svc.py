@@ -68,7 +68,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
                                  "with positive weight in one of its classes")
             res, upper = self._solve_pair(rows, idx, ypair, weight[idx], (a, b))
             alpha = res.alpha
-            self._summary(res.n_iter, res.objective, res.rho, alpha, upper, self._pair_summary(res))
+            self._summary(res.n_iter, res.objective, res.rho, alpha, upper, self._pair_summary(res, (a, b)))
             pair_idx.append(idx)
             pair_coef.append(ypair * alpha)
             rho.append(res.rho)
@@ -101,7 +101,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
     def _solve_pair(self, rows, idx, ypair, weight, pair):
         raise NotImplementedError
 
-    def _pair_summary(self, res):
+    def _pair_summary(self, res, pair):
         return ()
 
     def _pair_label(self, pair):
@@ -179,6 +179,13 @@ class SVC(BaseSVC):
             return self._solve(problem, rows), upper
         except UnboundedDualError:
             raise NotSeparableError(self._not_separable_message(pair)) from None
+
+    def _pair_summary(self, res, pair):
+        """LIBSVM prints ν = Σα / (C l) when both classes of the pair have the same C."""
+        cw = self.class_weight_[list(pair)]
+        if cw[0] != cw[1] or np.isinf(self.C):
+            return ()
+        return (f"nu = {res.alpha.sum() / (self.C * cw[0] * res.alpha.size):f}",)
 
     def _not_separable_message(self, pair):
         return (f"the classes {self._pair_label(pair)} are not separable with kernel={self.kernel!r}: "

@@ -33,13 +33,9 @@ class BaseSVR(RegressorMixin, KernelModel):
         problem, alpha0 = self._dual(y[keep], upper[keep], keep)
         res = self._solve_tube(problem, rows, alpha0, y[keep], keep)
         self._store_single(X, problem, res, upper, self._extra_summary(res))
-        n = keep.size
-        a, a_star = res.alpha[:n], res.alpha[n:]
-        u = upper[keep]
-        at_bound = (a >= u) | (a_star >= u)
-        self.inside_tube_ = keep[(a == 0) & (a_star == 0)]
-        self.outside_tube_ = keep[at_bound]
-        self.on_tube_ = keep[~at_bound & ((a > 0) | (a_star > 0))]
+        self.inside_tube_ = np.setdiff1d(keep, np.concatenate([self.free_support_, self.bounded_support_]))
+        self.on_tube_ = self.free_support_
+        self.outside_tube_ = self.bounded_support_
         self._after_fit(res)
         return self
 

@@ -1,0 +1,40 @@
+"""What the subcommands share: reading data files as LIBSVM does, and reading either model file."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from svmkit.io.data import load_svmlight
+from svmkit.io.libsvm_model import load_libsvm_model
+from svmkit.io.native import MAGIC, load
+from svmkit.models.state import pad_columns, widen_features
+
+
+def read_data(path, precomputed=False):
+    """(X, y) from a LIBSVM data file. With a precomputed kernel each row is `0:serial 1:K(x, x_1)
+    2:K(x, x_2) …`: X holds the kernel columns, the serial number is dropped."""
+    if not precomputed:
+        return load_svmlight(path)
+    X, y = load_svmlight(path, zero_based=True)
+    X = X.toarray() if sp.issparse(X) else X
+    return np.ascontiguousarray(X[:, 1:]), y
+
+
+def read_model(path):
+    """An estimator from svmkit's native file or a LIBSVM model file, told apart by the signature."""
+    with open(path, "rb") as fh:
+        native = fh.read(len(MAGIC)) == MAGIC
+    return load(path) if native else load_libsvm_model(path)
+
+
+def fit_width(est, X):
+    """Make X and the model agree on the number of features as LIBSVM does: missing trailing
+    features are zeros; features the model never saw widen its support vectors (they still
+    count in an RBF distance). A precomputed kernel keeps only the columns the model uses."""
+    n = est.n_features_in_
+    if X.shape[1] < n:
+        return est, pad_columns(X, n)
+    if X.shape[1] > n:
+        return (est, X[:, :n]) if est.kernel == "precomputed" else (widen_features(est, X.shape[1]), X)
+    return est, X

@@ -1,0 +1,44 @@
+"""`svmkit info model_file`: what a model file holds: type, kernel, classes, support vectors
+(free and bounded when known), b and the dual objective when stored."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from svmkit.cli.common import read_model
+
+
+def add_parser(sub):
+    p = sub.add_parser("info", help="describe a model file (LIBSVM or svmkit format)")
+    p.add_argument("model_file")
+    p.set_defaults(run=run)
+
+
+def _kernel(est):
+    params = {"poly": ("gamma", "degree", "coef0"), "rbf": ("gamma",), "sigmoid": ("gamma", "coef0")}
+    values = {"gamma": est._gamma, "degree": est.degree, "coef0": est.coef0}
+    shown = ", ".join(f"{k}={values[k]:g}" for k in params.get(est.kernel, ()))
+    return f"{est.kernel} ({shown})" if shown else est.kernel
+
+
+def describe(est) -> list[str]:
+    lines = [f"type: {type(est).__name__}", f"kernel: {_kernel(est)}", f"features: {est.n_features_in_}"]
+    if hasattr(est, "classes_"):
+        lines.append("classes: " + " ".join(str(c) for c in np.asarray(est.classes_).tolist()))
+        lines.append("support vectors: " + f"{est.support_.size} (per class: "
+                     + " ".join(str(int(n)) for n in est.n_support_) + ")")
+    else:
+        lines.append(f"support vectors: {est.support_.size}")
+    if hasattr(est, "bounded_support_"):
+        lines.append(f"free: {est.free_support_.size}, bounded: {est.bounded_support_.size}")
+    else:
+        lines.append("free / bounded: unknown (LIBSVM model files do not store C)")
+    lines.append("b: " + " ".join(f"{v:.6g}" for v in np.ravel(est.intercept_)))
+    if hasattr(est, "objective_"):
+        lines.append("objective: " + " ".join(f"{v:.6f}" for v in np.ravel(est.objective_)))
+    return lines
+
+
+def run(args) -> int:
+    print("\n".join(describe(read_model(args.model_file))))
+    return 0

@@ -1,0 +1,42 @@
+"""`svmkit scale [-l lower] [-u upper] [-y y_lower y_upper] [-s save_filename] [-r restore_filename]
+filename`: svm-scale's flags and output (the scaled data on stdout, `%g` values, zeros omitted)."""
+
+from __future__ import annotations
+
+import sys
+
+from svmkit.io.data import format_rows, load_svmlight
+from svmkit.preprocessing import LibsvmScaler
+
+
+def add_parser(sub):
+    p = sub.add_parser("scale", help="scale a LIBSVM data file to a range (svm-scale's options)",
+                       usage="svmkit scale [options] data_filename")
+    p.add_argument("-l", "--lower", type=float, default=-1.0, help="x scaling lower limit (default -1)")
+    p.add_argument("-u", "--upper", type=float, default=1.0, help="x scaling upper limit (default +1)")
+    p.add_argument("-y", "--y-range", type=float, nargs=2, metavar=("Y_LOWER", "Y_UPPER"),
+                   help="y scaling limits (default: no y scaling)")
+    p.add_argument("-s", "--save", metavar="SAVE_FILENAME", help="save scaling parameters to save_filename")
+    p.add_argument("-r", "--restore", metavar="RESTORE_FILENAME",
+                   help="restore scaling parameters from restore_filename")
+    p.add_argument("data_filename")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    if args.save and args.restore:
+        raise ValueError("cannot use -r and -s simultaneously")
+    X, y = load_svmlight(args.data_filename)
+    if args.restore:
+        scaler = LibsvmScaler.load_range(args.restore)
+    else:
+        y_lower, y_upper = args.y_range if args.y_range else (None, None)
+        if args.lower >= args.upper:
+            raise ValueError(f"-l {args.lower:g} -u {args.upper:g}: inconsistent lower/upper specification")
+        scaler = LibsvmScaler(lower=args.lower, upper=args.upper, y_lower=y_lower, y_upper=y_upper).fit(X, y)
+    if args.save:
+        scaler.save_range(args.save)
+    ys = scaler.transform_target(y) if hasattr(scaler, "y_min_") else y
+    sys.stdout.writelines(format_rows(scaler.transform(X), [format(v, "g") for v in ys], lambda v: format(v, "g"),
+                                      trailing_space=True))
+    return 0

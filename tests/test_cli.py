@@ -1,0 +1,137 @@
+"""The `svmkit` command run as a subprocess, against libsvm-official given the same options."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import DATA, libsvm_predict
+from svmkit.io.native import FORMAT_VERSION, MAGIC
+
+HEART = str(DATA / "heart_scale")
+HOUSING = str(DATA / "housing_scale")
+
+
+def svmkit_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "svmkit.cli.main", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+def _libsvm(options, data, tmp_path):
+    from libsvm.svmutil import svm_problem, svm_read_problem, svm_save_model, svm_train
+
+    y, x = svm_read_problem(data, return_scipy=True)
+    prob = svm_problem(y, x)
+    model = svm_train(prob, options + " -q")
+    svm_save_model(str(tmp_path / "libsvm.model"), model)
+    return model, x, y
+
+
+@pytest.mark.parametrize("options", ["-c 1", "-s 0 -t 1 -d 2 -g 0.1 -r 1 -c 10", "-s 1 -n 0.4",
+                                     "-c 2 -w1 3 -w-1 0.5"])
+def test_train_predicts_as_libsvm_trained_with_the_same_options(options, tmp_path):
+    result = svmkit_cli("train", "-q", *options.split(), HEART, tmp_path / "ours.model")
+    assert result.returncode == 0, result.stderr
+    model, x, y = _libsvm(options, HEART, tmp_path)
+    from libsvm.svmutil import svm_load_model
+
+    ours_in_libsvm = svm_load_model(str(tmp_path / "ours.model"))
+    ours_labels, _ = libsvm_predict(ours_in_libsvm, x)
+    their_labels, _ = libsvm_predict(model, x)
+    assert np.mean(ours_labels == their_labels) >= 0.995
+
+
+def test_train_prints_svm_train_summary_and_writes_model_named_after_the_data(tmp_path):
+    result = svmkit_cli("train", HEART, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("optimization finished, #iter = ")
+    assert lines[1].startswith("nu = ")
+    assert lines[2].startswith("obj = -100.87") and ", rho = " in lines[2]
+    assert lines[3] == "nSV = 132, nBSV = 107"
+    assert lines[4] == "Total nSV = 132"
+    assert (tmp_path / "heart_scale.model").read_text().startswith("svm_type c_svc\nkernel_type rbf\ngamma ")
+
+
+def test_predict_prints_svm_predict_accuracy_line(tmp_path):
+    _libsvm("-c 1", HEART, tmp_path)
+    result = svmkit_cli("predict", HEART, tmp_path / "libsvm.model", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Accuracy = 86.6667% (234/270) (classification)\n"
+    labels = np.loadtxt(tmp_path / "out")
+    assert labels.shape == (270,) and set(labels) == {-1.0, 1.0}
+
+
+def test_predict_regression_prints_mse_and_squared_correlation_as_libsvm(tmp_path):
+    from libsvm.svmutil import svm_predict
+
+    model, x, y = _libsvm("-s 3 -c 4 -p 0.5", HOUSING, tmp_path)
+    _, (_, mse, scc), _ = svm_predict(y, x, model, "-q")
+    result = svmkit_cli("predict", HOUSING, tmp_path / "libsvm.model", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (f"Mean squared error = {mse:g} (regression)\n"
+                             f"Squared correlation coefficient = {scc:g} (regression)\n")
+
+
+def test_cross_validation_prints_libsvm_lines():
+    result = svmkit_cli("train", "-v", "5", "-q", HEART)
+    assert result.returncode == 0, result.stderr
+    accuracy = float(result.stdout.removeprefix("Cross Validation Accuracy = ").strip().rstrip("%"))
+    assert 75 < accuracy < 90
+    result = svmkit_cli("train", "-s", "3", "-v", "3", "-q", HOUSING)
+    assert result.stdout.startswith("Cross Validation Mean squared error = ")
+    assert "Cross Validation Squared correlation coefficient = " in result.stdout
+
+
+def test_native_format_trains_predicts_and_describes(tmp_path):
+    model = tmp_path / "m.svmkit"
+    assert svmkit_cli("train", "-q", "--format", "native", HEART, model).returncode == 0
+    assert model.read_bytes().startswith(MAGIC)
+    info = svmkit_cli("info", model)
+    assert info.returncode == 0, info.stderr
+    assert "type: SVC" in info.stdout and "free: 25, bounded: 107" in info.stdout
+    assert "objective: -100.87" in info.stdout
+    result = svmkit_cli("predict", "-q", HEART, model, tmp_path / "out")
+    assert result.returncode == 0 and result.stdout == ""
+
+
+def test_scale_writes_svm_scale_output_and_range_file(tmp_path):
+    result = svmkit_cli("scale", "-l", "0", "-u", "1", "-s", tmp_path / "range", HEART)
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("1 1:0.854167 2:1 3:1 ") and first.endswith(" ")
+    assert (tmp_path / "range").read_text().startswith("x\n0 1\n1 -1 1\n")
+    again = svmkit_cli("scale", "-r", tmp_path / "range", HEART)
+    assert again.stdout == result.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["train", "-t", "9", HEART], "argument -t/--kernel-type: invalid choice: 9"),
+    (["train", "--no-such-flag", HEART], "unrecognized arguments: --no-such-flag"),
+    (["train", "missing_file"], "missing_file: No such file or directory"),
+    (["train", "-c", "-1", HEART], "C must be > 0"),
+    (["train", "-s", "1", "-n", "0.99", HEART], "specified nu is infeasible"),
+    (["predict", HEART, "no.model", "out"], "no.model: No such file or directory"),
+    (["scale", "-s", "a", "-r", "b", HEART], "cannot use -r and -s simultaneously"),
+    (["info"], "the following arguments are required: model_file"),
+])
+def test_user_mistakes_give_one_line_and_status_1(args, message, tmp_path):
+    result = svmkit_cli(*args, cwd=tmp_path)
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_malformed_data_and_newer_model_files_are_named(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 1:0.5 2:0.25\n-1 3:abc\n")
+    result = svmkit_cli("train", bad)
+    assert result.returncode == 1 and "bad.txt, line 2, column" in result.stderr
+    newer = tmp_path / "newer.model"
+    header = (f'{{"format": {FORMAT_VERSION + 1}, "estimator": "SVC", "params": {{}}, "svmkit": "99.0"}}').encode()
+    newer.write_bytes(MAGIC + len(header).to_bytes(8, "little") + header)
+    result = svmkit_cli("predict", HEART, newer, tmp_path / "out")
+    assert result.returncode == 1
+    assert "upgrade svmkit" in result.stderr and len(result.stderr.strip().splitlines()) == 1
