@@ -1,12 +1,16 @@
-"""SVR, NuSVR, NuSVC and OneClassSVM: the tube facts, hard constraints, weights, bad input and
-scikit-learn's estimator contract."""
+"""SVR, NuSVR, NuSVC and OneClassSVM: the tube facts, hard constraints, weights and bad input;
+scikit-learn's estimator contract for every estimator."""
+
+import warnings
 
 import numpy as np
 import pytest
 import sklearn.svm
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import svmkit
+from conftest import heart_scale
 from test_smo_family_libsvm import blobs_with_outliers, diabetes, sinc
 
 TOL = 1e-3
@@ -137,15 +141,15 @@ def test_nan_target_names_its_row():
         svmkit.SVR().fit(X, y)
 
 
-def test_verbose_prints_libsvm_summary_for_regression(capsys):
-    X, y = diabetes()
-    svmkit.SVR(verbose=True).fit(X, y)
+@pytest.mark.parametrize("est, load", [(svmkit.SVC, heart_scale), (svmkit.SVR, diabetes)])
+def test_verbose_prints_libsvm_summary(est, load, capsys):
+    est(verbose=True).fit(*load())
     out = capsys.readouterr().out
-    assert "optimization finished, #iter = " in out and "obj = " in out and "nSV = " in out
+    assert "optimization finished, #iter = " in out and "obj = " in out and "nSV = " in out and "nBSV = " in out
 
 
-_SAMPLE_WEIGHT_REASON = ("fits stopped at tol=1e-3 differ by ~1e-4 between weighted and repeated samples; "
-                         "the check asks 1e-9")
+_SAMPLE_WEIGHT_REASON = ("a weight of 2 and a repeated row give the same optimum, but two fits stopped at "
+                         "tol=1e-3 differ by ~1e-4 in decision values, above the check's 1e-9")
 
 
 def _expected_failed_checks(est):
@@ -158,7 +162,9 @@ def _expected_failed_checks(est):
     return failed
 
 
-@parametrize_with_checks([svmkit.SVR(), svmkit.NuSVR(), svmkit.NuSVC(), svmkit.OneClassSVM()],
+@parametrize_with_checks([svmkit.SVC(), svmkit.SVR(), svmkit.NuSVR(), svmkit.NuSVC(), svmkit.OneClassSVM()],
                          expected_failed_checks=_expected_failed_checks)
 def test_scikit_learn_estimator_contract(estimator, check):
-    check(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)

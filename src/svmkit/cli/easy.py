@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 from sklearn.datasets import load_svmlight_file
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 

@@ -6,7 +6,6 @@ nnz(a) × (nonzeros per column of B), far below a dense product's d × n_B when 
 sparse, as on text-like data (a9a, w8a).
 """
 
-import numpy as np
 from numba import njit, prange
 
 
