@@ -169,6 +169,9 @@ class KernelModel(BaseEstimator):
         if self.kernel == "precomputed":
             Xd = X.toarray() if sp.issparse(X) else X
             return Xd[:, self.support_] @ W
+        if not callable(self.kernel):
+            # one conversion up front (densified unless sparse pays), not one per block
+            X = as_kernel_input(X)
         step = max(1, min(n, _PREDICT_BLOCK // max(n_sv, 1)))
         buf = np.empty(step * n_sv)
         for s in range(0, n, step):
