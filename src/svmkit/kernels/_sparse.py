@@ -11,10 +11,9 @@ from numba import njit, prange
 
 @njit(parallel=True, cache=True)
 def sparse_inner_rows(a_indptr, a_indices, a_data, rows, b_indptr, b_indices, b_data, out):
-    """out[r, s] = <A[rows[r]], B[s]> (float64), with A in CSR and B in CSC parts."""
+    """out[r, s] += <A[rows[r]], B[s]> (float64), with A in CSR and B in CSC parts."""
     for r in prange(rows.shape[0]):
         acc = out[r]
-        acc[:] = 0.0
         i = rows[r]
         for k in range(a_indptr[i], a_indptr[i + 1]):
             j = a_indices[k]

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from svmkit._validation import check_finite_rows, check_int, check_precomputed, check_real
-from svmkit.kernels.gram import (TRAIN_OVERLAP, TrainingKernel, as_kernel_input, csr_parts, kernel_block,
+from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, TrainingKernel, as_kernel_input, kernel_block,
                                  row_sq_norms)
 from svmkit.kernels.spec import KERNELS, make_kernel
 from svmkit.solvers.row_source import CachedRows, FullRows
@@ -111,7 +111,7 @@ class KernelModel(BaseEstimator):
         self._sv_kernel = None if self.kernel == "precomputed" else as_kernel_input(self.support_vectors_)
         self._sv_sq = (row_sq_norms(self._sv_kernel)
                        if self.kernel == "rbf" and self._sv_kernel is not None else None)
-        self._sv_csc = csr_parts(self._sv_kernel.tocsc()) if sp.issparse(self._sv_kernel) else None
+        self._sv_split = SparseColumns(self._sv_kernel) if sp.issparse(self._sv_kernel) else None
         self._W = self._dual_coef_.T
         self.dual_coef_ = self._dual_coef_
         self.intercept_ = self._intercept_.copy()
@@ -175,7 +175,8 @@ class KernelModel(BaseEstimator):
         step = max(1, min(n, _PREDICT_BLOCK // max(n_sv, 1)))
         buf = np.empty(step * n_sv)
         for s in range(0, n, step):
-            K = kernel_block(self._spec, X[s:s + step], self._sv_kernel, self._sv_sq, out=buf, b_csc=self._sv_csc)
+            K = kernel_block(self._spec, X[s:s + step], self._sv_kernel, self._sv_sq, out=buf,
+                             b_split=self._sv_split)
             np.matmul(K, W, out=out[s:s + step])
         return out
 
