@@ -42,16 +42,19 @@ def test_train_predicts_as_libsvm_trained_with_the_same_options(options, tmp_pat
     assert np.mean(ours_labels == their_labels) >= 0.995
 
 
-def test_train_prints_svm_train_summary_and_writes_model_named_after_the_data(tmp_path):
+def test_train_prints_svm_train_summary_and_writes_its_model_file(tmp_path):
     result = svmkit_cli("train", HEART, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("optimization finished, #iter = ")
     assert lines[1].startswith("nu = ")
-    assert lines[2].startswith("obj = -100.87") and ", rho = " in lines[2]
+    obj, rho = (float(v.split(" = ")[1]) for v in lines[2].split(", "))
+    assert obj == pytest.approx(-100.877288, rel=1e-5) and rho == pytest.approx(0.424462, abs=5e-4)
     assert lines[3] == "nSV = 132, nBSV = 107"
     assert lines[4] == "Total nSV = 132"
-    assert (tmp_path / "heart_scale.model").read_text().startswith("svm_type c_svc\nkernel_type rbf\ngamma ")
+    model = (tmp_path / "heart_scale.model").read_text()
+    assert model.startswith("svm_type c_svc\nkernel_type rbf\ngamma ")
+    assert "\nlabel 1 -1\nnr_sv 64 68\nSV\n" in model  # svm-train's class order: first appearance
 
 
 def test_predict_prints_svm_predict_accuracy_line(tmp_path):
@@ -112,6 +115,7 @@ def test_scale_writes_svm_scale_output_and_range_file(tmp_path):
     (["train", "missing_file"], "missing_file: No such file or directory"),
     (["train", "-c", "-1", HEART], "C must be > 0"),
     (["train", "-s", "1", "-n", "0.99", HEART], "specified nu is infeasible"),
+    (["train", "-w3", "2", HEART], "-w: class 3 is not a label of the training file"),
     (["predict", HEART, "no.model", "out"], "no.model: No such file or directory"),
     (["scale", "-s", "a", "-r", "b", HEART], "cannot use -r and -s simultaneously"),
     (["info"], "the following arguments are required: model_file"),

@@ -14,6 +14,7 @@ from svmkit.cli.common import read_data
 from svmkit.cli.report import accuracy_line, regression_lines
 from svmkit.io.libsvm_model import save_libsvm_model
 from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
+from svmkit.models.state import relabel_classes
 
 SVM_TYPES = {0: SVC, 1: NuSVC, 2: OneClassSVM, 3: SVR, 4: NuSVR}
 KERNEL_TYPES = {0: "linear", 1: "poly", 2: "rbf", 3: "sigmoid", 4: "precomputed"}
@@ -109,6 +110,25 @@ def cross_validate(est, X, y, folds, quiet):
     return [accuracy_line(y, pred, prefix="Cross Validation ")]
 
 
+def fit_in_label_order(est, X, y):
+    """Fit a classifier with svm-train's class order, the order of first appearance in the file,
+    so that class pairs, the signs of rho and decision values, the printed summary and the model
+    file's `label` line are svm-train's: the labels are coded 0, 1, … in that order for the fit
+    and put back after it."""
+    labels, first = np.unique(y, return_index=True)
+    order = labels[np.argsort(first)]
+    code = np.empty(labels.size, dtype=np.int64)
+    code[np.argsort(first)] = np.arange(labels.size)
+    y_code = code[np.searchsorted(labels, y)]
+    if est.class_weight:
+        unknown = [k for k in est.class_weight if k not in set(labels.tolist())]
+        if unknown:
+            raise ValueError(f"-w: class {unknown[0]:g} is not a label of the training file")
+        est.set_params(class_weight={int(code[np.searchsorted(labels, k)]): w for k, w in est.class_weight.items()})
+    est.fit(X, y_code)
+    relabel_classes(est, order)
+
+
 def run(args) -> int:
     precomputed = args.kernel_type == 4
     X, y = read_data(args.training_file, precomputed)
@@ -117,9 +137,12 @@ def run(args) -> int:
         for line in cross_validate(est, X, y, args.cross_validation, args.quiet):
             print(line)
         return 0
-    est.fit(X, y)
-    if isinstance(est, (SVC, NuSVC)) and not args.quiet:
-        print(f"Total nSV = {est.support_.size}")
+    if isinstance(est, (SVC, NuSVC)):
+        fit_in_label_order(est, X, y)
+        if not args.quiet:
+            print(f"Total nSV = {est.support_.size}")
+    else:
+        est.fit(X, y)
     model_file = args.model_file or os.path.basename(args.training_file) + ".model"
     if args.format == "native":
         est.save(model_file)

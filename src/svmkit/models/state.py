@@ -70,3 +70,11 @@ def widen_features(est: KernelModel, n_features: int) -> KernelModel:
     est.shape_fit_ = (est.shape_fit_[0], n_features)
     est._prepare_prediction()
     return est
+
+
+def relabel_classes(est, classes) -> None:
+    """Give a fitted classifier new labels, one for each of its classes in their current order."""
+    classes = np.asarray(classes)
+    if classes.shape != est.classes_.shape:
+        raise ValueError(f"relabelling needs {est.classes_.size} labels, got {classes.size}")
+    est.classes_ = classes
