@@ -139,3 +139,34 @@ def test_malformed_data_and_newer_model_files_are_named(tmp_path):
     result = svmkit_cli("predict", HEART, newer, tmp_path / "out")
     assert result.returncode == 1
     assert "upgrade svmkit" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_precomputed_kernel_files_follow_their_row_ids(tmp_path):
+    """svm-train -t 4 rows are `label 0:ID 1:K(x, x_1) …`; rows may come in any order."""
+    from libsvm.svmutil import svm_predict, svm_problem, svm_read_problem, svm_save_model, svm_train
+
+    from conftest import heart_scale
+    X, y = heart_scale()
+    X = X.toarray()[:120]
+    y = y[:120]
+    K = X @ X.T
+    order = np.random.default_rng(0).permutation(120)
+    lines = [f"{y[i]:g} 0:{i + 1} " + " ".join(f"{j + 1}:{K[i, j]:.17g}" for j in range(120)) for i in order]
+    path = tmp_path / "kernel.txt"
+    path.write_text("\n".join(lines) + "\n")
+    result = svmkit_cli("train", "-q", "-t", "4", path, tmp_path / "ours.model")
+    assert result.returncode == 0, result.stderr
+    yy, xx = svm_read_problem(str(path))
+    theirs = svm_train(svm_problem(yy, xx, isKernel=True), "-t 4 -q")
+    svm_save_model(str(tmp_path / "theirs.model"), theirs)
+
+    def sv_ids(model_file):
+        return sorted(tok for tok in model_file.read_text().split() if tok.startswith("0:"))
+
+    assert sv_ids(tmp_path / "ours.model") == sv_ids(tmp_path / "theirs.model")
+    predicted = svmkit_cli("predict", path, tmp_path / "ours.model", tmp_path / "out")
+    assert predicted.returncode == 0, predicted.stderr
+    _, (acc, _, _), _ = svm_predict(yy, xx, theirs, "-q")
+    assert predicted.stdout.startswith(f"Accuracy = {acc:g}%")
+    cv = svmkit_cli("train", "-q", "-t", "4", "-v", "3", path)
+    assert cv.returncode == 0 and cv.stdout.startswith("Cross Validation Accuracy = "), cv.stderr

@@ -209,3 +209,21 @@ def test_native_load_refuses_pickled_arrays(tmp_path):
     path.write_bytes(_native_file({"format": 1, "estimator": "SVC", "params": {}}, buf.getvalue()))
     with pytest.raises(ModelFileError, match="corrupt or truncated model arrays"):
         svmkit.load(path)
+
+
+def test_save_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_path):
+    X, y = heart_scale()
+    est = svmkit.SVC().fit(X, y)
+    target = tmp_path / "real.model"
+    target.write_text("old")
+    link = tmp_path / "link.model"
+    link.symlink_to(target)
+    save_libsvm_model(est, link)
+    assert link.is_symlink() and target.read_text().startswith("svm_type c_svc")
+
+
+def test_save_into_a_missing_folder_names_the_path(tmp_path):
+    X, y = heart_scale()
+    with pytest.raises(OSError) as info:
+        svmkit.SVC().fit(X, y).save(tmp_path / "no" / "such" / "m.svmkit")
+    assert info.value.filename == str(tmp_path / "no" / "such" / "m.svmkit")

@@ -12,13 +12,13 @@ from svmkit.models.state import pad_columns, widen_features
 
 
 def read_data(path, precomputed=False):
-    """(X, y) from a LIBSVM data file. With a precomputed kernel each row is `0:serial 1:K(x, x_1)
-    2:K(x, x_2) …`: X holds the kernel columns, the serial number is dropped."""
+    """(X, y, ids) from a LIBSVM data file. With a precomputed kernel each row is `0:ID 1:K(x, x_1)
+    2:K(x, x_2) …`: X holds the kernel columns and ids the IDs; otherwise ids is None."""
     if not precomputed:
-        return load_svmlight(path)
+        return (*load_svmlight(path), None)
     X, y = load_svmlight(path, zero_based=True)
     X = X.toarray() if sp.issparse(X) else X
-    return np.ascontiguousarray(X[:, 1:]), y
+    return np.ascontiguousarray(X[:, 1:]), y, X[:, 0]
 
 
 def read_model(path):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sklearn.datasets import load_svmlight_file
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
+from svmkit.io.data import load_svmlight
 from svmkit.models import SVC
 
 
@@ -18,7 +18,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    X, y = load_svmlight_file(args.data)
+    X, y = load_svmlight(args.data)
     gamma = args.gamma if args.gamma in ("scale", "auto") else float(args.gamma)
     model = SVC(C=args.cost, gamma=gamma)
     folds = StratifiedKFold(args.folds, shuffle=True, random_state=0)

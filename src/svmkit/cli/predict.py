@@ -33,7 +33,7 @@ def run(args) -> int:
     if args.probability:
         raise ValueError("-b 1: probability estimates are not available in this version of svmkit")
     est = read_model(args.model_file)
-    X, y = read_data(args.test_file, precomputed=est.kernel == "precomputed")
+    X, y, _ = read_data(args.test_file, precomputed=est.kernel == "precomputed")
     est, X = fit_width(est, X)
     steps = range(0, X.shape[0], _CHUNK)
     bar = tqdm(steps, desc="predict", unit="block", file=sys.stderr, disable=args.quiet or not sys.stderr.isatty())

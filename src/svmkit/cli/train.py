@@ -12,13 +12,13 @@ from tqdm import tqdm
 
 from svmkit.cli.common import read_data
 from svmkit.cli.report import accuracy_line, regression_lines
-from svmkit.io.libsvm_model import save_libsvm_model
+from svmkit.io import libsvm_model
 from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
-from svmkit.models.state import relabel_classes
+from svmkit.models.state import ESTIMATORS, index_precomputed_support
 
-SVM_TYPES = {0: SVC, 1: NuSVC, 2: OneClassSVM, 3: SVR, 4: NuSVR}
-KERNEL_TYPES = {0: "linear", 1: "poly", 2: "rbf", 3: "sigmoid", 4: "precomputed"}
-_REGRESSION = (3, 4)
+#: svm-train's -s and -t codes, in the order of LIBSVM's own tables.
+SVM_TYPES = {code: ESTIMATORS[name] for code, name in enumerate(libsvm_model.SVM_TYPES.values())}
+KERNEL_TYPES = dict(enumerate(libsvm_model.KERNEL_TYPES.values()))
 
 
 def add_parser(sub):
@@ -93,59 +93,64 @@ def _class_weight(pairs):
     return weights or None
 
 
-def cross_validate(est, X, y, folds, quiet):
-    """svm-train -v: predictions of each fold's model on its held-out rows, then LIBSVM's summary."""
+def _check_class_labels(y):
+    bad = y[y != np.round(y)]
+    if bad.size:
+        raise ValueError(f"classification needs integer class labels; the training file has {bad[0]:g}")
+
+
+def _kernel_columns(X, ids):
+    """The training Gram matrix from svm-train's precomputed rows: column `0:id` names each row's
+    training point, so K[i, k] is row i's value at index id_k."""
+    if ids is None:
+        return X
+    if np.any(ids != np.round(ids)) or ids.min() < 1 or ids.max() > X.shape[1]:
+        raise ValueError(f"precomputed kernel: every row needs 0:ID with an integer ID in 1..{X.shape[1]}, "
+                         "the number of kernel columns")
+    return X[:, ids.astype(np.int64) - 1]
+
+
+def cross_validate(est, K, y, folds, quiet):
+    """svm-train -v: predictions of each fold's model on its held-out rows, then LIBSVM's summary.
+    A precomputed kernel is cut to the fold's training columns."""
     regression = isinstance(est, (SVR, NuSVR))
     if folds < 2:
         raise ValueError(f"-v {folds}: n-fold cross validation needs n >= 2")
     splitter = (KFold if regression or isinstance(est, OneClassSVM) else StratifiedKFold)(
         folds, shuffle=True, random_state=0)
     pred = np.empty(y.shape[0])
-    splits = list(splitter.split(X, y))
+    splits = list(splitter.split(K, y))
+    precomputed = est.kernel == "precomputed"
     for train, test in tqdm(splits, desc="cross validation", unit="fold", file=sys.stderr,
                             disable=quiet or not sys.stderr.isatty()):
-        pred[test] = est.fit(X[train], y[train]).predict(X[test])
+        cols = train if precomputed else slice(None)
+        pred[test] = est.fit(K[train][:, cols], y[train]).predict(K[test][:, cols])
     if regression:
         return regression_lines(y, pred, prefix="Cross Validation ")
     return [accuracy_line(y, pred, prefix="Cross Validation ")]
 
 
-def fit_in_label_order(est, X, y):
-    """Fit a classifier with svm-train's class order, the order of first appearance in the file,
-    so that class pairs, the signs of rho and decision values, the printed summary and the model
-    file's `label` line are svm-train's: the labels are coded 0, 1, … in that order for the fit
-    and put back after it."""
-    labels, first = np.unique(y, return_index=True)
-    order = labels[np.argsort(first)]
-    code = np.empty(labels.size, dtype=np.int64)
-    code[np.argsort(first)] = np.arange(labels.size)
-    y_code = code[np.searchsorted(labels, y)]
-    if est.class_weight:
-        unknown = [k for k in est.class_weight if k not in set(labels.tolist())]
-        if unknown:
-            raise ValueError(f"-w: class {unknown[0]:g} is not a label of the training file")
-        est.set_params(class_weight={int(code[np.searchsorted(labels, k)]): w for k, w in est.class_weight.items()})
-    est.fit(X, y_code)
-    relabel_classes(est, order)
-
-
 def run(args) -> int:
-    precomputed = args.kernel_type == 4
-    X, y = read_data(args.training_file, precomputed)
+    X, y, ids = read_data(args.training_file, precomputed=args.kernel_type == 4)
     est = build_estimator(args, X.shape[1])
+    classifier = isinstance(est, (SVC, NuSVC))
+    if classifier:
+        _check_class_labels(y)
+        # svm-train's class order, so that pairs, rho signs and the `label` line read as its own
+        est._libsvm_class_order = args.format == "libsvm"
+    K = _kernel_columns(X, ids)
     if args.cross_validation is not None:
-        for line in cross_validate(est, X, y, args.cross_validation, args.quiet):
+        for line in cross_validate(est, K, y, args.cross_validation, args.quiet):
             print(line)
         return 0
-    if isinstance(est, (SVC, NuSVC)):
-        fit_in_label_order(est, X, y)
-        if not args.quiet:
-            print(f"Total nSV = {est.support_.size}")
-    else:
-        est.fit(X, y)
+    est.fit(K, y)
+    if ids is not None:
+        index_precomputed_support(est, ids, X.shape[1])
+    if classifier and not args.quiet:
+        print(f"Total nSV = {est.support_.size}")
     model_file = args.model_file or os.path.basename(args.training_file) + ".model"
     if args.format == "native":
         est.save(model_file)
     else:
-        save_libsvm_model(est, model_file)
+        libsvm_model.save_libsvm_model(est, model_file)
     return 0

@@ -11,20 +11,43 @@ from pathlib import Path
 @contextlib.contextmanager
 def atomic_write(path, mode="w"):
     """Open a temporary file beside `path` for writing; on success it replaces `path` (one
-    rename, atomic on POSIX), on any error it is removed and `path` is left as it was."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    rename, atomic on POSIX), on any error it is removed and `path` is left as it was.
+
+    A symbolic link is followed, so its target is replaced and the link kept. A target that
+    exists and is not a regular file (a terminal, /dev/stdout, a pipe) is written in place.
+    Errors name `path`, not the temporary file.
+    """
+    if Path(path).exists() and not Path(path).is_file():
+        with open(path, mode) as fh:
+            yield fh
+        return
+    target = Path(os.path.realpath(path))
     try:
-        os.fchmod(fd, _permissions(path))
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
+    try:
+        os.fchmod(fd, _permissions(target))
         with os.fdopen(fd, mode) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
+        _sync_dir(target.parent)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _sync_dir(folder: Path) -> None:
+    """Make the rename itself durable (where directories can be opened)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _permissions(path: Path) -> int:

@@ -11,9 +11,6 @@ import scipy.sparse as sp
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 
-#: LIBSVM's numeric kernel codes (svm-train -t).
-LIBSVM_KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3, "precomputed": 4}
-
 
 @dataclass(frozen=True)
 class KernelSpec:

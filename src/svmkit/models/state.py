@@ -72,9 +72,13 @@ def widen_features(est: KernelModel, n_features: int) -> KernelModel:
     return est
 
 
-def relabel_classes(est, classes) -> None:
-    """Give a fitted classifier new labels, one for each of its classes in their current order."""
-    classes = np.asarray(classes)
-    if classes.shape != est.classes_.shape:
-        raise ValueError(f"relabelling needs {est.classes_.size} labels, got {classes.size}")
-    est.classes_ = classes
+
+def index_precomputed_support(est: KernelModel, ids: np.ndarray, n_columns: int) -> KernelModel:
+    """For a model fitted on a precomputed kernel whose training rows carry LIBSVM's `0:ID`:
+    make support_ the kernel columns of the support vectors (ID − 1), and expect test kernels
+    with n_columns columns indexed the same way, as svm-predict does."""
+    est.support_ = (np.asarray(ids)[est.support_].astype(np.int64) - 1).astype(np.int32)
+    est.n_features_in_ = n_columns
+    est.shape_fit_ = (n_columns, n_columns)
+    est._prepare_prediction()
+    return est

@@ -21,6 +21,19 @@ from svmkit.models.base import LP_MAX_ROWS, KernelModel
 from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.smo import UnboundedDualError
 
+def libsvm_class_order(classes, y_enc):
+    """svm-train's class order: first appearance in the data, except that two classes −1, +1
+    are put +1 first. Returns the classes in that order and y re-encoded."""
+    first = np.full(classes.size, y_enc.size)
+    np.minimum.at(first, y_enc, np.arange(y_enc.size))
+    order = np.argsort(first, kind="stable")
+    if classes.size == 2 and classes[order].tolist() == [-1, 1]:
+        order = order[::-1]
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return classes[order], rank[y_enc]
+
+
 class BaseSVC(ClassifierMixin, KernelModel):
     """One-vs-one support vector classification; subclasses give each pair's dual problem."""
 
@@ -51,6 +64,8 @@ class BaseSVC(ClassifierMixin, KernelModel):
         X, y = self._validate_Xy(X, y)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
+        if getattr(self, "_libsvm_class_order", False):
+            self.classes_, y_enc = libsvm_class_order(self.classes_, y_enc)
         if self.classes_.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in y; "
                              f"got 1 class ({self.classes_[0]!r})")
