@@ -115,7 +115,7 @@ def test_scale_writes_svm_scale_output_and_range_file(tmp_path):
     (["train", "missing_file"], "missing_file: No such file or directory"),
     (["train", "-c", "-1", HEART], "C must be > 0"),
     (["train", "-s", "1", "-n", "0.99", HEART], "specified nu is infeasible"),
-    (["train", "-w3", "2", HEART], "-w: class 3 is not a label of the training file"),
+    (["train", "-w3", "2", HEART], "class_weight names labels [3] that are not in y"),
     (["predict", HEART, "no.model", "out"], "no.model: No such file or directory"),
     (["scale", "-s", "a", "-r", "b", HEART], "cannot use -r and -s simultaneously"),
     (["info"], "the following arguments are required: model_file"),
