@@ -134,9 +134,18 @@ def test_malformed_libsvm_model_names_file_and_line(tmp_path):
     path.write_text("svm_type c_svc\nkernel_type rbf\ngamma abc\nSV\n")
     with pytest.raises(ModelFileError, match=r"bad.model, line 3: bad value for gamma"):
         load_libsvm_model(path)
-    path.write_text("svm_type c_svc\nkernel_type rbf\nnr_class 2\ntotal_sv 3\nrho 0.1\nlabel 1 -1\nnr_sv 2 1\nSV\n1 1:0.5\n")
-    with pytest.raises(ModelFileError, match="expected 3 support vectors"):
-        load_libsvm_model(path)
+    head = "svm_type c_svc\nkernel_type rbf\nnr_class 2\ntotal_sv 3\nrho 0.1\n"
+    cases = {
+        head + "label 1 -1\nnr_sv 2 1\nSV\n1 1:0.5\n": "expected 3 support vectors",
+        head + "nr_sv 2 1\nSV\n": "a classifier needs a label line",
+        head + "label 1 -1\nnr_sv 2 2\nSV\n": "nr_sv adds up to 4, not total_sv = 3",
+        head.replace("rho 0.1", "rho") + "label 1 -1\nnr_sv 2 1\nSV\n": "rho has 0 values",
+        "+1 1:0.70 2:1\n": r"line 1: unknown keyword '\+1'",
+    }
+    for text, message in cases.items():
+        path.write_text(text)
+        with pytest.raises(ModelFileError, match=message):
+            load_libsvm_model(path)
 
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
@@ -194,6 +203,11 @@ def test_native_load_errors_are_clear(tmp_path):
         "newer": (_native_file({"format": FORMAT_VERSION + 1, "estimator": "SVC", "params": {}, "svmkit": "9.0"}),
                   "model format version 2 by svmkit 9.0; this svmkit reads versions up to 1"),
         "unknown class": (_native_file({"format": 1, "estimator": "os.system", "params": {}}), "unknown estimator"),
+        "params list": (_native_file({"format": 1, "estimator": "SVC", "params": []}), "corrupt model header"),
+        "bad version": (_native_file({"format": 0.5, "estimator": "SVC", "params": {}}), "corrupt model header"),
+        "bad params": (_native_file({"format": 1, "estimator": "SVC", "params": {"C": {"x": 1}}},
+                                    good.read_bytes()[8 + 8 + int.from_bytes(good.read_bytes()[8:16], "little"):]),
+                       "parameters or arrays are inconsistent"),
     }
     for name, (blob, message) in cases.items():
         path = tmp_path / name

@@ -41,6 +41,14 @@ def check_real(value, name, *, low=None, low_inclusive=False, allow_inf=False) -
     return float(value)
 
 
+def check_nu(nu) -> float:
+    """ν of the ν-formulations: a fraction in (0, 1]."""
+    check_real(nu, "nu", low=0)
+    if nu > 1:
+        raise ValueError(f"nu must be in (0, 1], got nu={nu!r}")
+    return float(nu)
+
+
 def check_int(value, name) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {name}={value!r}")

@@ -33,7 +33,8 @@ def describe(est) -> list[str]:
         lines.append(f"free: {est.free_support_.size}, bounded: {est.bounded_support_.size}")
     else:
         lines.append("free / bounded: unknown (LIBSVM model files do not store C)")
-    lines.append("b: " + " ".join(f"{v:.6g}" for v in np.ravel(est.intercept_)))
+    # b = −rho of each decision function, in LIBSVM's pair order and sign
+    lines.append("b (= -rho): " + " ".join(f"{v:.6g}" for v in np.ravel(est._intercept_)))
     if hasattr(est, "objective_"):
         lines.append("objective: " + " ".join(f"{v:.6f}" for v in np.ravel(est.objective_)))
     return lines

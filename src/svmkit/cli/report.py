@@ -10,7 +10,8 @@ def squared_correlation(y, pred) -> float:
     y, v = np.asarray(y, dtype=np.float64), np.asarray(pred, dtype=np.float64)
     n = y.size
     cov = n * (v * y).sum() - v.sum() * y.sum()
-    return float(cov * cov / ((n * (v * v).sum() - v.sum() ** 2) * (n * (y * y).sum() - y.sum() ** 2)))
+    with np.errstate(divide="ignore", invalid="ignore"):  # constant y or v: nan, as LIBSVM prints
+        return float(cov * cov / ((n * (v * v).sum() - v.sum() ** 2) * (n * (y * y).sum() - y.sum() ** 2)))
 
 
 def accuracy_line(y, pred, prefix="") -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from svmkit.io.data import format_rows, load_svmlight
+from svmkit.models.state import pad_columns
 from svmkit.preprocessing import LibsvmScaler
 
 
@@ -28,7 +29,11 @@ def run(args) -> int:
         raise ValueError("cannot use -r and -s simultaneously")
     X, y = load_svmlight(args.data_filename)
     if args.restore:
+        # svm-scale's width: the larger of the range file's last index and the data's
         scaler = LibsvmScaler.load_range(args.restore)
+        if X.shape[1] > scaler.n_features_in_:
+            scaler = LibsvmScaler.load_range(args.restore, n_features=X.shape[1])
+        X = pad_columns(X, scaler.n_features_in_)
     else:
         y_lower, y_upper = args.y_range if args.y_range else (None, None)
         if args.lower >= args.upper:

@@ -27,6 +27,11 @@ KERNEL_TYPES = {"linear": "linear", "polynomial": "poly", "rbf": "rbf", "sigmoid
                 "precomputed": "precomputed"}
 _CLASSIFIERS = ("c_svc", "nu_svc")
 _FLOAT_LISTS = ("rho", "probA", "probB", "prob_density_marks")
+#: How each header keyword's values are read.
+_HEADER = {"svm_type": lambda v: v[0], "kernel_type": lambda v: v[0], "degree": lambda v: int(v[0]),
+           "nr_class": lambda v: int(v[0]), "total_sv": lambda v: int(v[0]), "gamma": lambda v: float(v[0]),
+           "coef0": lambda v: float(v[0]), "label": lambda v: [int(x) for x in v],
+           "nr_sv": lambda v: [int(x) for x in v], **{k: (lambda v: [float(x) for x in v]) for k in _FLOAT_LISTS}}
 
 
 def _g17(values) -> str:
@@ -91,21 +96,13 @@ def _read_header(path, lines):
         if not key:
             continue
         values = rest.split()
+        parse = _HEADER.get(key)
+        if parse is None:
+            _fail(path, lineno, f"unknown keyword {key[:40]!r}: not a LIBSVM model file header")
         try:
-            if key in ("svm_type", "kernel_type"):
-                header[key] = values[0]
-            elif key in ("degree", "nr_class", "total_sv"):
-                header[key] = int(values[0])
-            elif key in ("gamma", "coef0"):
-                header[key] = float(values[0])
-            elif key in ("label", "nr_sv"):
-                header[key] = [int(v) for v in values]
-            elif key in _FLOAT_LISTS:
-                header[key] = [float(v) for v in values]
-            else:
-                _fail(path, lineno, f"unknown keyword {key!r} in a LIBSVM model header")
+            header[key] = parse(values)
         except (IndexError, ValueError):
-            _fail(path, lineno, f"bad value for {key}: {rest.strip()!r}")
+            _fail(path, lineno, f"bad value for {key}: {rest.strip()[:60]!r}")
     _fail(path, len(lines), "no 'SV' line: the file ends before the support vectors")
 
 
@@ -130,6 +127,22 @@ def _read_svs(path, lines, first, n_coef, total):
     return coef, np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64), np.asarray(vals)
 
 
+def _check_counts(path, sv_line, header, classifier):
+    """The header's counts must agree with each other, as svm_load_model assumes."""
+    k, total = header["nr_class"], header["total_sv"]
+    if k < 2 or total < 0:
+        _fail(path, sv_line, f"nr_class {k} and total_sv {total}: need nr_class >= 2 and total_sv >= 0")
+    if len(header["rho"]) != k * (k - 1) // 2:
+        _fail(path, sv_line, f"rho has {len(header['rho'])} values; nr_class {k} needs {k * (k - 1) // 2}")
+    if not classifier:
+        return
+    for key in ("label", "nr_sv"):
+        if len(header.get(key, ())) != k:
+            _fail(path, sv_line, f"a classifier needs a {key} line with nr_class = {k} values")
+    if sum(header["nr_sv"]) != total:
+        _fail(path, sv_line, f"nr_sv adds up to {sum(header['nr_sv'])}, not total_sv = {total}")
+
+
 def load_libsvm_model(path, n_features=None):
     """Read a LIBSVM model file into the matching svmkit estimator, ready to predict.
 
@@ -147,6 +160,7 @@ def load_libsvm_model(path, n_features=None):
         _fail(path, 1, f"unknown svm_type {svm_type!r} or kernel_type {kernel!r}")
     classifier = svm_type in _CLASSIFIERS
     nr_class, total = header["nr_class"], header["total_sv"]
+    _check_counts(path, sv_line, header, classifier)
     coef, rows, cols, vals = _read_svs(path, lines, sv_line, nr_class - 1, total)
     params = {"kernel": KERNEL_TYPES[kernel]}
     for key in ("degree", "gamma", "coef0"):

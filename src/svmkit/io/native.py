@@ -81,9 +81,11 @@ def load(path):
     try:
         header = json.loads(blob[start:start + n])
         version, name, params = header["format"], header["estimator"], header["params"]
+        if not isinstance(version, int) or version < 1 or not isinstance(params, dict):
+            raise ValueError("format must be a positive integer and params an object")
     except (ValueError, KeyError, TypeError) as exc:
         raise ModelFileError(f"{path}: corrupt model header ({exc})") from None
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if version > FORMAT_VERSION:
         raise ModelFileError(f"{path}: written in model format version {version} by svmkit "
                              f"{header.get('svmkit', '?')}; this svmkit reads versions up to {FORMAT_VERSION}, "
                              "upgrade svmkit to read it")
@@ -92,7 +94,10 @@ def load(path):
     try:
         with np.load(io.BytesIO(blob[start + n:]), allow_pickle=False) as archive:
             state = {key: archive[key] for key in archive.files}
-        est = ESTIMATORS[name](**{k: _decode_param(v) for k, v in params.items()})
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, TypeError) as exc:
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         raise ModelFileError(f"{path}: corrupt or truncated model arrays ({exc})") from None
-    return set_state(est, state)
+    try:
+        est = ESTIMATORS[name](**{k: _decode_param(v) for k, v in params.items()})
+        return set_state(est, state)
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise ModelFileError(f"{path}: the model's parameters or arrays are inconsistent ({exc!r})") from None

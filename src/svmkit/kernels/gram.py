@@ -1,9 +1,9 @@
 """Gram blocks K(A, B) for dense or CSR data, many rows per call.
 
 Inner products come from one BLAS GEMM (dense data) or, for CSR data of low overlap, BLAS on
-the frequent features plus a compiled sparse scatter on the rest; the RBF kernel goes through
-squared norms,
-||a - b||² = ||a||² + ||b||² - 2<a, b>. The element-wise transform runs in compiled parallel code.
+the frequent features plus a compiled sparse scatter on the rest. The RBF kernel goes through
+squared norms, ||a - b||² = ||a||² + ||b||² - 2<a, b>. The element-wise transform runs in
+compiled parallel code.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ TRAIN_OVERLAP = 0.01
 #: training keeps every feature in the scatter.
 DENSE_COLUMN_FRACTION = 0.18
 _EMPTY = np.zeros(0)
-#: Rows per block when training rows are computed in chunks (bounds the inner-product buffer).
+#: Elements of the inner-product buffer when training rows are computed in chunks.
 _CHUNK_ELEMENTS = 2**24
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from svmkit._validation import check_real
+from svmkit._validation import check_nu
 from svmkit.models import duals
 from svmkit.models.svc import BaseSVC
 
@@ -42,9 +42,7 @@ class NuSVC(BaseSVC):
         self.random_state = random_state
 
     def _check_model_params(self):
-        check_real(self.nu, "nu", low=0)
-        if self.nu > 1:
-            raise ValueError(f"nu must be in (0, 1], got nu={self.nu!r}")
+        check_nu(self.nu)
 
     def _solve_pair(self, rows, idx, ypair, weight, pair):
         w_pos, w_neg = weight[ypair > 0].sum(), weight[ypair < 0].sum()

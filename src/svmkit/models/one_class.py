@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import OutlierMixin
 
-from svmkit._validation import check_real
+from svmkit._validation import check_nu
 from svmkit.models import duals
 from svmkit.models.base import KernelModel
 
@@ -35,9 +35,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
     def fit(self, X, y=None, sample_weight=None):
         """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""
         self._check_kernel_params()
-        check_real(self.nu, "nu", low=0)
-        if self.nu > 1:
-            raise ValueError(f"nu must be in (0, 1], got nu={self.nu!r}")
+        check_nu(self.nu)
         X = self._validate_X(X)
         sw, keep = self._positive_weight_rows(sample_weight, X)
         rows = self._kernel_rows(X)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from svmkit._validation import check_real
+from svmkit._validation import check_nu, check_real
 from svmkit.exceptions import TubeTooNarrowError
 from svmkit.models import duals
 from svmkit.models.base import LP_MAX_ROWS, KernelModel
@@ -84,6 +84,13 @@ class SVR(BaseSVR):
     def _dual(self, target, upper, kidx):
         return duals.epsilon_svr(target, upper, self.epsilon, kidx)
 
+    def _extra_summary(self, res):
+        """LIBSVM prints ν = Σ|α − α*| / (C l)."""
+        if np.isinf(self.C):
+            return ()
+        n = res.alpha.size // 2
+        return (f"nu = {np.abs(res.alpha[:n] - res.alpha[n:]).sum() / (self.C * n):f}",)
+
     def _solve_tube(self, problem, rows, alpha0, target, keep):
         hard = np.isinf(self.C)
         if hard and keep.size <= LP_MAX_ROWS and not fits_tube(self._gram(rows, keep), target, self.epsilon):
@@ -123,9 +130,7 @@ class NuSVR(BaseSVR):
 
     def _check_model_params(self):
         check_real(self.C, "C", low=0)
-        check_real(self.nu, "nu", low=0)
-        if self.nu > 1:
-            raise ValueError(f"nu must be in (0, 1], got nu={self.nu!r}")
+        check_nu(self.nu)
 
     def _dual(self, target, upper, kidx):
         return duals.nu_svr(target, upper, self.nu, kidx)
