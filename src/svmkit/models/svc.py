@@ -64,6 +64,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
         X, y = self._validate_Xy(X, y)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
+        # not a parameter: `svmkit train` sets it so that its model files read as svm-train's
         if getattr(self, "_libsvm_class_order", False):
             self.classes_, y_enc = libsvm_class_order(self.classes_, y_enc)
         if self.classes_.shape[0] < 2:
