@@ -170,3 +170,18 @@ def test_precomputed_kernel_files_follow_their_row_ids(tmp_path):
     assert predicted.stdout.startswith(f"Accuracy = {acc:g}%")
     cv = svmkit_cli("train", "-q", "-t", "4", "-v", "3", path)
     assert cv.returncode == 0 and cv.stdout.startswith("Cross Validation Accuracy = "), cv.stderr
+
+
+@pytest.mark.parametrize("labels, expected", [
+    ([2, 0, 1, 0, 2], [2, 0, 1]),   # first appearance
+    ([-1, 1, -1], [1, -1]),         # svm-train puts +1 first for the labels -1, +1
+    ([3, 1, 3], [3, 1]),
+])
+def test_svm_train_class_order(labels, expected):
+    from svmkit.models.svc import libsvm_class_order
+
+    y = np.array(labels)
+    classes, y_enc = np.unique(y, return_inverse=True)
+    ordered, codes = libsvm_class_order(classes, y_enc)
+    assert ordered.tolist() == expected
+    assert np.array_equal(ordered[codes], y)
