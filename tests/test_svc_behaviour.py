@@ -147,3 +147,17 @@ def test_very_sparse_data_trains_through_the_sparse_scatter():
     sparse = svmkit.SVC(gamma=0.5).fit(X, y)
     np.testing.assert_allclose(sparse.objective_, dense.objective_, rtol=1e-6)
     np.testing.assert_allclose(sparse.decision_function(X), dense.decision_function(X.toarray()), atol=1e-5)
+
+
+def test_sparse_prediction_splits_frequent_features_to_blas_and_matches_dense():
+    """Two features in every row, the rest rare: prediction runs BLAS on the two, the scatter on the rest."""
+    from svmkit.kernels.gram import DENSE_COLUMN_FRACTION, SparseColumns
+
+    rng = np.random.default_rng(4)
+    rare = sp.random(500, 300, density=0.02, format="csr", random_state=5)
+    X = sp.hstack([sp.csr_matrix(rng.normal(size=(500, 2))), rare], format="csr")
+    y = np.where(X[:, 0].toarray().ravel() + rare.sum(axis=1).A1 > 0.3, 1, -1)
+    model = svmkit.SVC(gamma=0.2).fit(X, y)
+    assert isinstance(model._sv_split, SparseColumns)
+    assert model._sv_split.dense_cols.tolist() == [0, 1] and DENSE_COLUMN_FRACTION < 1
+    np.testing.assert_allclose(model.decision_function(X), model.decision_function(X.toarray()), atol=1e-10)
