@@ -86,7 +86,7 @@ def _as_rows(X):
 
 @pytest.mark.parametrize("name", ["heart_scale", "housing_scale", "abalone_scale"])
 @pytest.mark.parametrize("lower, upper, y_limits", [(-1.0, 1.0, None), (0.0, 1.0, (-1.0, 1.0)),
-                                                     (-0.3, 2.7, (0.0, 100.0))])
+                                                    (-0.3, 2.7, (0.0, 100.0))])
 def test_matches_svm_scale_exactly(tmp_path, name, lower, upper, y_limits):
     path = os.path.join(DATA, name)
     range_text, y_ref, rows_ref = svm_scale(path, lower, upper, y_limits)

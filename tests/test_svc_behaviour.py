@@ -22,7 +22,8 @@ def _separable(seed=0, n=40):
 def _max_margin_qp(X, y):
     """min ½||w||² s.t. y_i (w·x_i + b) ≥ 1, by SLSQP on the primal."""
     d = X.shape[1]
-    cons = {"type": "ineq", "fun": lambda v: y * (X @ v[:d] + v[d]) - 1, "jac": lambda v: y[:, None] * np.c_[X, np.ones(len(y))]}
+    cons = {"type": "ineq", "fun": lambda v: y * (X @ v[:d] + v[d]) - 1,
+            "jac": lambda v: y[:, None] * np.c_[X, np.ones(len(y))]}
     res = minimize(lambda v: 0.5 * v[:d] @ v[:d], np.zeros(d + 1), jac=lambda v: np.r_[v[:d], 0.0],
                    constraints=[cons], method="SLSQP", options={"ftol": 1e-14, "maxiter": 500})
     return res.x[:d], res.x[d]

@@ -199,4 +199,3 @@ class KernelModel(BaseEstimator):
         tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
-

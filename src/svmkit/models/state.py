@@ -72,7 +72,6 @@ def widen_features(est: KernelModel, n_features: int) -> KernelModel:
     return est
 
 
-
 def index_precomputed_support(est: KernelModel, ids: np.ndarray, n_columns: int) -> KernelModel:
     """For a model fitted on a precomputed kernel whose training rows carry LIBSVM's `0:ID`:
     make support_ the kernel columns of the support vectors (ID − 1), and expect test kernels

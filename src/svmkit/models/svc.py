@@ -21,6 +21,7 @@ from svmkit.models.base import LP_MAX_ROWS, KernelModel
 from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.smo import UnboundedDualError
 
+
 def libsvm_class_order(classes, y_enc):
     """svm-train's class order: first appearance in the data, except that two classes −1, +1
     are put +1 first. Returns the classes in that order and y re-encoded."""
