@@ -8,7 +8,7 @@ import sys
 import numpy as np
 from tqdm import tqdm
 
-from svmkit.cli.common import fit_width, read_data, read_model
+from svmkit.cli.common import fit_width, read_data, read_model, refuse_probability
 from svmkit.cli.report import accuracy_line, regression_lines
 from svmkit.io.atomic import atomic_write
 from svmkit.models import SVR, NuSVR
@@ -30,8 +30,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    if args.probability:
-        raise ValueError("-b 1: probability estimates are not available in this version of svmkit")
+    refuse_probability(args.probability)
     est = read_model(args.model_file)
     X, y, _ = read_data(args.test_file, precomputed=est.kernel == "precomputed")
     est, X = fit_width(est, X)

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 from tqdm import tqdm
 
-from svmkit.cli.common import read_data
+from svmkit.cli.common import read_data, refuse_probability
 from svmkit.cli.report import accuracy_line, regression_lines
 from svmkit.io import libsvm_model
 from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
@@ -64,8 +64,7 @@ def split_weight_flags(argv):
 
 
 def build_estimator(args, n_features):
-    if args.probability:
-        raise ValueError("-b 1: probability estimates are not available in this version of svmkit")
+    refuse_probability(args.probability)
     kernel = KERNEL_TYPES[args.kernel_type]
     # svm-train: gamma 0 means 1/num_features
     gamma = args.gamma if args.gamma != 0 else 1.0 / max(n_features, 1)

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from svmkit.io.atomic import atomic_write
 from svmkit.io.data import format_rows
 from svmkit.io.native import ModelFileError
-from svmkit.models.state import ESTIMATORS, set_state, widen_features
+from svmkit.models.state import ESTIMATORS, set_state
 
 SVM_TYPES = {"c_svc": "SVC", "nu_svc": "NuSVC", "one_class": "OneClassSVM", "epsilon_svr": "SVR",
              "nu_svr": "NuSVR"}
@@ -175,7 +175,7 @@ def load_libsvm_model(path, n_features=None):
     else:
         if cols.size and cols.min() < 1:
             _fail(path, sv_line + 1, "feature indices must be >= 1")
-        width = int(cols.max()) if cols.size else 0
+        width = max(int(cols.max()) if cols.size else 0, n_features or 0)
         sv = sp.csr_matrix((vals, (rows, cols - 1)), shape=(total, width))
         support = np.arange(total)
     state = {"support_": support.astype(np.int32), "support_vectors_": sv, "_dual_coef_": coef.T.copy(),
@@ -192,5 +192,4 @@ def load_libsvm_model(path, n_features=None):
     for key in _FLOAT_LISTS[1:]:
         if key in header:
             state[f"{key}_"] = np.asarray(header[key])
-    est = set_state(est, {k: v if sp.issparse(v) else np.asarray(v) for k, v in state.items()})
-    return widen_features(est, n_features) if n_features and n_features > width and not precomputed else est
+    return set_state(est, {k: v if sp.issparse(v) else np.asarray(v) for k, v in state.items()})

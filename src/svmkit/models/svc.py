@@ -43,9 +43,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
         cw = self.class_weight
         if cw is None:
             return np.ones(n_classes)
-        if isinstance(cw, str) and cw != "balanced":
-            raise ValueError(f"class_weight must be a dict, 'balanced' or None, got class_weight={cw!r}")
-        if not isinstance(cw, (str, dict)):
+        if not (isinstance(cw, dict) or (isinstance(cw, str) and cw == "balanced")):
             raise ValueError(f"class_weight must be a dict, 'balanced' or None, got class_weight={cw!r}")
         if isinstance(cw, dict):
             unknown = [k for k in cw if k not in set(self.classes_.tolist())]
