@@ -117,11 +117,36 @@ def test_class_weight_and_sample_weight_scale_the_bounds():
     np.testing.assert_allclose(balanced.class_weight_, 270 / (2 * np.bincount((y > 0).astype(int))))
 
 
-def test_callable_kernel_equals_builtin_linear():
+@pytest.mark.parametrize("Model", [svmkit.SVC, svmkit.NuSVC])
+def test_same_alpha_whichever_way_the_kernel_arrives(Model):
+    """Built-in linear, a callable and a precomputed Gram matrix are one problem: same α, b."""
     X, y = iris()
-    a = svmkit.SVC(kernel=lambda A, B: A @ B.T).fit(X, y)
-    b = svmkit.SVC(kernel="linear").fit(X, y)
-    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-3)
+    ref = Model(kernel="linear").fit(X, y)
+    for other in (Model(kernel=lambda A, B: A @ B.T).fit(X, y), Model(kernel="precomputed").fit(X @ X.T, y)):
+        np.testing.assert_array_equal(other.support_, ref.support_)
+        np.testing.assert_allclose(other.dual_coef_, ref.dual_coef_, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(other.intercept_, ref.intercept_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
+def test_values_overflowing_float64_raise_naming_the_row(kernel):
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1e300, 1e300], [2.0, 2.0]])
+    with pytest.raises(ValueError, match="X row 2 has values too large"):
+        svmkit.SVC(kernel=kernel).fit(X, [0, 1, 1, 0])
+
+
+def test_non_finite_dual_raises_instead_of_an_empty_model():
+    K = np.full((4, 4), 1e300)
+    with pytest.raises(ValueError, match="not finite"):
+        svmkit.SVC(kernel="precomputed").fit(K, [0, 1, 1, 0])
+
+
+def test_coef_is_read_only():
+    X, y = iris()
+    for est in (svmkit.SVC(kernel="linear").fit(X, y), svmkit.SVC(kernel="linear").fit(X, y == 0),
+                svmkit.SVR(kernel="linear").fit(X, y)):
+        with pytest.raises(ValueError, match="read-only"):
+            est.coef_[0, 0] = 1.0
 
 
 def test_sparse_and_dense_fits_agree():

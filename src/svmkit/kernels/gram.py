@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from svmkit import _scratch
 from svmkit.kernels._finish import LINEAR, POLY, RBF, SIGMOID, finish_block
 from svmkit.kernels._sparse import sparse_inner_rows
 from svmkit.kernels.spec import KernelSpec
@@ -32,7 +33,7 @@ TRAIN_OVERLAP = 0.01
 DENSE_COLUMN_FRACTION = 0.18
 _EMPTY = np.zeros(0)
 #: Elements of the inner-product buffer when training rows are computed in chunks.
-_CHUNK_ELEMENTS = 2**24
+_CHUNK_ELEMENTS = 2**22
 
 
 def column_overlap(X) -> float:
@@ -148,8 +149,10 @@ class TrainingKernel:
     """The training data of one fit, ready to give kernel rows K(x_i, ·) over all of it.
 
     Rows are produced in float32, the precision the row cache stores (as LIBSVM's). Dense
-    data go through a float32 GEMM; for RBF the columns are centred first, which leaves
-    distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of cancellation.
+    RBF data go through a float32 GEMM on centred columns, which leaves distances unchanged
+    and keeps ||a||² + ||b||² − 2<a, b> free of cancellation. The other kernels take float64
+    inner products, rounded once when stored, so that they give the rows a precomputed Gram
+    matrix of the same kernel gives.
     """
 
     def __init__(self, spec: KernelSpec, X):
@@ -157,19 +160,17 @@ class TrainingKernel:
         self.n = X.shape[0]
         self.diag = kernel_diag(spec, X)
         self.X = X
-        self._buf = np.empty((0, self.n), dtype=np.float64 if sp.issparse(X) else np.float32)
+        dense_rbf = spec.name == "rbf" and not sp.issparse(X)
+        self._dtype = np.float32 if dense_rbf else np.float64
         if sp.issparse(X):
             self._parts, self._split = csr_parts(X), SparseColumns(X, dense_fraction=np.inf)
-        elif spec.name in _CODES:
-            Xk = X - X.mean(axis=0) if spec.name == "rbf" else X
-            self.X = np.ascontiguousarray(Xk, dtype=np.float32)
+        elif dense_rbf:
+            self.X = np.ascontiguousarray(X - X.mean(axis=0), dtype=np.float32)
         self.sq = row_sq_norms(self.X) if spec.name == "rbf" else None
 
-    def _inner_rows(self, idx):
-        """<x_i, x_j> for i in idx and every j: float64 from the sparse scatter, float32 from GEMM."""
-        if self._buf.shape[0] < idx.size:
-            self._buf = np.empty((max(idx.size, 2 * self._buf.shape[0]), self.n), dtype=self._buf.dtype)
-        P = self._buf[: idx.size]
+    def _inner_rows(self, idx, buf):
+        """<x_i, x_j> for i in idx and every j, into the first rows of `buf`."""
+        P = buf[: idx.size]
         if sp.issparse(self.X):
             self._split.inner(self.X, P, idx, self._parts)
         else:
@@ -181,11 +182,13 @@ class TrainingKernel:
         if self.spec.name == "callable":
             out[out_rows] = np.asarray(self.spec.func(self.X[idx], self.X), dtype=np.float64)
             return
-        step = max(1, _CHUNK_ELEMENTS // max(self.n, 1))
+        step = max(1, min(idx.size, _CHUNK_ELEMENTS // max(self.n, 1)))
+        buf = _scratch.take((step, self.n), self._dtype)
         for s in range(0, idx.size, step):
             sub = idx[s:s + step]
             a_sq = self.sq[sub] if self.sq is not None else _EMPTY
             b_sq = self.sq if self.sq is not None else _EMPTY
-            finish_block(self._inner_rows(sub), a_sq, b_sq, _CODES[self.spec.name], self.spec.gamma,
+            finish_block(self._inner_rows(sub, buf), a_sq, b_sq, _CODES[self.spec.name], self.spec.gamma,
                          self.spec.coef0, float(self.spec.degree), out,
                          np.asarray(out_rows[s:s + step], dtype=np.int64))
+        _scratch.give(buf)

@@ -13,7 +13,7 @@ from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, TrainingKernel, a
                                  row_sq_norms)
 from svmkit.kernels.spec import KERNELS, make_kernel
 from svmkit.solvers.row_source import CachedRows, FullRows
-from svmkit.solvers.smo import WS_SIZE, DualProblem, solve
+from svmkit.solvers.smo import DualProblem, solve
 
 #: Elements of one K(X_block, SV) block at prediction time.
 _PREDICT_BLOCK = 2**19
@@ -22,6 +22,21 @@ LP_MAX_ROWS = 3000
 #: Accepted layouts of X; non-finite values are found by check_finite_rows, which names the row.
 _X_FORMAT = dict(accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True,
                  ensure_all_finite=False)
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+def check_kernel_range(X) -> None:
+    """Raise a ValueError naming the first row of X whose squared norm overflows float64:
+    every kernel of it would be inf or NaN."""
+    with np.errstate(over="ignore"):
+        bad = np.flatnonzero(~np.isfinite(row_sq_norms(X)))
+    if bad.size:
+        raise ValueError(f"X row {bad[0]} has values too large for the kernel (its squared norm overflows "
+                         "float64); scale the data (e.g. with MinMaxScaler)")
 
 
 class KernelModel(BaseEstimator):
@@ -65,13 +80,15 @@ class KernelModel(BaseEstimator):
 
     def _kernel_rows(self, X):
         """Resolve the kernel on the training data and give the solver's row source."""
+        Xk = as_kernel_input(X, TRAIN_OVERLAP)
+        if self.kernel in KERNELS and self.kernel != "precomputed":
+            check_kernel_range(Xk)
         spec = make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
         self._gamma = spec.gamma
-        Xk = as_kernel_input(X, TRAIN_OVERLAP)
         if spec.is_precomputed:
             K = Xk.toarray() if sp.issparse(Xk) else Xk
-            return FullRows(np.ascontiguousarray(K, dtype=np.float64), np.diag(K).astype(np.float64))
-        return CachedRows(TrainingKernel(spec, Xk), self.cache_size, min(WS_SIZE, X.shape[0]))
+            return FullRows(K, np.diag(K).astype(np.float64))
+        return CachedRows(TrainingKernel(spec, Xk), self.cache_size)
 
     @staticmethod
     def _gram(rows, idx):
@@ -83,8 +100,12 @@ class KernelModel(BaseEstimator):
         return np.vstack(blocks)
 
     def _solve(self, problem: DualProblem, rows, alpha0=None):
-        return solve(problem, rows, alpha0=alpha0, tol=self.tol, max_iter=self.max_iter,
-                     shrinking=self.shrinking)
+        res = solve(problem, rows, alpha0=alpha0, tol=self.tol, max_iter=self.max_iter,
+                    shrinking=self.shrinking)
+        if not (np.isfinite(res.alpha).all() and np.isfinite(res.rho)):
+            raise ValueError("The dual coefficients or intercepts are not finite: the kernel values are too "
+                             "large for float64; scale the data (e.g. with MinMaxScaler)")
+        return res
 
     def _summary(self, n_iter, objective, rho, coef, upper, extra=()):
         """With `verbose`, LIBSVM's per-problem summary; `coef`: each row's y α, `upper`: its C_i."""
@@ -149,8 +170,9 @@ class KernelModel(BaseEstimator):
 
     @property
     def coef_(self):
-        """w = Σ coef_i x_i (seed 000 (9.60)); linear kernel only."""
-        return self._primal_weights()
+        """w = Σ coef_i x_i (seed 000 (9.60)); linear kernel only. Read-only: it is derived
+        from the dual coefficients, so writing to it would change nothing."""
+        return read_only(self._primal_weights())
 
     def _decision_single(self, X):
         """Σ coef_i K(x_i, x) + b for every row of X."""

@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from svmkit._validation import check_choice, check_real
 from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, ovo
-from svmkit.models.base import LP_MAX_ROWS, KernelModel
+from svmkit.models.base import LP_MAX_ROWS, KernelModel, read_only
 from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.smo import UnboundedDualError
 
@@ -149,9 +149,9 @@ class BaseSVC(ClassifierMixin, KernelModel):
 
     @property
     def coef_(self):
-        """w = Σ y_i α_i x_i per class pair (seed 000 (9.37)); linear kernel only."""
+        """w = Σ y_i α_i x_i per class pair (seed 000 (9.37)); linear kernel only, read-only."""
         coef = self._primal_weights()
-        return -coef if self.classes_.shape[0] == 2 else coef
+        return read_only(-coef if self.classes_.shape[0] == 2 else coef)
 
 
 class SVC(BaseSVC):

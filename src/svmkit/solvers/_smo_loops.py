@@ -8,24 +8,8 @@ import numpy as np
 from numba import njit, prange
 
 TAU = 1e-12
-
-
-@njit(cache=True)
-def _row(a, blk):
-    """Row a of Q_BB, gathered from the kernel store the first time it is needed.
-
-    The inner solver touches only the rows of the pairs it updates, a small part of the
-    block, so rows are not gathered up front.
-    """
-    Q, have, store, pos, kidx_b, y, diag = blk
-    if not have[a]:
-        r = pos[a]
-        ya = y[a]
-        for t in range(kidx_b.shape[0]):
-            Q[a, t] = ya * y[t] * store[r, kidx_b[t]]
-        Q[a, a] = diag[a]
-        have[a] = True
-    return Q[a]
+#: Pair updates between two shrinking passes (LIBSVM's min(l, 1000)).
+SHRINK_EVERY = 1000
 
 
 @njit(parallel=True, cache=True)
@@ -52,20 +36,80 @@ def update_gradient(G, store, pos, coef, kidx, y):
             G[lo + t] += y[lo + t] * acc[t]
 
 
+# The block's variables live in slots; the active ones (not shrunk) are slots 0..m-1, as in
+# LIBSVM, so every loop of an iteration runs over contiguous memory. `st` holds, in slot order:
+#   0 y, 1 α, 2 G, 3 U, 4 QD, 5 kidx, 6 pos, 7 variable, 8 α at entry, 9 G at entry,
+#   10 Q rows (storage), 11 storage row of each slot (−1: none), 12 valid prefix of each
+#   storage row, 13 storage rows in use ([n]), 14 the kernel store.
+
+
+@njit(cache=True, inline="always")
+def _qrow(st, s, m):
+    """Row s of Q_BB over slots 0..m-1, gathered from the kernel store on first need.
+
+    A storage row stays valid on a prefix of slots; swaps beyond it truncate the prefix.
+    """
+    y, QD, kid, ps, Qs, row_of, row_len, used, store = st[0], st[4], st[5], st[6], st[10], st[11], st[12], st[13], st[14]
+    r = row_of[s]
+    if r < 0:
+        r = used[0]
+        used[0] += 1
+        row_of[s] = r
+        row_len[r] = 0
+    L = row_len[r]
+    row = Qs[r]
+    if L < m:
+        src = store[ps[s]]
+        ys = y[s]
+        for t in range(L, m):
+            row[t] = ys * y[t] * src[kid[t]]
+        if s >= L:
+            row[s] = QD[s]
+        row_len[r] = m
+    return row
+
+
+@njit(cache=True, inline="always")
+def _exchange(arr, a, b):
+    arr[a], arr[b] = arr[b], arr[a]
+
+
 @njit(cache=True)
-def _select(blk, y, alpha, G, U, QD, nu_mode):
-    """Second-order working-set selection (Fan, Chen & Lin 2005) on the block.
+def _swap(st, a, b):
+    """Exchange slots a < b, their columns in every stored Q row included."""
+    _exchange(st[0], a, b)
+    _exchange(st[1], a, b)
+    _exchange(st[2], a, b)
+    _exchange(st[3], a, b)
+    _exchange(st[4], a, b)
+    _exchange(st[5], a, b)
+    _exchange(st[6], a, b)
+    _exchange(st[7], a, b)
+    _exchange(st[8], a, b)
+    _exchange(st[9], a, b)
+    _exchange(st[11], a, b)
+    Qs, row_len, used = st[10], st[12], st[13]
+    for r in range(used[0]):
+        if b < row_len[r]:
+            Qs[r, a], Qs[r, b] = Qs[r, b], Qs[r, a]
+        elif a < row_len[r]:
+            row_len[r] = a
+
+
+@njit(cache=True, inline="always")
+def _select(st, m, nu_mode):
+    """Second-order working-set selection (Fan, Chen & Lin 2005) over the active slots.
 
     i maximises −y_t G_t over I_up; j minimises −b²/a over I_low. In ν mode (LIBSVM's
     Solver_NU) i is chosen within each y-class and j is paired with the i of its own class.
     Returns (i, j, maximal violation); j = −1 when no pair violates.
     """
-    q = y.shape[0]
+    y, alpha, G, U, QD = st[0], st[1], st[2], st[3], st[4]
     gmaxp = -np.inf
     gmaxn = -np.inf
     ip = -1
     i_n = -1
-    for t in range(q):
+    for t in range(m):
         if y[t] > 0:
             if alpha[t] < U[t] and -G[t] >= gmaxp:
                 gmaxp = -G[t]
@@ -84,9 +128,9 @@ def _select(blk, y, alpha, G, U, QD, nu_mode):
     gmaxn2 = -np.inf
     j = -1
     best = np.inf
-    Qp = _row(ip, blk) if ip >= 0 else QD
-    Qn = _row(i_n, blk) if i_n >= 0 else QD
-    for t in range(q):
+    Qp = _qrow(st, ip, m) if ip >= 0 else st[10][0]
+    Qn = _qrow(st, i_n, m) if i_n >= 0 else st[10][0]
+    for t in range(m):
         if y[t] > 0:
             if alpha[t] > 0:
                 gd = gmaxp + G[t]
@@ -119,11 +163,12 @@ def _select(blk, y, alpha, G, U, QD, nu_mode):
     return i, j, gap
 
 
-@njit(cache=True)
-def _update_pair(blk, y, alpha, G, U, QD, i, j):
-    """LIBSVM's analytic two-variable step with clipping to the box; updates G on the block."""
-    Qi = _row(i, blk)
-    Qj = _row(j, blk)
+@njit(cache=True, inline="always")
+def _update_pair(st, m, i, j):
+    """LIBSVM's analytic two-variable step with clipping to the box; updates G on the active slots."""
+    y, alpha, G, U, QD = st[0], st[1], st[2], st[3], st[4]
+    Qi = _qrow(st, i, m)
+    Qj = _qrow(st, j, m)
     ai = alpha[i]
     aj = alpha[j]
     Ci = U[i]
@@ -176,29 +221,114 @@ def _update_pair(blk, y, alpha, G, U, QD, i, j):
     daj = aj - alpha[j]
     alpha[i] = ai
     alpha[j] = aj
-    q = y.shape[0]
-    for t in range(q):
+    for t in range(m):
         G[t] += Qi[t] * dai + Qj[t] * daj
 
 
 @njit(cache=True)
-def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Q, have, eps, max_iter, nu_mode):
-    """SMO with second-order working-set selection (Fan, Chen & Lin 2005) on one block B.
+def _reconstruct(st, m, q):
+    """Exact gradients for the shrunk slots m..q-1: G = G⁰ + Σ_s Q[:, s] (α_s − α⁰_s)."""
+    y, alpha, G, kid, ps, a0, G0, store = st[0], st[1], st[2], st[5], st[6], st[8], st[9], st[14]
+    for t in range(m, q):
+        G[t] = G0[t]
+    for s in range(q):
+        d = alpha[s] - a0[s]
+        if d != 0.0:
+            src = store[ps[s]]
+            ds = y[s] * d
+            for t in range(m, q):
+                G[t] += y[t] * ds * src[kid[t]]
 
-    Kernel rows of B are rows `pos` of `store`; Q (|B|×|B| scratch) and `have` (all False on
-    entry) receive the rows of Q_BB as they are needed. Stops when the block's maximal
-    violation is below `eps` or after `max_iter` pair updates; returns (pair updates made,
-    violation at the first selection).
+
+@njit(cache=True, inline="always")
+def _be_shrunk(y, a, G, U, t, g1, g2, g3, g4):
+    """LIBSVM's rule: a variable at a bound that cannot join a violating pair."""
+    if a[t] >= U[t]:
+        return -G[t] > g1 if y[t] > 0 else -G[t] > g4
+    if a[t] <= 0:
+        return G[t] > g2 if y[t] > 0 else G[t] > g3
+    return False
+
+
+@njit(cache=True)
+def _shrink(st, m, q, eps, nu_mode, unshrunk):
+    """LIBSVM's shrinking pass; returns the new number of active slots.
+
+    The first time the active violation is within 10·eps every gradient is rebuilt and every
+    variable made active again (`unshrunk[0]` records it), as LIBSVM does.
     """
-    blk = (Q, have, store, pos, kidx_b, y, QD)
+    y, a, G, U = st[0], st[1], st[2], st[3]
+    g1 = g2 = g3 = g4 = -np.inf
+    for t in range(m):
+        if a[t] < U[t]:
+            if y[t] > 0:
+                g1 = max(g1, -G[t])
+            else:
+                g4 = max(g4, -G[t])
+        if a[t] > 0:
+            if y[t] > 0:
+                g2 = max(g2, G[t])
+            else:
+                g3 = max(g3, G[t])
+    if not nu_mode:
+        g1 = g3 = max(g1, g3)
+        g2 = g4 = max(g2, g4)
+    if not unshrunk[0] and max(g1 + g2, g3 + g4) <= 10 * eps:
+        unshrunk[0] = True
+        _reconstruct(st, m, q)
+        m = q
+    k = 0
+    while k < m:
+        if _be_shrunk(y, a, G, U, k, g1, g2, g3, g4):
+            m -= 1
+            while m > k:
+                if not _be_shrunk(y, a, G, U, m, g1, g2, g3, g4):
+                    _swap(st, k, m)
+                    break
+                m -= 1
+        k += 1
+    return m
+
+
+@njit(cache=True)
+def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit):
+    """LIBSVM's SMO, second-order selection and shrinking, on one block B of variables.
+
+    Kernel rows of B are rows `pos` of `store`; rows of Q_BB are gathered into the scratch `Qs`
+    (at least |B|×|B|) as the pairs need them. Updates `alpha` (the block's α) in place; `G` is the block's gradient on entry. Stops
+    when the block's maximal violation is below `eps`, after `max_iter` pair updates, or when
+    an α passes `limit` (an unbounded dual); returns the number of pair updates.
+    """
+    q = y.shape[0]
+    st = (y.copy(), alpha.copy(), G.copy(), U.copy(), QD.copy(), kidx_b.copy(), pos.copy(),
+          np.arange(q), alpha.copy(), G.copy(),
+          Qs, np.full(q, -1, dtype=np.int64),
+          np.zeros(q, dtype=np.int64), np.zeros(1, dtype=np.int64), store)
+    unshrunk = np.array([not shrinking])
+    m = q
+    counter = min(q, SHRINK_EVERY)
     it = 0
-    first_gap = np.nan
     while it < max_iter:
-        i, j, gap = _select(blk, y, alpha, G, U, QD, nu_mode)
-        if it == 0:
-            first_gap = gap
+        counter -= 1
+        if counter == 0:
+            counter = min(q, SHRINK_EVERY)
+            if shrinking:
+                m = _shrink(st, m, q, eps, nu_mode, unshrunk)
+        i, j, gap = _select(st, m, nu_mode)
         if gap < eps or j < 0:
-            break
-        _update_pair(blk, y, alpha, G, U, QD, i, j)
+            if m == q:
+                break
+            _reconstruct(st, m, q)
+            m = q
+            i, j, gap = _select(st, m, nu_mode)
+            if gap < eps or j < 0:
+                break
+            counter = 1
+        _update_pair(st, m, i, j)
         it += 1
-    return it, first_gap
+        if st[1][i] > limit or st[1][j] > limit:
+            break
+    slot_alpha, var = st[1], st[7]
+    for s in range(q):
+        alpha[var[s]] = slot_alpha[s]
+    return it

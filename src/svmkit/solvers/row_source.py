@@ -7,16 +7,27 @@ one-vs-one class pair or a cross-validation fold reads the rows of one shared ke
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
+
+from svmkit import _scratch
+
+
+#: Fewest rows a cache holds, however small `cache_size` is.
+MIN_ROWS = 64
 
 
 class FullRows:
-    """Every row is already in memory (a precomputed kernel matrix)."""
+    """Every row is already in memory (a precomputed kernel matrix), kept in float32 as
+    every kernel row is (LIBSVM's precision), so that a kernel gives the same α whichever
+    way it arrives."""
 
     def __init__(self, K: np.ndarray, diag: np.ndarray):
-        self.store = np.ascontiguousarray(K)
+        self.store = np.ascontiguousarray(K, dtype=np.float32)
         self.diag = diag
         self.n = K.shape[0]
+        self.capacity = self.n
         self.computed_rows = 0
 
     def fetch(self, idx: np.ndarray):
@@ -26,17 +37,18 @@ class FullRows:
 class CachedRows:
     """Kernel rows computed in blocks on demand and kept in float32, least recently used evicted.
 
-    `cache_size` bounds the store in MB; it always holds at least `min_rows` rows so that one
-    working set fits.
+    `cache_size` bounds the store in MB; it holds at least `min_rows` rows. The solver sizes
+    its working sets to `capacity`.
     """
 
-    def __init__(self, kernel, cache_size: float, min_rows: int):
+    def __init__(self, kernel, cache_size: float, min_rows: int = MIN_ROWS):
         self.kernel = kernel
         self.n = kernel.n
         self.diag = kernel.diag
         budget_rows = int(cache_size * 2**20 // (4 * max(self.n, 1)))
-        self.capacity = int(min(self.n, max(budget_rows, min_rows)))
-        self.store = np.empty((self.capacity, self.n), dtype=np.float32)
+        self.capacity = int(min(self.n, max(budget_rows, min_rows, 2)))
+        self.store = _scratch.take((self.capacity, self.n), np.float32)
+        weakref.finalize(self, _scratch.give, self.store)
         self.slot_of = np.full(self.n, -1, dtype=np.int64)
         self.owner = np.full(self.capacity, -1, dtype=np.int64)
         self.last_used = np.zeros(self.capacity, dtype=np.int64)

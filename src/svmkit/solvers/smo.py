@@ -7,10 +7,12 @@ feasible. The solver knows nothing of models.
 
 Method: a batched working set (Wen et al., JMLR 2018) around LIBSVM's SMO. Each outer step
 picks the q most violating variables (half from I_up, half from I_low), fetches their q kernel
-rows in one block, runs SMO with second-order selection (Fan, Chen & Lin 2005) on the q×q
-subproblem in compiled code, and updates the full gradient with one pass over the rows of the
-variables that moved. It stops on the same criterion as LIBSVM: the maximal KKT violation
-m(α) − M(α) ≤ tol over all variables. With q ≥ n it is exactly LIBSVM's SMO.
+rows in one block, runs SMO with second-order selection (Fan, Chen & Lin 2005) and LIBSVM's
+shrinking on the q×q subproblem in compiled code, and updates the full gradient with one pass
+over the rows of the variables that moved. It stops on the same criterion as LIBSVM: the
+maximal KKT violation m(α) − M(α) ≤ tol over all variables. A problem of at most
+`FULL_BLOCK` variables whose kernel rows all fit in the row source is one block: that is
+LIBSVM's SMO, run to tol in compiled code.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from svmkit import _scratch
 from svmkit.solvers._smo_loops import inner_smo, update_gradient
 
 #: Working-set size of the batched solver.
 WS_SIZE = 2048
+#: Largest problem solved as one block (its Q rows take at most FULL_BLOCK² float32 values).
+FULL_BLOCK = 8192
 #: Pair updates per variable of the block before an inner solve hands back.
 _INNER_PER_VAR = 10
 
@@ -129,6 +134,15 @@ def initial_gradient(problem: DualProblem, rows, alpha: np.ndarray) -> np.ndarra
     return G
 
 
+def block_size(n: int, n_rows: int, capacity: int, ws_size: int = WS_SIZE) -> int:
+    """Variables per outer step: the whole problem when it is small and its `n_rows` kernel
+    rows fit the row source's `capacity`; else `ws_size`, at most half the capacity so that
+    rows kept from earlier steps can be reused."""
+    if n <= FULL_BLOCK and n_rows <= capacity:
+        return n
+    return max(2, min(ws_size, n, capacity // 2))
+
+
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
           ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
     """Solve the dual QP; `rows` is a row source (see `row_source`).
@@ -146,13 +160,13 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
     G = initial_gradient(problem, rows, alpha) if grad0 is None else np.array(grad0, dtype=np.float64)
     budget = np.inf if max_iter is None or max_iter < 0 else int(max_iter)
-    q = min(ws_size, n)
+    q = block_size(n, np.unique(kidx).size, rows.capacity, ws_size)
     hard = bool(np.isinf(U).any())
     n_iter = 0
     converged = True
-    Q_scratch = np.empty((q, q))
     act = np.arange(n)
     unshrunk = not shrinking
+    Q_rows = _scratch.take((q, q), np.float32)
 
     def rebuild():
         inactive = np.setdiff1d(np.arange(n), act)
@@ -177,15 +191,16 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
         if n_iter >= budget:
             converged = False
             break
+        if q >= act.size:
+            ws_local = np.arange(act.size)
         ws = act[ws_local]
         store, pos = rows.fetch(kidx[ws])
         a_b = alpha[ws].copy()
-        g_b = G[ws].copy()
-        cap = min(_INNER_PER_VAR * ws.size, budget - n_iter) if np.isfinite(budget) else _INNER_PER_VAR * ws.size
-        eps = tol if ws.size == act.size else max(tol, 0.1 * gap)
-        it, _ = inner_smo(store, pos, kidx[ws], y[ws], a_b, g_b, U[ws], diag[ws], Q_scratch,
-                          np.zeros(ws.size, dtype=np.bool_), eps, int(cap), problem.nu_mode)
-        n_iter += it
+        whole = ws.size == act.size
+        cap = budget - n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - n_iter)
+        eps = tol if whole else max(tol, 0.1 * gap)
+        n_iter += inner_smo(store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], diag[ws], Q_rows, eps,
+                            int(min(cap, np.iinfo(np.int64).max)), problem.nu_mode, shrinking, unbounded_alpha)
         delta = a_b - alpha[ws]
         moved = np.flatnonzero(delta)
         alpha[ws] = a_b
@@ -201,6 +216,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
         if shrinking:
             idle[ws_local] = False
             act = act[~idle]
+    _scratch.give(Q_rows)
     if act.size < n:
         rebuild()
     if not converged:
