@@ -47,7 +47,7 @@ def update_gradient(G, store, pos, coef, kidx, y):
 def _qrow(st, s, m):
     """Row s of Q_BB over slots 0..m-1, gathered from the kernel store on first need.
 
-    A storage row stays valid on a prefix of slots; swaps beyond it truncate the prefix.
+    A storage row stays valid on a prefix of slots (`_shrink` truncates it after swaps).
     """
     y, QD, kid, ps, Qs, row_of, row_len, used, store = st[0], st[4], st[5], st[6], st[10], st[11], st[12], st[13], st[14]
     r = row_of[s]
@@ -76,7 +76,7 @@ def _exchange(arr, a, b):
 
 @njit(cache=True)
 def _swap(st, a, b):
-    """Exchange slots a < b, their columns in every stored Q row included."""
+    """Exchange slots a < b. Stored Q rows keep their columns; `_shrink` truncates them."""
     _exchange(st[0], a, b)
     _exchange(st[1], a, b)
     _exchange(st[2], a, b)
@@ -88,12 +88,6 @@ def _swap(st, a, b):
     _exchange(st[8], a, b)
     _exchange(st[9], a, b)
     _exchange(st[11], a, b)
-    Qs, row_len, used = st[10], st[12], st[13]
-    for r in range(used[0]):
-        if b < row_len[r]:
-            Qs[r, a], Qs[r, b] = Qs[r, b], Qs[r, a]
-        elif a < row_len[r]:
-            row_len[r] = a
 
 
 @njit(cache=True, inline="always")
@@ -277,6 +271,7 @@ def _shrink(st, m, q, eps, nu_mode, unshrunk):
         unshrunk[0] = True
         _reconstruct(st, m, q)
         m = q
+    first = m
     k = 0
     while k < m:
         if _be_shrunk(y, a, G, U, k, g1, g2, g3, g4):
@@ -284,9 +279,15 @@ def _shrink(st, m, q, eps, nu_mode, unshrunk):
             while m > k:
                 if not _be_shrunk(y, a, G, U, m, g1, g2, g3, g4):
                     _swap(st, k, m)
+                    first = min(first, k)
                     break
                 m -= 1
         k += 1
+    # a swap leaves stored rows wrong from its first slot on: they are gathered again there
+    # on next use, which costs less than swapping two columns of every stored row
+    row_len = st[12]
+    for r in range(st[13][0]):
+        row_len[r] = min(row_len[r], first)
     return m
 
 
