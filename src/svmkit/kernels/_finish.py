@@ -15,32 +15,57 @@ _LN2 = np.log(2.0)
 _INV_FACT = np.array([1.0 / np.prod(np.arange(1, i + 1, dtype=np.float64)) for i in range(12)])
 
 
-@njit(parallel=True, cache=True, fastmath=True)
-def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c):
-    """out[o] = exp(−γ max(||a||² + ||b||² − 2P, 0)) with e^x = 2^k e^r, |r| ≤ ln2/2.
+@njit(cache=True, fastmath=True, inline="always")
+def _exp_row(x, out_row, c):
+    """out_row[j] = e^x[j] for x[j] ≤ 0, as e^x = 2^k e^r, |r| ≤ ln2/2.
 
     2^k is assembled from its IEEE-754 bits so that every loop vectorises; x is clipped at
     −708 (e^−708 ≈ 3e−308, zero in float32 and below any kernel value that matters).
     """
+    n = x.shape[0]
+    bits = np.empty(n, dtype=np.int64)
+    for j in range(n):
+        v = max(x[j], -708.0)
+        k = np.floor(v * (1.0 / _LN2) + 0.5)
+        x[j] = v - k * _LN2
+        bits[j] = (np.int64(k) + 1023) << 52
+    scale = bits.view(np.float64)
+    for j in range(n):
+        t = x[j]
+        p = c[11]
+        for i in range(10, -1, -1):
+            p = p * t + c[i]
+        out_row[j] = p * scale[j]
+
+
+@njit(parallel=True, cache=True, fastmath=True)
+def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c):
+    """out[o] = exp(−γ max(||a||² + ||b||² − 2P, 0))."""
     q, n = P.shape
     for r in prange(q):
-        o = out_rows[r]
         ar = a_sq[r]
-        bits = np.empty(n, dtype=np.int64)
-        red = np.empty(n)
+        x = np.empty(n)
         for j in range(n):
-            d = ar + b_sq[j] - 2.0 * P[r, j]
-            x = max(-gamma * max(d, 0.0), -708.0)
-            k = np.floor(x * (1.0 / _LN2) + 0.5)
-            red[j] = x - k * _LN2
-            bits[j] = (np.int64(k) + 1023) << 52
-        scale = bits.view(np.float64)
+            x[j] = -gamma * max(ar + b_sq[j] - 2.0 * P[r, j], 0.0)
+        _exp_row(x, out[out_rows[r]], c)
+
+
+@njit(parallel=True, cache=True, fastmath=True)
+def _rbf_direct(Xt, idx, gamma, out, out_rows, c):
+    """out[out_rows[r]] = exp(−γ ||x_idx[r] − x_j||²) over every column j of Xt (d × n),
+    from the differences themselves: for few features this beats a GEMM and its extra pass."""
+    d, n = Xt.shape
+    for r in prange(idx.shape[0]):
+        i = idx[r]
+        x = np.zeros(n)
+        for k in range(d):
+            xi = Xt[k, i]
+            for j in range(n):
+                diff = Xt[k, j] - xi
+                x[j] += diff * diff
         for j in range(n):
-            t = red[j]
-            p = c[11]
-            for i in range(10, -1, -1):
-                p = p * t + c[i]
-            out[o, j] = p * scale[j]
+            x[j] *= -gamma
+        _exp_row(x, out[out_rows[r]], c)
 
 
 @njit(parallel=True, cache=True)
@@ -57,6 +82,13 @@ def _finish_other(P, code, gamma, coef0, degree, out, out_rows):
         else:
             for j in range(n):
                 out[o, j] = P[r, j]
+
+
+def rbf_rows_direct(Xt, idx, gamma, out, out_rows):
+    """Write the RBF kernel rows of the points `idx` against every column of Xt (features ×
+    points, float64) into rows `out_rows` of `out`."""
+    if idx.shape[0]:
+        _rbf_direct(Xt, idx, gamma, out, out_rows, _INV_FACT)
 
 
 def finish_block(P, a_sq, b_sq, code, gamma, coef0, degree, out, out_rows):

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit import _scratch
-from svmkit.kernels._finish import LINEAR, POLY, RBF, SIGMOID, finish_block
+from svmkit.kernels._finish import LINEAR, POLY, RBF, SIGMOID, finish_block, rbf_rows_direct
 from svmkit.kernels._sparse import sparse_inner_rows
 from svmkit.kernels.spec import KernelSpec
 
@@ -32,6 +32,9 @@ TRAIN_OVERLAP = 0.01
 #: training keeps every feature in the scatter.
 DENSE_COLUMN_FRACTION = 0.18
 _EMPTY = np.zeros(0)
+#: Dense RBF training rows of at most this many features come from the differences
+#: themselves (`rbf_rows_direct`), not from a GEMM plus a pass over its result.
+DIRECT_MAX_FEATURES = 16
 #: Elements of the inner-product buffer when training rows are computed in chunks.
 _CHUNK_ELEMENTS = 2**22
 
@@ -149,7 +152,8 @@ class TrainingKernel:
     """The training data of one fit, ready to give kernel rows K(x_i, ·) over all of it.
 
     Rows are produced in float32, the precision the row cache stores (as LIBSVM's). Dense
-    RBF data go through a float32 GEMM on centred columns, which leaves distances unchanged
+    RBF data of few features take the differences directly; of more, a float32 GEMM on
+    centred columns, which leaves distances unchanged
     and keeps ||a||² + ||b||² − 2<a, b> free of cancellation. The other kernels take float64
     inner products, rounded once when stored, so that they give the rows a precomputed Gram
     matrix of the same kernel gives.
@@ -162,8 +166,11 @@ class TrainingKernel:
         self.X = X
         dense_rbf = spec.name == "rbf" and not sp.issparse(X)
         self._dtype = np.float32 if dense_rbf else np.float64
+        self._Xt = None
         if sp.issparse(X):
             self._parts, self._split = csr_parts(X), SparseColumns(X, dense_fraction=np.inf)
+        elif dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES:
+            self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
         elif dense_rbf:
             self.X = np.ascontiguousarray(X - X.mean(axis=0), dtype=np.float32)
         self.sq = row_sq_norms(self.X) if spec.name == "rbf" else None
@@ -181,6 +188,10 @@ class TrainingKernel:
         """Write K(X[idx], X) into rows `out_rows` of `out`."""
         if self.spec.name == "callable":
             out[out_rows] = np.asarray(self.spec.func(self.X[idx], self.X), dtype=np.float64)
+            return
+        if self._Xt is not None:
+            rbf_rows_direct(self._Xt, np.asarray(idx, dtype=np.int64), self.spec.gamma, out,
+                            np.asarray(out_rows, dtype=np.int64))
             return
         step = max(1, min(idx.size, _CHUNK_ELEMENTS // max(self.n, 1)))
         buf = _scratch.take((step, self.n), self._dtype)
