@@ -1,0 +1,60 @@
+"""The solver's working-set sizes, its kernel-row cache bound and its reusable scratch memory."""
+
+import numpy as np
+import pytest
+
+from conftest import DATASETS
+from svmkit import _scratch
+from svmkit.kernels.gram import TrainingKernel, as_kernel_input
+from svmkit.kernels.spec import make_kernel
+from svmkit.solvers.row_source import CachedRows
+from svmkit.solvers.smo import FULL_BLOCK, DualProblem, block_size, solve
+
+
+class _Rows:
+    """A kernel of n points that is never evaluated: only its size matters here."""
+
+    def __init__(self, n):
+        self.n = n
+        self.diag = np.ones(n)
+
+
+def test_cache_holds_no_more_than_cache_size_at_a_million_rows():
+    rows = CachedRows(_Rows(1_000_000), cache_size=2000)
+    assert rows.store.nbytes <= 2000 * 2**20
+    q = block_size(1_000_000, 1_000_000, rows.capacity)
+    assert 2 <= q <= rows.capacity // 2
+
+
+def test_small_problem_is_one_block_and_large_or_uncacheable_ones_are_batched():
+    assert block_size(3000, 3000, capacity=3000) == 3000
+    assert block_size(3000, 3000, capacity=1000) == 500
+    assert block_size(FULL_BLOCK + 1, FULL_BLOCK + 1, capacity=10**6) == 2048
+
+
+def _binary_digits():
+    X, y = DATASETS["digits"]()
+    X, y = as_kernel_input(X[y < 2]), np.where(y[y < 2] == 0, 1.0, -1.0)
+    return X, y, DualProblem(p=-np.ones(y.size), y=y, upper=np.full(y.size, 10.0), kidx=np.arange(y.size))
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_one_block_and_batched_blocks_reach_the_same_optimum(shrinking):
+    X, y, problem = _binary_digits()
+    kernel = TrainingKernel(make_kernel("rbf", X, 0.02), X)
+    whole = solve(problem, CachedRows(kernel, 100), shrinking=shrinking)
+    batched = solve(problem, CachedRows(kernel, 100), ws_size=32, shrinking=shrinking)
+    assert whole.objective == pytest.approx(batched.objective, rel=1e-4)
+    assert whole.rho == pytest.approx(batched.rho, abs=1e-3)
+
+
+def test_scratch_buffers_are_reused_and_bounded(monkeypatch):
+    monkeypatch.setattr(_scratch, "_kept", [])
+    a = _scratch.take((100, 100), np.float32)
+    _scratch.give(a)
+    b = _scratch.take((50, 50), np.float64)
+    assert np.shares_memory(a, b)
+    _scratch.give(b)
+    big = _scratch.take((_scratch.KEEP_BYTES + 1,), np.uint8)
+    _scratch.give(big)
+    assert sum(buf.nbytes for buf in _scratch._kept) <= _scratch.KEEP_BYTES
