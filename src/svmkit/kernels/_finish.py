@@ -50,45 +50,45 @@ def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c):
         _exp_row(x, out[out_rows[r]], c)
 
 
-@njit(parallel=True, cache=True, fastmath=True)
-def _rbf_direct(Xt, idx, gamma, out, out_rows, c):
-    """out[out_rows[r]] = exp(−γ ||x_idx[r] − x_j||²) over every column j of Xt (d × n),
-    from the differences themselves: for few features this beats a GEMM and its extra pass."""
+@njit(cache=True, fastmath=True)
+def _rbf_direct_row(Xt, i, gamma, out_row, c):
+    """out_row[j] = exp(−γ ||x_i − x_j||²) over every column j of Xt (d × n), from the
+    differences themselves: for few features this beats a GEMM and its extra pass."""
     d, n = Xt.shape
-    for r in prange(idx.shape[0]):
-        i = idx[r]
-        x = np.zeros(n)
-        for k in range(d):
-            xi = Xt[k, i]
-            for j in range(n):
-                diff = Xt[k, j] - xi
-                x[j] += diff * diff
+    x = np.zeros(n)
+    for k in range(d):
+        xi = Xt[k, i]
         for j in range(n):
-            x[j] *= -gamma
-        _exp_row(x, out[out_rows[r]], c)
+            diff = Xt[k, j] - xi
+            x[j] += diff * diff
+    for j in range(n):
+        x[j] *= -gamma
+    _exp_row(x, out_row, c)
 
 
 @njit(parallel=True, cache=True)
-def _finish_other(P, code, gamma, coef0, degree, out, out_rows):
-    q, n = P.shape
-    for r in prange(q):
-        o = out_rows[r]
-        if code == POLY:
-            for j in range(n):
-                out[o, j] = (gamma * P[r, j] + coef0) ** degree
-        elif code == SIGMOID:
-            for j in range(n):
-                out[o, j] = np.tanh(gamma * P[r, j] + coef0)
-        else:
-            for j in range(n):
-                out[o, j] = P[r, j]
+def _rbf_direct_parallel(Xt, idx, gamma, out, out_rows, c):
+    for r in prange(idx.shape[0]):
+        _rbf_direct_row(Xt, idx[r], gamma, out[out_rows[r]], c)
+
+
+@njit(cache=True)
+def _rbf_direct_serial(Xt, idx, gamma, out, out_rows, c):
+    for r in range(idx.shape[0]):
+        _rbf_direct_row(Xt, idx[r], gamma, out[out_rows[r]], c)
+
+
+#: Kernel values below which a block is computed without starting threads.
+SERIAL_ELEMENTS = 2**18
 
 
 def rbf_rows_direct(Xt, idx, gamma, out, out_rows):
     """Write the RBF kernel rows of the points `idx` against every column of Xt (features ×
     points, float64) into rows `out_rows` of `out`."""
-    if idx.shape[0]:
-        _rbf_direct(Xt, idx, gamma, out, out_rows, _INV_FACT)
+    if idx.shape[0] * Xt.shape[1] <= SERIAL_ELEMENTS:
+        _rbf_direct_serial(Xt, idx, gamma, out, out_rows, _INV_FACT)
+    else:
+        _rbf_direct_parallel(Xt, idx, gamma, out, out_rows, _INV_FACT)
 
 
 def finish_block(P, a_sq, b_sq, code, gamma, coef0, degree, out, out_rows):

@@ -12,28 +12,39 @@ TAU = 1e-12
 SHRINK_EVERY = 1000
 
 
-@njit(parallel=True, cache=True)
-def update_gradient(G, store, pos, coef, kidx, y):
-    """G_j += y_j Σ_b coef_b K(b, kidx_j) for every variable j, coef_b = y_b Δα_b.
+#: Columns of G updated together; one chunk is done without starting threads.
+GRADIENT_CHUNK = 2048
 
-    Columns are taken in chunks that stay in cache while every moved row streams past them.
-    """
-    n = G.shape[0]
-    nb = pos.shape[0]
-    chunk = 2048
-    n_chunks = (n + chunk - 1) // chunk
-    for c in prange(n_chunks):
-        lo = c * chunk
-        hi = min(n, lo + chunk)
-        acc = np.zeros(hi - lo)
-        ks = kidx[lo:hi]
-        for b in range(nb):
-            row = store[pos[b]]
-            cb = coef[b]
-            for t in range(hi - lo):
-                acc[t] += cb * row[ks[t]]
+
+@njit(cache=True)
+def _update_columns(G, store, pos, coef, kidx, y, lo, hi):
+    """G_j += y_j Σ_b coef_b K(b, kidx_j) for lo ≤ j < hi; the chunk stays in cache while every
+    moved row streams past it."""
+    acc = np.zeros(hi - lo)
+    ks = kidx[lo:hi]
+    for b in range(pos.shape[0]):
+        row = store[pos[b]]
+        cb = coef[b]
         for t in range(hi - lo):
-            G[lo + t] += y[lo + t] * acc[t]
+            acc[t] += cb * row[ks[t]]
+    for t in range(hi - lo):
+        G[lo + t] += y[lo + t] * acc[t]
+
+
+@njit(parallel=True, cache=True)
+def _update_chunks(G, store, pos, coef, kidx, y):
+    n = G.shape[0]
+    for c in prange((n + GRADIENT_CHUNK - 1) // GRADIENT_CHUNK):
+        lo = c * GRADIENT_CHUNK
+        _update_columns(G, store, pos, coef, kidx, y, lo, min(n, lo + GRADIENT_CHUNK))
+
+
+def update_gradient(G, store, pos, coef, kidx, y):
+    """G_j += y_j Σ_b coef_b K(b, kidx_j) for every variable j, coef_b = y_b Δα_b."""
+    if G.shape[0] <= GRADIENT_CHUNK:
+        _update_columns(G, store, pos, coef, kidx, y, 0, G.shape[0])
+    else:
+        _update_chunks(G, store, pos, coef, kidx, y)
 
 
 # The block's variables live in slots; the active ones (not shrunk) are slots 0..m-1, as in
