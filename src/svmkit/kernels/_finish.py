@@ -78,6 +78,22 @@ def _rbf_direct_serial(Xt, idx, gamma, out, out_rows, c):
         _rbf_direct_row(Xt, idx[r], gamma, out[out_rows[r]], c)
 
 
+@njit(parallel=True, cache=True)
+def _finish_other(P, code, gamma, coef0, degree, out, out_rows):
+    q, n = P.shape
+    for r in prange(q):
+        o = out_rows[r]
+        if code == POLY:
+            for j in range(n):
+                out[o, j] = (gamma * P[r, j] + coef0) ** degree
+        elif code == SIGMOID:
+            for j in range(n):
+                out[o, j] = np.tanh(gamma * P[r, j] + coef0)
+        else:
+            for j in range(n):
+                out[o, j] = P[r, j]
+
+
 #: Kernel values below which a block is computed without starting threads.
 SERIAL_ELEMENTS = 2**18
 
