@@ -32,10 +32,10 @@ def test_small_problem_is_one_block_and_large_or_uncacheable_ones_are_batched():
     assert block_size(FULL_BLOCK + 1, FULL_BLOCK + 1, capacity=10**6) == 2048
 
 
-def _binary_digits():
+def _binary_digits(C=10.0):
     X, y = DATASETS["digits"]()
     X, y = as_kernel_input(X[y < 2]), np.where(y[y < 2] == 0, 1.0, -1.0)
-    return X, y, DualProblem(p=-np.ones(y.size), y=y, upper=np.full(y.size, 10.0), kidx=np.arange(y.size))
+    return X, y, DualProblem(p=-np.ones(y.size), y=y, upper=np.full(y.size, C), kidx=np.arange(y.size))
 
 
 @pytest.mark.parametrize("shrinking", [True, False])
@@ -58,3 +58,14 @@ def test_scratch_buffers_are_reused_and_bounded(monkeypatch):
     big = _scratch.take((_scratch.KEEP_BYTES + 1,), np.uint8)
     _scratch.give(big)
     assert sum(buf.nbytes for buf in _scratch._kept) <= _scratch.KEEP_BYTES
+
+
+def test_a_cache_smaller_than_a_working_set_still_solves():
+    """Gradient rebuilds and hard-margin Gram blocks fetch at most the cache's capacity."""
+    X, y, problem = _binary_digits(C=0.001)
+    kernel = TrainingKernel(make_kernel("rbf", X, 0.02), X)
+    rows = CachedRows(kernel, 0.05)
+    ref = solve(problem, CachedRows(kernel, 100))
+    assert np.count_nonzero(ref.alpha) > rows.capacity
+    res = solve(problem, rows, alpha0=ref.alpha)
+    assert res.objective == pytest.approx(ref.objective, rel=1e-6)

@@ -94,8 +94,9 @@ class KernelModel(BaseEstimator):
     def _gram(rows, idx):
         """The dense kernel matrix K[idx][:, idx] from the row source, in blocks."""
         blocks = []
-        for s in range(0, idx.size, 1024):
-            store, pos = rows.fetch(idx[s:s + 1024])
+        step = min(1024, rows.capacity)
+        for s in range(0, idx.size, step):
+            store, pos = rows.fetch(idx[s:s + step])
             blocks.append(np.asarray(store[pos][:, idx], dtype=np.float64))
         return np.vstack(blocks)
 

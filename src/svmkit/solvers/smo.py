@@ -120,8 +120,9 @@ def _add_kernel_terms(G, rows, problem, alpha, nz, cols):
     """G[cols] += Σ_{j in nz} Q[cols, j] α_j, from the kernel rows of nz in blocks."""
     kidx = problem.kidx
     g = G[cols]
-    for s in range(0, nz.size, WS_SIZE):
-        b = nz[s:s + WS_SIZE]
+    step = min(WS_SIZE, rows.capacity)
+    for s in range(0, nz.size, step):
+        b = nz[s:s + step]
         store, pos = rows.fetch(kidx[b])
         update_gradient(g, store, pos, problem.y[b] * alpha[b], kidx[cols], problem.y[cols])
     G[cols] = g
