@@ -8,11 +8,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# Each install ends by filling Numba's on-disk cache with svmkit's compiled loops (some 25 s
+# the first time, a few seconds once filled), so that no first fit pays for the compilation.
 install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m svmkit._warmup
 
 install-dev: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m svmkit._warmup
 
 run: install
 	$(BIN)/svmkit easy data/heart_scale

@@ -1,5 +1,6 @@
 """svmkit: support vector machines and their relatives, exact against LIBSVM, fast on CPU."""
 
+import importlib
 import os
 
 # The compiled loops (OpenMP) alternate with BLAS calls that have their own threads; spinning
@@ -7,11 +8,25 @@ import os
 # before the OpenMP runtime loads; an explicit user setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from svmkit.exceptions import NotSeparableError, TubeTooNarrowError  # noqa: E402
-from svmkit.io.native import load  # noqa: E402
-from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM  # noqa: E402
-
 __version__ = "0.1.0"
 
 __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "NotSeparableError", "TubeTooNarrowError",
            "load", "__version__"]
+
+# The module each public name comes from. They are imported on first use (PEP 562): the
+# estimators pull in scikit-learn and Numba, a second or more that `import svmkit` need not pay.
+_HOMES = {"SVC": "svmkit.models", "NuSVC": "svmkit.models", "SVR": "svmkit.models", "NuSVR": "svmkit.models",
+          "OneClassSVM": "svmkit.models", "NotSeparableError": "svmkit.exceptions",
+          "TubeTooNarrowError": "svmkit.exceptions", "load": "svmkit.io.native"}
+
+
+def __getattr__(name):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'svmkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value  # later look-ups find it without coming here
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

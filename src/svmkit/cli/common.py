@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
-from svmkit.io.data import load_svmlight
-from svmkit.io.libsvm_model import load_libsvm_model
-from svmkit.io.native import MAGIC, load
-from svmkit.models.state import pad_columns, widen_features
+# The readers and the models are imported in the functions that use them, so that importing
+# this module (every command does, to build its parser) loads neither scikit-learn nor Numba.
 
 
 def refuse_probability(flag):
@@ -20,6 +17,10 @@ def refuse_probability(flag):
 def read_data(path, precomputed=False):
     """(X, y, ids) from a LIBSVM data file. With a precomputed kernel each row is `0:ID 1:K(x, x_1)
     2:K(x, x_2) …`: X holds the kernel columns and ids the IDs; otherwise ids is None."""
+    import scipy.sparse as sp
+
+    from svmkit.io.data import load_svmlight
+
     if not precomputed:
         return (*load_svmlight(path), None)
     X, y = load_svmlight(path, zero_based=True)
@@ -29,6 +30,9 @@ def read_data(path, precomputed=False):
 
 def read_model(path):
     """An estimator from svmkit's native file or a LIBSVM model file, told apart by the signature."""
+    from svmkit.io.libsvm_model import load_libsvm_model
+    from svmkit.io.native import MAGIC, load
+
     with open(path, "rb") as fh:
         native = fh.read(len(MAGIC)) == MAGIC
     return load(path) if native else load_libsvm_model(path)
@@ -38,6 +42,8 @@ def fit_width(est, X):
     """Make X and the model agree on the number of features as LIBSVM does: missing trailing
     features are zeros; features the model never saw widen its support vectors (they still
     count in an RBF distance). A precomputed kernel keeps only the columns the model uses."""
+    from svmkit.models.state import pad_columns, widen_features
+
     n = est.n_features_in_
     if X.shape[1] < n:
         return est, pad_columns(X, n)

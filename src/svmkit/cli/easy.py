@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from sklearn.model_selection import StratifiedKFold, cross_val_score
-
-from svmkit.io.data import load_svmlight
-from svmkit.models import SVC
-
 
 def add_parser(sub):
     p = sub.add_parser("easy", help="fit SVC on a LIBSVM data file and report CV accuracy and the fit")
@@ -18,6 +13,12 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    # scikit-learn and Numba: only when the command runs
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    from svmkit.io.data import load_svmlight
+    from svmkit.models import SVC
+
     X, y = load_svmlight(args.data)
     gamma = args.gamma if args.gamma in ("scale", "auto") else float(args.gamma)
     model = SVC(C=args.cost, gamma=gamma)

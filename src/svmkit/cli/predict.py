@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
-from tqdm import tqdm
 
 from svmkit.cli.common import fit_width, read_data, read_model, refuse_probability
+from svmkit.cli.progress import progress
 from svmkit.cli.report import accuracy_line, regression_lines
 from svmkit.io.atomic import atomic_write
-from svmkit.models import SVR, NuSVR
 
 #: Rows predicted per step of the progress bar.
 _CHUNK = 4096
@@ -30,12 +27,14 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    from svmkit.models import SVR, NuSVR  # scikit-learn and Numba: only when the command runs
+
     refuse_probability(args.probability)
     est = read_model(args.model_file)
     X, y, _ = read_data(args.test_file, precomputed=est.kernel == "precomputed")
     est, X = fit_width(est, X)
     steps = range(0, X.shape[0], _CHUNK)
-    bar = tqdm(steps, desc="predict", unit="block", file=sys.stderr, disable=args.quiet or not sys.stderr.isatty())
+    bar = progress(steps, "predict", "block", args.quiet)
     pred = np.concatenate([est.predict(X[s:s + _CHUNK]) for s in bar]) if X.shape[0] else np.empty(0)
     with atomic_write(args.output_file) as fh:
         fh.writelines(f"{float(v):.17g}\n" for v in pred)

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import sys
 
-from svmkit.io.data import format_rows, load_svmlight
-from svmkit.models.state import pad_columns
-from svmkit.preprocessing import LibsvmScaler
-
 
 def add_parser(sub):
     p = sub.add_parser("scale", help="scale a LIBSVM data file to a range (svm-scale's options)",
@@ -25,6 +21,11 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    # scikit-learn and Numba: only when the command runs
+    from svmkit.io.data import format_rows, load_svmlight
+    from svmkit.models.state import pad_columns
+    from svmkit.preprocessing import LibsvmScaler
+
     if args.save and args.restore:
         raise ValueError("cannot use -r and -s simultaneously")
     X, y = load_svmlight(args.data_filename)

@@ -4,21 +4,16 @@ summary and model file; `--format native` writes svmkit's own file instead."""
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
-from sklearn.model_selection import KFold, StratifiedKFold
-from tqdm import tqdm
 
 from svmkit.cli.common import read_data, refuse_probability
+from svmkit.cli.progress import progress
 from svmkit.cli.report import accuracy_line, regression_lines
-from svmkit.io import libsvm_model
-from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
-from svmkit.models.state import ESTIMATORS, index_precomputed_support
 
-#: svm-train's -s and -t codes, in the order of LIBSVM's own tables.
-SVM_TYPES = {code: ESTIMATORS[name] for code, name in enumerate(libsvm_model.SVM_TYPES.values())}
-KERNEL_TYPES = dict(enumerate(libsvm_model.KERNEL_TYPES.values()))
+# The estimators, the model files and scikit-learn's splitters are imported in the functions
+# that use them, so that building the parser (every command does) loads neither scikit-learn
+# nor Numba.
 
 
 def add_parser(sub):
@@ -29,8 +24,8 @@ def add_parser(sub):
                     "kernel_type -t: 0 linear, 1 polynomial, 2 radial basis function, 3 sigmoid, "
                     "4 precomputed kernel.")
     p.add_argument("--help", action="help", help="show this help and exit")
-    p.add_argument("-s", "--svm-type", type=int, choices=sorted(SVM_TYPES), default=0, help="(default 0)")
-    p.add_argument("-t", "--kernel-type", type=int, choices=sorted(KERNEL_TYPES), default=2, help="(default 2)")
+    p.add_argument("-s", "--svm-type", type=int, choices=range(5), default=0, help="(default 0)")
+    p.add_argument("-t", "--kernel-type", type=int, choices=range(5), default=2, help="(default 2)")
     p.add_argument("-d", "--degree", type=int, default=3, help="degree in the kernel function (default 3)")
     p.add_argument("-g", "--gamma", type=float, default=0.0, help="gamma in the kernel (default 1/num_features)")
     p.add_argument("-r", "--coef0", type=float, default=0.0, help="coef0 in the kernel (default 0)")
@@ -64,8 +59,11 @@ def split_weight_flags(argv):
 
 
 def build_estimator(args, n_features):
+    from svmkit.io.libsvm_model import KERNEL_TYPES
+    from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
+
     refuse_probability(args.probability)
-    kernel = KERNEL_TYPES[args.kernel_type]
+    kernel = list(KERNEL_TYPES.values())[args.kernel_type]  # -t codes in the order of LIBSVM's table
     # svm-train: gamma 0 means 1/num_features
     gamma = args.gamma if args.gamma != 0 else 1.0 / max(n_features, 1)
     common = dict(kernel=kernel, degree=args.degree, gamma=gamma, coef0=args.coef0, tol=args.tolerance,
@@ -112,6 +110,10 @@ def _kernel_columns(X, ids):
 def cross_validate(est, K, y, folds, quiet):
     """svm-train -v: predictions of each fold's model on its held-out rows, then LIBSVM's summary.
     A precomputed kernel is cut to the fold's training columns."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    from svmkit.models import SVR, NuSVR, OneClassSVM
+
     regression = isinstance(est, (SVR, NuSVR))
     if folds < 2:
         raise ValueError(f"-v {folds}: n-fold cross validation needs n >= 2")
@@ -120,8 +122,7 @@ def cross_validate(est, K, y, folds, quiet):
     pred = np.empty(y.shape[0])
     splits = list(splitter.split(K, y))
     precomputed = est.kernel == "precomputed"
-    for train, test in tqdm(splits, desc="cross validation", unit="fold", file=sys.stderr,
-                            disable=quiet or not sys.stderr.isatty()):
+    for train, test in progress(splits, "cross validation", "fold", quiet):
         cols = train if precomputed else slice(None)
         pred[test] = est.fit(K[train][:, cols], y[train]).predict(K[test][:, cols])
     if regression:
@@ -130,6 +131,10 @@ def cross_validate(est, K, y, folds, quiet):
 
 
 def run(args) -> int:
+    from svmkit.io import libsvm_model
+    from svmkit.models import SVC, NuSVC
+    from svmkit.models.state import index_precomputed_support
+
     X, y, ids = read_data(args.training_file, precomputed=args.kernel_type == 4)
     est = build_estimator(args, X.shape[1])
     classifier = isinstance(est, (SVC, NuSVC))

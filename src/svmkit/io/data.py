@@ -15,7 +15,6 @@ import re
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 from sklearn.utils import check_array, check_consistent_length
 
 from svmkit._validation import check_int
@@ -123,6 +122,9 @@ def _read(path) -> bytes:
 
 
 def _load_one(path, n_features, zero_based, dtype, query_id):
+    # sklearn.datasets imports every data set loader with it (some 0.05 s): only when reading
+    from sklearn.datasets import load_svmlight_file
+
     content = _read(path)
     try:
         X, y, *qid = load_svmlight_file(io.BytesIO(content), n_features=n_features, dtype=dtype,

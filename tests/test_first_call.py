@@ -1,0 +1,61 @@
+"""`import svmkit` and the command line's parser load scikit-learn and Numba only when a name or
+a command needs them; the public names still resolve on first use."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import svmkit
+
+HEAVY = {"sklearn", "numba", "tqdm"}
+
+
+def loaded_after(code):
+    """The top-level packages a fresh interpreter has imported after running `code`."""
+    report = "import json, sys; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    result = subprocess.run([sys.executable, "-c", f"{code}\n{report}"], capture_output=True, text=True, check=True)
+    return set(json.loads(result.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize("code", [
+    "import svmkit",
+    "import svmkit; dir(svmkit)",
+    "from svmkit.exceptions import NotSeparableError",
+    "from svmkit.cli.main import build_parser; build_parser()",
+])
+def test_loads_no_heavy_library(code):
+    assert not loaded_after(code) & HEAVY
+
+
+def test_first_use_imports_the_estimators():
+    assert {"sklearn", "numba"} <= loaded_after("import svmkit; svmkit.SVC")
+
+
+def test_public_names_resolve():
+    from svmkit import SVC, NotSeparableError
+    from svmkit.io.native import load
+    from svmkit.models import NuSVR
+
+    assert svmkit.SVC is SVC and svmkit.NuSVR is NuSVR and svmkit.load is load
+    assert svmkit.NotSeparableError is NotSeparableError and issubclass(svmkit.TubeTooNarrowError, ValueError)
+    assert all(getattr(svmkit, name) is not None for name in svmkit.__all__)
+
+
+def test_star_import_gives_all():
+    namespace = {}
+    exec("from svmkit import *", namespace)
+    assert set(svmkit.__all__) <= set(namespace)
+
+
+def test_dir_lists_public_names_before_they_load():
+    code = "import json, svmkit; print(json.dumps(dir(svmkit)))"
+    names = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                      check=True).stdout)
+    assert set(svmkit.__all__) <= set(names)
+
+
+def test_unknown_attribute_is_named():
+    with pytest.raises(AttributeError, match="no_such_name"):
+        svmkit.no_such_name  # noqa: B018
