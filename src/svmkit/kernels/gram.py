@@ -153,10 +153,9 @@ class TrainingKernel:
 
     Rows are produced in float32, the precision the row cache stores (as LIBSVM's). Dense
     RBF data of few features take the differences directly; of more, a float32 GEMM on
-    centred columns, which leaves distances unchanged
-    and keeps ||a||² + ||b||² − 2<a, b> free of cancellation. The other kernels take float64
-    inner products, rounded once when stored, so that they give the rows a precomputed Gram
-    matrix of the same kernel gives.
+    centred columns, which leaves distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free
+    of cancellation. The other kernels take float64 inner products, rounded once when stored,
+    so that they give the rows a precomputed Gram matrix of the same kernel gives.
     """
 
     def __init__(self, spec: KernelSpec, X):
@@ -173,7 +172,7 @@ class TrainingKernel:
             self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
         elif dense_rbf:
             self.X = np.ascontiguousarray(X - X.mean(axis=0), dtype=np.float32)
-        self.sq = row_sq_norms(self.X) if spec.name == "rbf" else None
+        self.sq = row_sq_norms(self.X) if spec.name == "rbf" and self._Xt is None else None
 
     def _inner_rows(self, idx, buf):
         """<x_i, x_j> for i in idx and every j, into the first rows of `buf`."""

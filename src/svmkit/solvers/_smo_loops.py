@@ -234,15 +234,9 @@ def _update_pair(st, m, i, j):
 def _reconstruct(st, m, q):
     """Exact gradients for the shrunk slots m..q-1: G = G⁰ + Σ_s Q[:, s] (α_s − α⁰_s)."""
     y, alpha, G, kid, ps, a0, G0, store = st[0], st[1], st[2], st[5], st[6], st[8], st[9], st[14]
-    for t in range(m, q):
-        G[t] = G0[t]
-    for s in range(q):
-        d = alpha[s] - a0[s]
-        if d != 0.0:
-            src = store[ps[s]]
-            ds = y[s] * d
-            for t in range(m, q):
-                G[t] += y[t] * ds * src[kid[t]]
+    G[m:q] = G0[m:q]
+    moved = np.flatnonzero(alpha != a0)
+    _update_columns(G[m:q], store, ps[moved], y[moved] * (alpha[moved] - a0[moved]), kid[m:q], y[m:q], 0, q - m)
 
 
 @njit(cache=True, inline="always")
@@ -307,9 +301,10 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
     """LIBSVM's SMO, second-order selection and shrinking, on one block B of variables.
 
     Kernel rows of B are rows `pos` of `store`; rows of Q_BB are gathered into the scratch `Qs`
-    (at least |B|×|B|) as the pairs need them. Updates `alpha` (the block's α) in place; `G` is the block's gradient on entry. Stops
-    when the block's maximal violation is below `eps`, after `max_iter` pair updates, or when
-    an α passes `limit` (an unbounded dual); returns the number of pair updates.
+    (at least |B|×|B|) as the pairs need them. Updates `alpha` (the block's α) in place; `G` is
+    the block's gradient on entry. Stops when the block's maximal violation is below `eps`,
+    after `max_iter` pair updates, or when an α passes `limit` (an unbounded dual); returns
+    the number of pair updates.
     """
     q = y.shape[0]
     st = (y.copy(), alpha.copy(), G.copy(), U.copy(), QD.copy(), kidx_b.copy(), pos.copy(),
