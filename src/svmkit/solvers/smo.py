@@ -116,23 +116,30 @@ def _rho(y, alpha, G, U, sel):
     return float((ub + lb) / 2)
 
 
-def _add_kernel_terms(G, rows, problem, alpha, nz, cols):
-    """G[cols] += Σ_{j in nz} Q[cols, j] α_j, from the kernel rows of nz in blocks."""
+def _add_kernel_terms(G, rows, problem, coef, nz, cols):
+    """G[cols] += Σ_{j in nz} Q[cols, j] coef_j, from the kernel rows of nz in blocks."""
     kidx = problem.kidx
     g = G[cols]
     step = min(WS_SIZE, rows.capacity)
     for s in range(0, nz.size, step):
         b = nz[s:s + step]
         store, pos = rows.fetch(kidx[b])
-        update_gradient(g, store, pos, problem.y[b] * alpha[b], kidx[cols], problem.y[cols])
+        update_gradient(g, store, pos, problem.y[b] * coef[b], kidx[cols], problem.y[cols])
     G[cols] = g
 
 
-def initial_gradient(problem: DualProblem, rows, alpha: np.ndarray) -> np.ndarray:
-    """G = Qα + p, from the kernel rows of the nonzero α."""
-    G = problem.p.astype(np.float64).copy()
-    _add_kernel_terms(G, rows, problem, alpha, np.flatnonzero(alpha), np.arange(problem.n))
-    return G
+def initial_gradients(problem: DualProblem, rows, alpha: np.ndarray, at_upper: np.ndarray, grad0=None):
+    """G = Qα + p (`grad0` when given) and LIBSVM's Ḡ = Σ_{i: α_i = U_i} U_i Q_{:,i}, from the
+    kernel rows of the nonzero α. Ḡ, the part of G from variables at their upper bound, lets
+    a rebuild of shrunk gradients read only the free variables' rows."""
+    everything = np.arange(problem.n)
+    G_bar = np.zeros(problem.n)
+    _add_kernel_terms(G_bar, rows, problem, alpha, np.flatnonzero(at_upper), everything)
+    if grad0 is not None:
+        return np.array(grad0, dtype=np.float64), G_bar
+    G = problem.p + G_bar
+    _add_kernel_terms(G, rows, problem, alpha, np.flatnonzero((alpha > 0) & ~at_upper), everything)
+    return G, G_bar
 
 
 def block_size(n: int, n_rows: int, capacity: int, ws_size: int = WS_SIZE) -> int:
@@ -150,7 +157,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
 
     With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
     active set, so selection and gradient updates skip them; their gradients are rebuilt
-    from the kernel rows of the nonzero α when the active problem is solved to 10·tol and
+    from Ḡ and the free variables' rows when the active problem is solved to 10·tol and
     again before stopping, so the stopping test always covers every variable.
     """
     n = problem.n
@@ -159,7 +166,8 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     kidx = problem.kidx.astype(np.int64)
     diag = rows.diag[kidx]
     alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
-    G = initial_gradient(problem, rows, alpha) if grad0 is None else np.array(grad0, dtype=np.float64)
+    at_upper = alpha >= U
+    G, G_bar = initial_gradients(problem, rows, alpha, at_upper, grad0)
     budget = np.inf if max_iter is None or max_iter < 0 else int(max_iter)
     q = block_size(n, np.unique(kidx).size, rows.capacity, ws_size)
     hard = bool(np.isinf(U).any())
@@ -171,8 +179,8 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
 
     def rebuild():
         inactive = np.setdiff1d(np.arange(n), act)
-        G[inactive] = problem.p[inactive]
-        _add_kernel_terms(G, rows, problem, alpha, np.flatnonzero(alpha), inactive)
+        G[inactive] = problem.p[inactive] + G_bar[inactive]
+        _add_kernel_terms(G, rows, problem, alpha, np.flatnonzero((alpha > 0) & ~at_upper), inactive)
         return np.arange(n)
 
     while True:
@@ -212,6 +220,13 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
             continue
         update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
         G[act] = Ga
+        if shrinking:
+            up_now = a_b >= U[ws]
+            flip = np.flatnonzero(up_now != at_upper[ws])
+            if flip.size:
+                at_upper[ws[flip]] = up_now[flip]
+                sign = np.where(up_now[flip], 1.0, -1.0)
+                update_gradient(G_bar, store, pos[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
         if hard and alpha.max() > unbounded_alpha:
             raise UnboundedDualError("the dual is unbounded: no finite solution exists")
         if shrinking:
