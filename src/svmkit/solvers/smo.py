@@ -6,9 +6,12 @@ with Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]). Δ is set by the starting point, wh
 feasible. The solver knows nothing of models.
 
 Method: a batched working set (Wen et al., JMLR 2018) around LIBSVM's SMO. Each outer step
-picks the q most violating variables (half from I_up, half from I_low), fetches their q kernel
-rows in one block, runs SMO with second-order selection (Fan, Chen & Lin 2005) and LIBSVM's
-shrinking on the q×q subproblem in compiled code, and updates the full gradient with one pass
+picks the q/2 most violating variables (half from I_up, half from I_low) and keeps the q/2
+picked the step before, as ThunderSVM and oneDAL do: the kept variables, mostly free, are the
+partners the new violators need under yᵀα = Δ, so a step makes far more progress than q fresh
+violators allow (SVR on cadata: 2,764 steps → 30). It fetches the q kernel rows in one block,
+runs SMO with second-order selection (Fan, Chen & Lin 2005) and LIBSVM's shrinking on the
+q×q subproblem in compiled code, and updates the full gradient with one pass
 over the rows of the variables that moved. It stops on the same criterion as LIBSVM: the
 maximal KKT violation m(α) − M(α) ≤ tol over all variables. A problem of at most
 `FULL_BLOCK` variables whose kernel rows all fit in the row source is one block: that is
@@ -174,6 +177,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     n_iter = 0
     converged = True
     act = np.arange(n)
+    kept = np.empty(0, dtype=np.int64)
     unshrunk = not shrinking
     Q_rows = _scratch.take((q, q), np.float32)
 
@@ -187,8 +191,8 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
         ya, Ua, Ga = y[act], U[act], G[act]
         classes = [ya > 0, ya < 0] if problem.nu_mode else [np.ones(act.size, dtype=bool)]
         f, up, low = _violations(ya, alpha[act], Ga, Ua)
-        gap, ws_local, idle = _gap_and_pick(f, up, low, max(1, q // (2 * len(classes))), classes)
-        if not gap > tol or ws_local.size == 0:
+        gap, new_local, idle = _gap_and_pick(f, up, low, max(1, q // (4 * len(classes))), classes)
+        if not gap > tol or new_local.size == 0:
             if act.size == n:
                 break
             act = rebuild()
@@ -200,8 +204,9 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
         if n_iter >= budget:
             converged = False
             break
-        if q >= act.size:
-            ws_local = np.arange(act.size)
+        ws_local = np.arange(act.size) if q >= act.size else np.union1d(
+            new_local, np.searchsorted(act, kept[np.isin(kept, act)]))
+        kept = act[new_local]
         ws = act[ws_local]
         store, pos = rows.fetch(kidx[ws])
         a_b = alpha[ws].copy()
