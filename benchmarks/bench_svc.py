@@ -1,8 +1,9 @@
 """Time the SMO models' fit and predict: svmkit beside scikit-learn, LIBSVM, ThunderSVM (CPU)
 and scikit-learn-intelex on the same data and parameters (RBF, gamma='scale' resolved to one
-number per data set and given to every system; tol 1e-3; each system's default cache).
+number per data set and given to every system; tol 1e-3; each system's default cache, or
+`--cache MB` given to every system).
 
-    python benchmarks/bench_svc.py [--sets a9a,w8a] [--systems svmkit,scikit-learn] [--timeout 900]
+    python benchmarks/bench_svc.py [--sets a9a,w8a] [--systems svmkit,scikit-learn] [--timeout 900] [--cache 200]
 
 Every (data set, system) runs in its own process, one after another, so no system inherits
 another's memory or threads, and a peer that runs past --timeout seconds is reported as such
@@ -95,10 +96,11 @@ def _scale_gamma(X):
     return float(1.0 / (X.shape[1] * var))
 
 
-def _estimator(module, model, gamma):
+def _estimator(module, model, gamma, cache):
     import importlib
     cls = getattr(importlib.import_module(module), _CLASSES[model])
-    return cls(kernel="rbf", gamma=gamma, **_PARAMS[model])
+    extra = {} if cache is None else {"cache_size": cache}
+    return cls(kernel="rbf", gamma=gamma, **_PARAMS[model], **extra)
 
 
 def _n_sv(m):
@@ -118,7 +120,7 @@ def _timed(m, Xtr, ytr, Xte):
     return fit, time.perf_counter() - t, np.asarray(pred), _n_sv(m)
 
 
-def run_libsvm(model, Xtr, ytr, Xte, gamma):
+def run_libsvm(model, Xtr, ytr, Xte, gamma, cache):
     """libsvm-official, predicting row by row as its svm_predict does. Its svm_predict itself
     sizes the decision buffer for one classifier on ν-SVC (it names NU_SVC where NU_SVR is
     meant), which overruns on multiclass ν-SVC and crashes the process."""
@@ -126,7 +128,8 @@ def run_libsvm(model, Xtr, ytr, Xte, gamma):
     from libsvm.svmutil import svm_problem, svm_train
     prob = svm_problem(ytr, sp.csr_matrix(Xtr))  # the model points into it: keep it alive
     t = time.perf_counter()
-    fitted = svm_train(prob, f"{_LIBSVM_OPTS[model]} -t 2 -g {gamma!r} -e 0.001 -q")
+    cache_opt = "" if cache is None else f" -m {cache}"
+    fitted = svm_train(prob, f"{_LIBSVM_OPTS[model]} -t 2 -g {gamma!r} -e 0.001 -q{cache_opt}")
     fit = time.perf_counter() - t
     Xte = sp.csr_matrix(Xte)
     t = time.perf_counter()
@@ -138,44 +141,47 @@ def run_libsvm(model, Xtr, ytr, Xte, gamma):
     return fit, time.perf_counter() - t, np.asarray(labels), fitted.get_nr_sv()
 
 
-def run_system(system, model, Xtr, ytr, Xte, gamma):
+def run_system(system, model, Xtr, ytr, Xte, gamma, cache=None):
     if system == "libsvm":
-        return run_libsvm(model, Xtr, ytr, Xte, gamma)
+        return run_libsvm(model, Xtr, ytr, Xte, gamma, cache)
     module = {"svmkit": "svmkit", "scikit-learn": "sklearn.svm", "sklearn-intelex": "sklearnex.svm",
               "thundersvm-cpu": "thundersvm"}[system]
     if system == "thundersvm-cpu":
         Xtr, Xte = (X.toarray() if sp.issparse(X) else X for X in (Xtr, Xte))  # its CSR path crashes
     elif system != "svmkit":
         Xtr, Xte = _int32(Xtr), _int32(Xte)
-    return _timed(_estimator(module, model, gamma), Xtr, ytr, Xte)
+    return _timed(_estimator(module, model, gamma, cache), Xtr, ytr, Xte)
 
 
 SYSTEMS = ("svmkit", "scikit-learn", "sklearn-intelex", "thundersvm-cpu", "libsvm")
 
 
-def warm_up():
-    """Touch memory once and load svmkit's compiled loops, so it pays no first-use cost."""
+def warm_up(system):
+    """Touch 2 GB of memory (on this kind of VM a page's first touch is slow: some 2.5 ms per
+    MB), the same for every system; load svmkit's compiled loops, as a peer's library is
+    loaded before its fit."""
     block = np.ones(2**28)
     del block
-    import svmkit
-    X, y = make_classification(500, 10, random_state=0)
-    svmkit.SVC().fit(X, y).predict(X)
+    if system == "svmkit":
+        import svmkit
+        X, y = make_classification(500, 10, random_state=0)
+        svmkit.SVC().fit(X, y).predict(X)
 
 
-def worker(set_name, system):
+def worker(set_name, system, cache=None):
     model, load = SETS[set_name]
     Xtr, ytr, Xte, yte = load()
     gamma = _scale_gamma(Xtr)
-    if system == "svmkit":
-        warm_up()
-    fit, pred_t, pred, nsv = run_system(system, model, Xtr, ytr, Xte, gamma)
+    warm_up(system)
+    fit, pred_t, pred, nsv = run_system(system, model, Xtr, ytr, Xte, gamma, cache)
     score = float(np.mean((pred - yte) ** 2)) if model == "svr" else float(100 * np.mean(pred == yte))
     print(json.dumps({"fit": fit, "predict": pred_t, "score": score, "n_sv": int(nsv)}))
 
 
-def _run_isolated(set_name, system, timeout):
+def _run_isolated(set_name, system, timeout, cache):
+    extra = [] if cache is None else ["--cache", str(cache)]
     try:
-        out = subprocess.run([sys.executable, __file__, "--worker", set_name, system],
+        out = subprocess.run([sys.executable, __file__, "--worker", set_name, system, *extra],
                              capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return f"timed out after {timeout} s"
@@ -189,19 +195,22 @@ def main(argv=None):
     ap.add_argument("--sets", default="", help="comma-separated substrings of data set names")
     ap.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated systems")
     ap.add_argument("--timeout", type=float, default=900, help="seconds allowed to one system on one set")
+    ap.add_argument("--cache", type=float, default=None,
+                    help="cache_size in MB given to every system (default: each system's own)")
     ap.add_argument("--worker", nargs=2, metavar=("SET", "SYSTEM"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        return worker(*args.worker)
+        return worker(*args.worker, args.cache)
     wanted = [s for s in SETS if not args.sets or any(w in s for w in args.sets.split(","))]
     systems = [s for s in args.systems.split(",") if s]
     print(f"# machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, numpy {np.__version__}")
+          f"Python {platform.python_version()}, numpy {np.__version__}; cache: "
+          f"{'each system its default' if args.cache is None else f'{args.cache:g} MB for every system'}")
     print("| data set | system | fit s | predict s | accuracy % / MSE | #SV | fit vs sklearn | "
           "predict vs sklearn | fit vs intelex | predict vs intelex |")
     print("|" + "---|" * 10)
     for name in wanted:
-        rows = {s: _run_isolated(name, s, args.timeout) for s in systems}
+        rows = {s: _run_isolated(name, s, args.timeout, args.cache) for s in systems}
         ref, ex = rows.get("scikit-learn"), rows.get("sklearn-intelex")
         for sysname, row in rows.items():
             if isinstance(row, str):
