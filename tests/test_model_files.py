@@ -10,7 +10,8 @@ import scipy.sparse as sp
 import svmkit
 from conftest import DATASETS, heart_scale, libsvm_predict, scale_gamma, sort_by_label
 from svmkit.io.libsvm_model import load_libsvm_model, save_libsvm_model
-from svmkit.io.native import FORMAT_VERSION, MAGIC, ModelFileError
+from svmkit.exceptions import ModelFileError
+from svmkit.io.native import FORMAT_VERSION, MAGIC
 from test_smo_family_libsvm import blobs_with_outliers, housing
 
 
@@ -153,7 +154,7 @@ def test_native_round_trip_keeps_parameters_and_predictions(name, tmp_path):
     make, load = ESTIMATORS[name]
     X, y = load()
     est = make().fit(X, y)
-    est.save(tmp_path / "m.svmkit")
+    svmkit.save(est, tmp_path / "m.svmkit")
     back = svmkit.load(tmp_path / "m.svmkit")
     assert type(back) is type(est) and back.get_params() == est.get_params()
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
@@ -164,7 +165,7 @@ def test_native_round_trip_keeps_parameters_and_predictions(name, tmp_path):
 def test_native_keeps_dict_class_weight_and_infinite_c(tmp_path):
     X, y = heart_scale()
     est = svmkit.SVC(class_weight={-1: 2.0, 1: 0.5}, kernel="linear").fit(X, y)
-    est.save(tmp_path / "m")
+    svmkit.save(est, tmp_path / "m")
     assert svmkit.load(tmp_path / "m").class_weight == {-1: 2.0, 1: 0.5}
 
 
@@ -172,7 +173,7 @@ def test_failed_save_leaves_the_existing_file_intact(tmp_path, monkeypatch):
     X, y = heart_scale()
     est = svmkit.SVC().fit(X, y)
     path = tmp_path / "m"
-    est.save(path)
+    svmkit.save(est, path)
     before = path.read_bytes()
 
     def broken_replace(src, dst):
@@ -180,7 +181,7 @@ def test_failed_save_leaves_the_existing_file_intact(tmp_path, monkeypatch):
 
     monkeypatch.setattr("svmkit.io.atomic.os.replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
-        svmkit.SVC(C=5).fit(X, y).save(path)
+        svmkit.save(svmkit.SVC(C=5).fit(X, y), path)
     with pytest.raises(OSError, match="disk full"):
         save_libsvm_model(est, path)
     assert path.read_bytes() == before
@@ -195,7 +196,7 @@ def _native_file(header, arrays=b""):
 def test_native_load_errors_are_clear(tmp_path):
     X, y = heart_scale()
     good = tmp_path / "good"
-    svmkit.SVC().fit(X, y).save(good)
+    svmkit.save(svmkit.SVC().fit(X, y), good)
     cases = {
         "foreign": (b"label 1:0.5\n", "not an svmkit model file"),
         "truncated": (good.read_bytes()[:40], "truncated"),
@@ -239,5 +240,5 @@ def test_save_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_path)
 def test_save_into_a_missing_folder_names_the_path(tmp_path):
     X, y = heart_scale()
     with pytest.raises(OSError) as info:
-        svmkit.SVC().fit(X, y).save(tmp_path / "no" / "such" / "m.svmkit")
+        svmkit.save(svmkit.SVC().fit(X, y), tmp_path / "no" / "such" / "m.svmkit")
     assert info.value.filename == str(tmp_path / "no" / "such" / "m.svmkit")

@@ -8,16 +8,17 @@ import os
 # before the OpenMP runtime loads; an explicit user setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-__version__ = "0.1.0"
+from svmkit._version import __version__
 
 __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "NotSeparableError", "TubeTooNarrowError",
-           "load", "__version__"]
+           "ModelFileError", "save", "load", "__version__"]
 
 # The module each public name comes from. They are imported on first use (PEP 562): the
 # estimators pull in scikit-learn and Numba, a second or more that `import svmkit` need not pay.
 _HOMES = {"SVC": "svmkit.models", "NuSVC": "svmkit.models", "SVR": "svmkit.models", "NuSVR": "svmkit.models",
           "OneClassSVM": "svmkit.models", "NotSeparableError": "svmkit.exceptions",
-          "TubeTooNarrowError": "svmkit.exceptions", "load": "svmkit.io.native"}
+          "TubeTooNarrowError": "svmkit.exceptions", "ModelFileError": "svmkit.exceptions",
+          "save": "svmkit.io.native", "load": "svmkit.io.native"}
 
 
 def __getattr__(name):

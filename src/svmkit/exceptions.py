@@ -1,4 +1,4 @@
-"""Errors that say which problem has no solution."""
+"""Every public error: the problems that have no solution, and model files that cannot be read."""
 
 
 class NotSeparableError(ValueError):
@@ -7,3 +7,7 @@ class NotSeparableError(ValueError):
 
 class TubeTooNarrowError(ValueError):
     """The hard ε-tube problem (C=inf) has no solution: no function of the kernel fits within ε."""
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be read: not a model file, corrupt, truncated or too new."""

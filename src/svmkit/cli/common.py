@@ -42,7 +42,8 @@ def fit_width(est, X):
     """Make X and the model agree on the number of features as LIBSVM does: missing trailing
     features are zeros; features the model never saw widen its support vectors (they still
     count in an RBF distance). A precomputed kernel keeps only the columns the model uses."""
-    from svmkit.models.state import pad_columns, widen_features
+    from svmkit.io.data import pad_columns
+    from svmkit.io.state import widen_features
 
     n = est.n_features_in_
     if X.shape[1] < n:

@@ -26,7 +26,7 @@ def run(args) -> int:
     acc = cross_val_score(model, X, y, cv=folds)
     model.fit(X, y)
     print(f"data: {args.data} ({X.shape[0]} rows, {X.shape[1]} features, {len(model.classes_)} classes)")
-    print(f"SVC(C={args.cost:g}, kernel='rbf', gamma={model._gamma:.6g})")
+    print(f"SVC(C={args.cost:g}, kernel='rbf', gamma={model.gamma_:.6g})")
     print(f"{args.folds}-fold cross-validation accuracy = {100 * acc.mean():.4f}% (± {100 * acc.std():.2f})")
     print(f"support vectors: {model.support_.size} ({model.free_support_.size} free, "
           f"{model.bounded_support_.size} bounded at C); leave-one-out bound #SV/N = {model.loo_bound_:.4f}")

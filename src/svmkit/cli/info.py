@@ -16,7 +16,7 @@ def add_parser(sub):
 
 def _kernel(est):
     params = {"poly": ("gamma", "degree", "coef0"), "rbf": ("gamma",), "sigmoid": ("gamma", "coef0")}
-    values = {"gamma": est._gamma, "degree": est.degree, "coef0": est.coef0}
+    values = {"gamma": est.gamma_, "degree": est.degree, "coef0": est.coef0}
     shown = ", ".join(f"{k}={values[k]:g}" for k in params.get(est.kernel, ()))
     return f"{est.kernel} ({shown})" if shown else est.kernel
 

@@ -22,8 +22,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     # scikit-learn and Numba: only when the command runs
-    from svmkit.io.data import format_rows, load_svmlight
-    from svmkit.models.state import pad_columns
+    from svmkit.io.data import format_rows, load_svmlight, pad_columns
     from svmkit.preprocessing import LibsvmScaler
 
     if args.save and args.restore:

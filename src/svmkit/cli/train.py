@@ -131,9 +131,9 @@ def cross_validate(est, K, y, folds, quiet):
 
 
 def run(args) -> int:
-    from svmkit.io import libsvm_model
+    from svmkit.io import libsvm_model, native
+    from svmkit.io.state import index_precomputed_support
     from svmkit.models import SVC, NuSVC
-    from svmkit.models.state import index_precomputed_support
 
     X, y, ids = read_data(args.training_file, precomputed=args.kernel_type == 4)
     est = build_estimator(args, X.shape[1])
@@ -154,7 +154,7 @@ def run(args) -> int:
         print(f"Total nSV = {est.support_.size}")
     model_file = args.model_file or os.path.basename(args.training_file) + ".model"
     if args.format == "native":
-        est.save(model_file)
+        native.save(est, model_file)
     else:
         libsvm_model.save_libsvm_model(est, model_file)
     return 0

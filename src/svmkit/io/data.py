@@ -212,3 +212,11 @@ def dump_svmlight(X, y, path, query_id=None, comment=None) -> None:
         if query_id is not None:
             heads = [f"{head} qid:{q}" for head, q in zip(heads, query_id.tolist())]
         f.writelines(format_rows(X, heads))
+
+
+def pad_columns(M, n_columns):
+    """M (dense or CSR) with zero columns appended up to n_columns."""
+    if sp.issparse(M):
+        M = sp.csr_matrix(M)
+        return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.shape[0], n_columns))
+    return np.hstack([M, np.zeros((M.shape[0], n_columns - M.shape[1]))])

@@ -18,8 +18,8 @@ import scipy.sparse as sp
 
 from svmkit.io.atomic import atomic_write
 from svmkit.io.data import format_rows
-from svmkit.io.native import ModelFileError
-from svmkit.models.state import ESTIMATORS, set_state
+from svmkit.exceptions import ModelFileError
+from svmkit.io.state import ESTIMATORS, set_state
 
 SVM_TYPES = {"c_svc": "SVC", "nu_svc": "NuSVC", "one_class": "OneClassSVM", "epsilon_svr": "SVR",
              "nu_svr": "NuSVR"}
@@ -53,7 +53,7 @@ def save_libsvm_model(est, path) -> None:
     if kernel == "polynomial":
         lines.append(f"degree {int(est.degree)}")
     if kernel in ("polynomial", "rbf", "sigmoid"):
-        lines.append(f"gamma {_g17(est._gamma)}")
+        lines.append(f"gamma {_g17(est.gamma_)}")
     if kernel in ("polynomial", "sigmoid"):
         lines.append(f"coef0 {_g17(est.coef0)}")
     classifier = svm_type in _CLASSIFIERS
@@ -179,7 +179,7 @@ def load_libsvm_model(path, n_features=None):
         sv = sp.csr_matrix((vals, (rows, cols - 1)), shape=(total, width))
         support = np.arange(total)
     state = {"support_": support.astype(np.int32), "support_vectors_": sv, "_dual_coef_": coef.T.copy(),
-             "_intercept_": -np.asarray(header["rho"]), "_gamma": header.get("gamma", 1.0),
+             "_intercept_": -np.asarray(header["rho"]), "gamma_": header.get("gamma", 1.0),
              "n_features_in_": width, "shape_fit_": (width, width) if precomputed else (total, width),
              "fit_status_": 0}
     if classifier:

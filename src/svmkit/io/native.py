@@ -17,15 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from svmkit.io.atomic import atomic_write
-from svmkit.models.state import ESTIMATORS, get_state, set_state
+from svmkit._version import __version__
+from svmkit.exceptions import ModelFileError
+from svmkit.io.state import ESTIMATORS, get_state, set_state
 
 MAGIC = b"SVMKIT\x00\x01"
 #: Version of this layout; files from a newer version are refused with a message that says so.
 FORMAT_VERSION = 1
-
-
-class ModelFileError(ValueError):
-    """A model file that cannot be read: not a model file, corrupt, truncated or too new."""
 
 
 def _encode_param(name, value):
@@ -49,8 +47,6 @@ def _decode_param(value):
 
 def save(est, path) -> None:
     """Write a fitted estimator to `path` atomically (an existing file survives a failed save)."""
-    from svmkit import __version__
-
     name = type(est).__name__
     if name not in ESTIMATORS:
         raise ValueError(f"cannot save a {name}: svmkit model files hold {sorted(ESTIMATORS)}")

@@ -3,17 +3,22 @@ to the dual solver, and prediction through kernel blocks against the support vec
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from svmkit._validation import check_finite_rows, check_int, check_precomputed, check_real
 from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, TrainingKernel, as_kernel_input, kernel_block,
                                  row_sq_norms)
 from svmkit.kernels.spec import KERNELS, make_kernel
-from svmkit.solvers.row_source import CachedRows, FullRows
-from svmkit.solvers.smo import DualProblem, solve
+from svmkit.solvers.row_source import row_source
+from svmkit.solvers.row_source import RowSource
+from svmkit.solvers.smo import DualProblem, DualResult, solve
 
 #: Elements of one K(X_block, SV) block at prediction time.
 _PREDICT_BLOCK = 2**19
@@ -39,8 +44,48 @@ def check_kernel_range(X) -> None:
                          "float64); scale the data (e.g. with MinMaxScaler)")
 
 
+@dataclass
+class ProblemFit:
+    """One solved dual read back per training row: `rows` the training rows its variables
+    belong to, `coef` Σ y α over each row's variables, `free` the rows with a free variable and
+    none at its bound, `bounded` the rows with a variable at its bound, `rho` and `objective`
+    on the model's scale; `result` is the solver's own (α, gradient, …), from which a later
+    fit can start."""
+
+    rows: np.ndarray
+    coef: np.ndarray
+    free: np.ndarray
+    bounded: np.ndarray
+    rho: float
+    objective: float
+    result: DualResult
+
+
+def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale: float = 1.0) -> ProblemFit:
+    """A ProblemFit from the solver's result; `var_rows`: the training row of each variable,
+    `scale`: the factor from the solver's α to the model's (ν-SVC: 1/r)."""
+    rows, inv = np.unique(var_rows, return_inverse=True)
+    coef = scale * np.bincount(inv, weights=problem.y * res.alpha, minlength=rows.size)
+    moved = np.bincount(inv, weights=res.alpha > 0, minlength=rows.size) > 0
+    bounded = np.bincount(inv, weights=res.alpha >= problem.upper, minlength=rows.size) > 0
+    return ProblemFit(rows, coef, rows[moved & ~bounded], rows[bounded], scale * res.rho,
+                      scale**2 * res.objective, res)
+
+
+def positive_rows(sample_weight: np.ndarray) -> np.ndarray:
+    """The rows of positive weight, which the dual keeps (as scikit-learn's LIBSVM does)."""
+    keep = np.flatnonzero(sample_weight > 0)
+    if keep.size == 0:
+        raise ValueError("sample_weight is zero for every sample; at least one must be positive")
+    return keep
+
+
 class KernelModel(BaseEstimator):
-    """Base of the SMO-type estimators; subclasses build their dual problems."""
+    """Base of the SMO-type estimators; subclasses prepare the data (`_prepare`) and solve
+    their dual problems (`_solve_problems`)."""
+
+    #: One problem per class pair, whose objective and iterations are kept per pair.
+    _one_vs_one = False
 
     def _check_kernel_params(self):
         if not callable(self.kernel) and self.kernel not in KERNELS:
@@ -78,45 +123,93 @@ class KernelModel(BaseEstimator):
         check_finite_rows(sw.reshape(-1, 1), name="sample_weight")
         return sw
 
-    def _kernel_rows(self, X):
-        """Resolve the kernel on the training data and give the solver's row source."""
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight, rows: RowSource | None = None, row_index=None, starts=None):
+        """The one fit path of every SMO model: validate and prepare; solve the model's dual
+        problems on `rows` (default: a row source of the training kernel), training row i
+        being row `row_index[i]` of it; store the fitted state.
+
+        A given `rows` must hold the kernel this model resolves on X (model selection shares
+        one per γ across folds and C). `starts`: per problem, None or a feasible (α⁰, G⁰) to
+        start from (G⁰ may be None), in the layout of `_problem_fits` of an earlier fit.
+        """
+        self._check_kernel_params()
+        self._check_model_params()
+        X, target, weight = self._prepare(X, y, sample_weight)
+        spec, Xk = self._resolve_kernel(X)
+        if rows is None:
+            rows, row_index = self._row_source(spec, Xk), None
+        row_index = np.arange(X.shape[0]) if row_index is None else np.asarray(row_index, dtype=np.int64)
+        fits = self._solve_problems(rows, row_index, target, weight, starts)
+        self._set_fitted(X, target, fits)
+        return self
+
+    def _resolve_kernel(self, X):
+        """The kernel resolved on the training data (γ kept as `gamma_`) and X in kernel format."""
         Xk = as_kernel_input(X, TRAIN_OVERLAP)
         if self.kernel in KERNELS and self.kernel != "precomputed":
             check_kernel_range(Xk)
         spec = make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
-        self._gamma = spec.gamma
+        self.gamma_ = spec.gamma
+        return spec, Xk
+
+    def _row_source(self, spec, Xk) -> RowSource:
         if spec.is_precomputed:
-            K = Xk.toarray() if sp.issparse(Xk) else Xk
-            return FullRows(K, np.diag(K).astype(np.float64))
-        return CachedRows(TrainingKernel(spec, Xk), self.cache_size)
+            return row_source(matrix=Xk.toarray() if sp.issparse(Xk) else Xk)
+        return row_source(TrainingKernel(spec, Xk), self.cache_size)
 
-    @staticmethod
-    def _gram(rows, idx):
-        """The dense kernel matrix K[idx][:, idx] from the row source, in blocks."""
-        blocks = []
-        step = min(1024, rows.capacity)
-        for s in range(0, idx.size, step):
-            store, pos = rows.fetch(idx[s:s + step])
-            blocks.append(np.asarray(store[pos][:, idx], dtype=np.float64))
-        return np.vstack(blocks)
-
-    def _solve(self, problem: DualProblem, rows, alpha0=None):
-        res = solve(problem, rows, alpha0=alpha0, tol=self.tol, max_iter=self.max_iter,
+    def _solve(self, problem: DualProblem, rows, alpha0=None, start=None):
+        """Solve one dual from the model's own feasible `alpha0`, or from `start` = (α⁰, G⁰)."""
+        grad0 = None
+        if start is not None:
+            alpha0, grad0 = start
+        res = solve(problem, rows, alpha0=alpha0, grad0=grad0, tol=self.tol, max_iter=self.max_iter,
                     shrinking=self.shrinking)
         if not (np.isfinite(res.alpha).all() and np.isfinite(res.rho)):
             raise ValueError("The dual coefficients or intercepts are not finite: the kernel values are too "
                              "large for float64; scale the data (e.g. with MinMaxScaler)")
         return res
 
-    def _summary(self, n_iter, objective, rho, coef, upper, extra=()):
-        """With `verbose`, LIBSVM's per-problem summary; `coef`: each row's y α, `upper`: its C_i."""
+    def _summary(self, fit: ProblemFit, extra=()):
+        """With `verbose`, LIBSVM's summary of one solved problem."""
         if not self.verbose:
             return
-        print(f"optimization finished, #iter = {n_iter}")
+        print(f"optimization finished, #iter = {fit.result.n_iter}")
         for line in extra:
             print(line)
-        print(f"obj = {objective:f}, rho = {rho:f}")
-        print(f"nSV = {int(np.count_nonzero(coef))}, nBSV = {int(np.count_nonzero(np.abs(coef) >= upper))}")
+        print(f"obj = {fit.objective:f}, rho = {fit.rho:f}")
+        print(f"nSV = {int(np.count_nonzero(fit.coef))}, nBSV = {fit.bounded.size}")
+
+    def _assemble(self, target, fits):
+        """(support, n_support, dual_coef) of a one-problem model: the rows of nonzero coef."""
+        (fit,) = fits
+        nz = fit.coef != 0
+        support = fit.rows[nz]
+        return support, np.array([support.size], dtype=np.int32), fit.coef[nz][None, :]
+
+    def _set_fitted(self, X, target, fits):
+        """Store the fitted state; the one place a fit's attributes are set."""
+        support, self.n_support_, self._dual_coef_ = self._assemble(target, fits)
+        self._store_support(X, support)
+        self._intercept_ = -np.array([f.rho for f in fits])
+        self.objective_ = np.array([f.objective for f in fits])
+        self.n_iter_ = np.array([f.result.n_iter for f in fits], dtype=np.int32)
+        if not self._one_vs_one:
+            self.objective_, self.n_iter_ = float(self.objective_[0]), int(self.n_iter_[0])
+        free = np.unique(np.concatenate([f.free for f in fits])).astype(np.int64)
+        self.free_support_ = free
+        self.bounded_support_ = np.setdiff1d(np.unique(np.concatenate([f.bounded for f in fits])), free)
+        self.loo_bound_ = support.size / X.shape[0]
+        self.fit_status_ = int(not all(f.result.converged for f in fits))
+        if self.fit_status_:
+            warnings.warn(f"Solver terminated early (max_iter={self.max_iter}). Consider pre-processing your "
+                          "data with StandardScaler or MinMaxScaler.", ConvergenceWarning, stacklevel=4)
+        self.shape_fit_ = X.shape
+        self._problem_fits = fits
+        self._prepare_prediction()
 
     def _store_support(self, X, support):
         """Keep the support vectors in the training format (dense or CSR, as scikit-learn does)."""
@@ -129,7 +222,7 @@ class KernelModel(BaseEstimator):
     def _prepare_prediction(self):
         """Derive what prediction uses from the fitted state: the kernel, the support vectors in
         kernel format with their squared norms, the weight matrix and the public coefficients."""
-        self._spec = make_kernel(self.kernel, self.support_vectors_, self._gamma, self.degree, self.coef0)
+        self._spec = make_kernel(self.kernel, self.support_vectors_, self.gamma_, self.degree, self.coef0)
         self._sv_kernel = None if self.kernel == "precomputed" else as_kernel_input(self.support_vectors_)
         self._sv_sq = (row_sq_norms(self._sv_kernel)
                        if self.kernel == "rbf" and self._sv_kernel is not None else None)
@@ -137,37 +230,6 @@ class KernelModel(BaseEstimator):
         self._W = self._dual_coef_.T
         self.dual_coef_ = self._dual_coef_
         self.intercept_ = self._intercept_.copy()
-
-    def _positive_weight_rows(self, sample_weight, X):
-        """Sample weights and the rows they keep (weight > 0), as scikit-learn's LIBSVM does."""
-        sw = self._sample_weight(sample_weight, X)
-        keep = np.flatnonzero(sw > 0)
-        if keep.size == 0:
-            raise ValueError("sample_weight is zero for every sample; at least one must be positive")
-        return sw, keep
-
-    def _store_single(self, X, problem: DualProblem, res, upper_row, extra=()):
-        """Read back a one-problem fit (regression, one-class): coef_i = Σ y α over the variables
-        of row i, b = −ρ; `upper_row`: each training row's C_i. A row is bounded when one of its
-        variables is at its bound, free when it has a nonzero variable and none at the bound."""
-        n = X.shape[0]
-        coef = np.bincount(problem.kidx, weights=problem.y * res.alpha, minlength=n)
-        moved = np.bincount(problem.kidx, weights=res.alpha > 0, minlength=n) > 0
-        bounded = np.bincount(problem.kidx, weights=res.alpha >= problem.upper, minlength=n) > 0
-        self.free_support_ = np.flatnonzero(moved & ~bounded)
-        self.bounded_support_ = np.flatnonzero(bounded)
-        self._summary(res.n_iter, res.objective, res.rho, coef, upper_row, extra)
-        support = np.flatnonzero(coef)
-        self._store_support(X, support)
-        self._dual_coef_ = coef[support][None, :]
-        self._intercept_ = np.array([-res.rho])
-        self.n_support_ = np.array([support.size], dtype=np.int32)
-        self.objective_ = res.objective
-        self.n_iter_ = res.n_iter
-        self.loo_bound_ = support.size / X.shape[0]
-        self.fit_status_ = 0
-        self.shape_fit_ = X.shape
-        self._prepare_prediction()
 
     @property
     def coef_(self):
@@ -210,10 +272,6 @@ class KernelModel(BaseEstimator):
         sv = self.support_vectors_
         coef = np.vstack([self._W[:, k] @ sv for k in range(self._W.shape[1])])
         return np.asarray(coef.todense() if sp.issparse(coef) else coef)
-
-    def save(self, path):
-        """Write this fitted model to svmkit's native file (`svmkit.load` reads it back)."""
-        from svmkit.io.native import save  # io is the layer above; only this entry point reaches up
 
         save(self, path)
 

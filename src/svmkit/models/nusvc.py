@@ -7,8 +7,6 @@ gives the C-SVC solution for C = 1/r, which is what prediction uses.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from svmkit._validation import check_nu
 from svmkit.models import duals
 from svmkit.models.svc import BaseSVC
@@ -44,16 +42,15 @@ class NuSVC(BaseSVC):
     def _check_model_params(self):
         check_nu(self.nu)
 
-    def _solve_pair(self, rows, idx, ypair, weight, pair):
+    def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
         w_pos, w_neg = weight[ypair > 0].sum(), weight[ypair < 0].sum()
         if self.nu * (w_pos + w_neg) / 2 > min(w_pos, w_neg):
             raise ValueError(f"specified nu is infeasible for the class pair {self._pair_label(pair)}: "
                              f"nu={self.nu} needs nu*(n_a+n_b)/2 <= min(n_a, n_b), with (weighted) "
                              f"counts n_a={w_pos:g}, n_b={w_neg:g}")
-        problem, alpha0 = duals.nu_svc(ypair, weight, self.nu, idx)
-        res = self._solve(problem, rows, alpha0)
-        r = res.r
-        return replace(res, alpha=res.alpha / r, rho=res.rho / r, objective=res.objective / r**2), weight / r
+        problem, alpha0 = duals.nu_svc(ypair, weight, self.nu, kidx)
+        res = self._solve(problem, rows, alpha0, start)
+        return problem, res, 1 / res.r
 
     def _pair_summary(self, res, pair):
         return (f"C = {1 / res.r:f}",)

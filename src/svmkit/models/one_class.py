@@ -8,7 +8,7 @@ from sklearn.base import OutlierMixin
 
 from svmkit._validation import check_nu
 from svmkit.models import duals
-from svmkit.models.base import KernelModel
+from svmkit.models.base import KernelModel, positive_rows, read_back
 
 
 class OneClassSVM(OutlierMixin, KernelModel):
@@ -34,16 +34,25 @@ class OneClassSVM(OutlierMixin, KernelModel):
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""
-        self._check_kernel_params()
+        return self._fit(X, y, sample_weight)
+
+    def _check_model_params(self):
         check_nu(self.nu)
+
+    def _prepare(self, X, y, sample_weight):
         X = self._validate_X(X)
-        sw, keep = self._positive_weight_rows(sample_weight, X)
-        rows = self._kernel_rows(X)
-        problem, alpha0 = duals.one_class(sw[keep], self.nu, keep)
-        res = self._solve(problem, rows, alpha0)
-        self._store_single(X, problem, res, sw)
+        return X, None, self._sample_weight(sample_weight, X)
+
+    def _solve_problems(self, rows, row_index, target, sw, starts):
+        keep = positive_rows(sw)
+        problem, alpha0 = duals.one_class(sw[keep], self.nu, row_index[keep])
+        fit = read_back(keep, problem, self._solve(problem, rows, alpha0, starts[0] if starts else None))
+        self._summary(fit)
+        return [fit]
+
+    def _set_fitted(self, X, target, fits):
+        super()._set_fitted(X, target, fits)
         self.offset_ = -self._intercept_[0]
-        return self
 
     def decision_function(self, X):
         """Σ α_i K(x_i, x) − ρ: positive inside the region, negative outside."""

@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from svmkit._validation import check_choice, check_real
 from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, ovo
-from svmkit.models.base import LP_MAX_ROWS, KernelModel, read_only
+from svmkit.models.base import LP_MAX_ROWS, KernelModel, read_back, read_only
 from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.smo import UnboundedDualError
 
@@ -55,10 +55,14 @@ class BaseSVC(ClassifierMixin, KernelModel):
             check_real(w, f"class_weight[{label!r}]", low=0, low_inclusive=True)
         return weights
 
+    _one_vs_one = True
+
     def fit(self, X, y, sample_weight=None):
         """Fit one dual per class pair. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
-        self._check_kernel_params()
-        self._check_model_params()
+        return self._fit(X, y, sample_weight)
+
+    def _prepare(self, X, y, sample_weight):
+        """Validated X, y encoded as class numbers, and each row's weight (sample × class)."""
         check_choice(self.decision_function_shape, "decision_function_shape", ("ovr", "ovo"))
         X, y = self._validate_Xy(X, y)
         check_classification_targets(y)
@@ -71,38 +75,25 @@ class BaseSVC(ClassifierMixin, KernelModel):
                              f"got 1 class ({self.classes_[0]!r})")
         sw = self._sample_weight(sample_weight, X)
         self.class_weight_ = self._check_class_weight(y_enc)
-        weight = sw * self.class_weight_[y_enc]
-        rows = self._kernel_rows(X)
-        n_classes = self.classes_.shape[0]
-        pair_idx, pair_coef, rho, obj, n_iter, free, bounded = [], [], [], [], [], [], []
-        for a, b in ovo.class_pairs(n_classes):
+        return X, y_enc, sw * self.class_weight_[y_enc]
+
+    def _solve_problems(self, rows, row_index, y_enc, weight, starts):
+        fits = []
+        for k, (a, b) in enumerate(ovo.class_pairs(self.classes_.shape[0])):
             idx = np.concatenate([np.flatnonzero((y_enc == c) & (weight > 0)) for c in (a, b)])
             ypair = np.where(y_enc[idx] == a, 1.0, -1.0)
             if not (ypair > 0).any() or not (ypair < 0).any():
                 raise ValueError(f"class pair ({self.classes_[a]!r}, {self.classes_[b]!r}) has no sample "
                                  "with positive weight in one of its classes")
-            res, upper = self._solve_pair(rows, idx, ypair, weight[idx], (a, b))
-            alpha = res.alpha
-            self._summary(res.n_iter, res.objective, res.rho, alpha, upper, self._pair_summary(res, (a, b)))
-            pair_idx.append(idx)
-            pair_coef.append(ypair * alpha)
-            rho.append(res.rho)
-            obj.append(res.objective)
-            n_iter.append(res.n_iter)
-            free.append(idx[(alpha > 0) & (alpha < upper)])
-            bounded.append(idx[(alpha > 0) & (alpha >= upper)])
-        support, self.n_support_, self._dual_coef_ = ovo.assemble(pair_idx, pair_coef, y_enc, n_classes)
-        self._store_support(X, support)
-        self._intercept_ = -np.asarray(rho)
-        self.objective_ = np.asarray(obj)
-        self.n_iter_ = np.asarray(n_iter, dtype=np.int32)
-        self.free_support_ = np.unique(np.concatenate(free)).astype(np.int64)
-        self.bounded_support_ = np.setdiff1d(np.unique(np.concatenate(bounded)), self.free_support_)
-        self.loo_bound_ = support.size / X.shape[0]
-        self.fit_status_ = 0
-        self.shape_fit_ = X.shape
-        self._prepare_prediction()
-        return self
+            problem, res, scale = self._solve_pair(rows, row_index[idx], ypair, weight[idx], (a, b),
+                                                   starts[k] if starts else None)
+            fit = read_back(idx, problem, res, scale)
+            self._summary(fit, self._pair_summary(res, (a, b)))
+            fits.append(fit)
+        return fits
+
+    def _assemble(self, y_enc, fits):
+        return ovo.assemble([f.rows for f in fits], [f.coef for f in fits], y_enc, self.classes_.shape[0])
 
     def _prepare_prediction(self):
         """As for every kernel model, with the one-vs-one weight matrix; binary coefficients and
@@ -113,7 +104,9 @@ class BaseSVC(ClassifierMixin, KernelModel):
             self.intercept_ = -self._intercept_
             self.dual_coef_ = -self._dual_coef_
 
-    def _solve_pair(self, rows, idx, ypair, weight, pair):
+    def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
+        """Solve the dual of one class pair (rows `kidx` of the row source): the problem, the
+        solver's result and the factor from its α to the model's."""
         raise NotImplementedError
 
     def _pair_summary(self, res, pair):
@@ -184,14 +177,13 @@ class SVC(BaseSVC):
     def _check_model_params(self):
         check_real(self.C, "C", low=0, allow_inf=True)
 
-    def _solve_pair(self, rows, idx, ypair, weight, pair):
+    def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
         upper = self.C * weight
-        hard = np.isinf(self.C)
-        if hard:
-            self._check_separable(rows, idx, ypair, pair)
-        problem, _ = duals.c_svc(ypair, upper, idx)
+        if np.isinf(self.C):
+            self._check_separable(rows, kidx, ypair, pair)
+        problem, _ = duals.c_svc(ypair, upper, kidx)
         try:
-            return self._solve(problem, rows), upper
+            return problem, self._solve(problem, rows, start=start), 1.0
         except UnboundedDualError:
             raise NotSeparableError(self._not_separable_message(pair)) from None
 
@@ -206,6 +198,6 @@ class SVC(BaseSVC):
         return (f"the classes {self._pair_label(pair)} are not separable with kernel={self.kernel!r}: "
                 "the hard-margin problem (C=inf) has no solution; use a finite C")
 
-    def _check_separable(self, rows, idx, ypair, pair):
-        if idx.size <= LP_MAX_ROWS and not is_separable(self._gram(rows, idx), ypair):
+    def _check_separable(self, rows, kidx, ypair, pair):
+        if kidx.size <= LP_MAX_ROWS and not is_separable(rows.block(kidx), ypair):
             raise NotSeparableError(self._not_separable_message(pair))

@@ -13,7 +13,7 @@ from sklearn.base import RegressorMixin
 from svmkit._validation import check_nu, check_real
 from svmkit.exceptions import TubeTooNarrowError
 from svmkit.models import duals
-from svmkit.models.base import LP_MAX_ROWS, KernelModel
+from svmkit.models.base import LP_MAX_ROWS, KernelModel, positive_rows, read_back
 from svmkit.solvers.feasibility import fits_tube
 from svmkit.solvers.smo import UnboundedDualError
 
@@ -23,24 +23,29 @@ class BaseSVR(RegressorMixin, KernelModel):
 
     def fit(self, X, y, sample_weight=None):
         """Fit f. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: real targets."""
-        self._check_kernel_params()
-        self._check_model_params()
+        return self._fit(X, y, sample_weight)
+
+    def _prepare(self, X, y, sample_weight):
         X, y = self._validate_Xy(X, y, y_numeric=True)
-        y = np.asarray(y, dtype=np.float64)
-        sw, keep = self._positive_weight_rows(sample_weight, X)
-        rows = self._kernel_rows(X)
-        upper = self.C * sw
-        problem, alpha0 = self._dual(y[keep], upper[keep], keep)
-        res = self._solve_tube(problem, rows, alpha0, y[keep], keep)
-        self._store_single(X, problem, res, upper, self._extra_summary(res))
-        self.inside_tube_ = np.setdiff1d(keep, np.concatenate([self.free_support_, self.bounded_support_]))
+        return X, np.asarray(y, dtype=np.float64), self._sample_weight(sample_weight, X)
+
+    def _solve_problems(self, rows, row_index, y, sw, starts):
+        keep = positive_rows(sw)
+        problem, alpha0 = self._dual(y[keep], self.C * sw[keep], row_index[keep])
+        res = self._solve_tube(problem, rows, alpha0, y[keep], row_index[keep], starts[0] if starts else None)
+        fit = read_back(np.tile(keep, 2), problem, res)
+        self._summary(fit, self._extra_summary(res))
+        return [fit]
+
+    def _set_fitted(self, X, y, fits):
+        super()._set_fitted(X, y, fits)
+        self.inside_tube_ = np.setdiff1d(fits[0].rows, np.concatenate([self.free_support_, self.bounded_support_]))
         self.on_tube_ = self.free_support_
         self.outside_tube_ = self.bounded_support_
-        self._after_fit(res)
-        return self
+        self._after_fit(fits[0].result)
 
-    def _solve_tube(self, problem, rows, alpha0, target, keep):
-        return self._solve(problem, rows, alpha0)
+    def _solve_tube(self, problem, rows, alpha0, target, kidx, start):
+        return self._solve(problem, rows, alpha0, start)
 
     def _extra_summary(self, res):
         return ()
@@ -91,12 +96,12 @@ class SVR(BaseSVR):
         n = res.alpha.size // 2
         return (f"nu = {np.abs(res.alpha[:n] - res.alpha[n:]).sum() / (self.C * n):f}",)
 
-    def _solve_tube(self, problem, rows, alpha0, target, keep):
+    def _solve_tube(self, problem, rows, alpha0, target, kidx, start):
         hard = np.isinf(self.C)
-        if hard and keep.size <= LP_MAX_ROWS and not fits_tube(self._gram(rows, keep), target, self.epsilon):
+        if hard and kidx.size <= LP_MAX_ROWS and not fits_tube(rows.block(kidx), target, self.epsilon):
             raise TubeTooNarrowError(self._too_narrow())
         try:
-            return self._solve(problem, rows, alpha0)
+            return self._solve(problem, rows, alpha0, start)
         except UnboundedDualError:
             raise TubeTooNarrowError(self._too_narrow()) from None
 

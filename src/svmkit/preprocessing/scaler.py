@@ -9,8 +9,8 @@ from sklearn.utils import check_array, check_consistent_length
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmkit._validation import check_int, check_real
-from svmkit.io.atomic import atomic_write
 from svmkit.io.data import DataFormatError
+from svmkit.io.range_file import read_range, write_range
 
 
 def _minmax_map(v, v_min, v_max, lo, hi):
@@ -19,12 +19,6 @@ def _minmax_map(v, v_min, v_max, lo, hi):
     with np.errstate(divide="ignore", invalid="ignore"):
         out = lo + (hi - lo) * (v - v_min) / (v_max - v_min)
     return np.where(v == v_min, lo, np.where(v == v_max, hi, out))
-
-
-def _g16(value: float) -> str:
-    """svm-scale's `%.16g`, widened to `%.17g` where 16 digits would not read back exactly."""
-    text = f"{value:.16g}"
-    return text if float(text) == value else f"{value:.17g}"
 
 
 def _check_limits(lo, hi, names):
@@ -136,16 +130,8 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         `x`, the limits, then `index min max` (1-based) for each non-constant feature; numbers as
         svm-scale's `%.16g`, with a 17th digit only where needed to read back exactly."""
         check_is_fitted(self)
-        lines = []
-        if hasattr(self, "y_min_"):
-            lines += ["y", f"{_g16(self.y_lower)} {_g16(self.y_upper)}",
-                      f"{_g16(self.y_min_)} {_g16(self.y_max_)}"]
-        lines += ["x", f"{_g16(self.lower)} {_g16(self.upper)}"]
-        lines += [f"{j + 1} {_g16(lo)} {_g16(hi)}"
-                  for j, (lo, hi) in enumerate(zip(self.feature_min_.tolist(), self.feature_max_.tolist()))
-                  if lo != hi]
-        with atomic_write(path) as f:
-            f.writelines(line + "\n" for line in lines)
+        y = (self.y_lower, self.y_upper, self.y_min_, self.y_max_) if hasattr(self, "y_min_") else None
+        write_range(path, (self.lower, self.upper), self.feature_min_, self.feature_max_, y)
 
     @classmethod
     def load_range(cls, path, n_features=None):
@@ -154,7 +140,7 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         It has `n_features` features (default: the largest index in the file); features the
         file does not list are constant in training, so they scale to 0.
         """
-        y_section, (lower, upper), rows = _read_range(path)
+        y_section, (lower, upper), rows = read_range(path)
         scaler = cls(lower, upper, *(y_section[:2] if y_section else (None, None)))
         _check_limits(lower, upper, ("lower", "upper"))
         scaler._scales_y()
@@ -173,41 +159,3 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if y_section:
             scaler.y_min_, scaler.y_max_ = y_section[2:]
         return scaler
-
-
-def _bad_line(path, n, what, words):
-    got = repr(" ".join(words)) if words else "the end of the file"
-    raise DataFormatError(f"{path}, line {n}: expected {what}, got {got}")
-
-
-def _read_range(path):
-    """Parse svm-scale's range file into (y_lower, y_upper, y_min, y_max) or None,
-    (lower, upper) and rows [line, index, min, max]; DataFormatError names file and line."""
-    with open(path) as f:
-        lines = [(n, line.split()) for n, line in enumerate(f, 1) if line.strip()]
-    end = (lines[-1][0] + 1 if lines else 1, [])
-
-    def fields(k, what, kinds=(float, float)):
-        n, words = lines[k] if k < len(lines) else end
-        try:
-            if len(words) == len(kinds):
-                return [n] + [kind(word) for kind, word in zip(kinds, words)]
-        except ValueError:
-            pass
-        _bad_line(path, n, what, words)
-
-    has_y = bool(lines) and lines[0][1] == ["y"]
-    y_section = fields(1, "'y_lower y_upper'")[1:] + fields(2, "'y_min y_max'")[1:] if has_y else None
-    k = 3 if has_y else 0
-    n, words = lines[k] if k < len(lines) else end
-    if words != ["x"]:
-        _bad_line(path, n, "the section header 'x'", words)
-    limits = fields(k + 1, "'lower upper'")[1:]
-    rows = [fields(j, "'index min max'", (int, float, float)) for j in range(k + 2, len(lines))]
-    prev = 0
-    for n, index, _, _ in rows:
-        if index <= prev:
-            raise DataFormatError(f"{path}, line {n}: feature index {index} does not exceed the previous "
-                                  f"index {prev} (indices must be positive and ascending)")
-        prev = index
-    return y_section, limits, rows

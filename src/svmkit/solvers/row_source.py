@@ -1,13 +1,15 @@
 """Where the solver's kernel rows come from: a bounded LRU cache or a full matrix.
 
-A row source answers `fetch(idx)` with `(store, pos)`: row `pos[k]` of the 2-D array `store`
-holds K(x_idx[k], ·) over all data points. The compiled loops read `store` directly, so a
-one-vs-one class pair or a cross-validation fold reads the rows of one shared kernel.
+A row source (`RowSource`) answers `fetch(idx)` with `(store, pos)`: row `pos[k]` of the 2-D
+array `store` holds K(x_idx[k], ·) over all data points. The compiled loops read `store`
+directly, so a one-vs-one class pair or a cross-validation fold reads the rows of one shared
+kernel. `row_source` makes the right one for a kernel.
 """
 
 from __future__ import annotations
 
 import weakref
+from typing import Protocol
 
 import numpy as np
 
@@ -16,6 +18,59 @@ from svmkit import _scratch
 
 #: Fewest rows a cache holds, however small `cache_size` is.
 MIN_ROWS = 64
+#: Rows fetched at once when a dense block is assembled.
+_BLOCK_ROWS = 1024
+
+
+class Kernel(Protocol):
+    """What `CachedRows` needs of a kernel: its size, its diagonal and a way to write rows."""
+
+    n: int
+    diag: np.ndarray
+
+    def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None: ...
+
+
+class RowSource(Protocol):
+    """Kernel rows K(x_i, ·) over all `n` data points, as float32.
+
+    `diag`: K(x_i, x_i) in float64; `capacity`: rows one `fetch` may ask for (the solver
+    sizes its working sets to it); `computed_rows`: rows computed so far.
+    """
+
+    n: int
+    diag: np.ndarray
+    capacity: int
+    computed_rows: int
+
+    def fetch(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`(store, pos)`: row `pos[k]` of `store` is K(x_idx[k], ·); valid until the next fetch."""
+        ...
+
+    def block(self, idx: np.ndarray) -> np.ndarray:
+        """The dense float64 matrix K[idx][:, idx]."""
+        ...
+
+
+def dense_block(rows: RowSource, idx: np.ndarray) -> np.ndarray:
+    """K[idx][:, idx] in float64 from any row source, fetched a bounded number of rows at a time."""
+    idx = np.asarray(idx, dtype=np.int64)
+    out = np.empty((idx.size, idx.size))
+    step = min(_BLOCK_ROWS, rows.capacity)
+    for s in range(0, idx.size, step):
+        store, pos = rows.fetch(idx[s:s + step])
+        out[s:s + step] = store[pos][:, idx]
+    return out
+
+
+def row_source(kernel: Kernel | None = None, cache_size: float = 0.0, matrix: np.ndarray | None = None,
+               min_rows: int = MIN_ROWS) -> RowSource:
+    """The row source of a kernel: every row of a given kernel `matrix` (a precomputed kernel),
+    else the rows of `kernel` computed on demand into a cache of `cache_size` MB that holds
+    at least `min_rows` rows."""
+    if matrix is not None:
+        return FullRows(matrix, np.diag(matrix).astype(np.float64))
+    return CachedRows(kernel, cache_size, min_rows)
 
 
 class FullRows:
@@ -33,6 +88,8 @@ class FullRows:
     def fetch(self, idx: np.ndarray):
         return self.store, np.asarray(idx, dtype=np.int64)
 
+    block = dense_block
+
 
 class CachedRows:
     """Kernel rows computed in blocks on demand and kept in float32, least recently used evicted.
@@ -41,7 +98,7 @@ class CachedRows:
     its working sets to `capacity`.
     """
 
-    def __init__(self, kernel, cache_size: float, min_rows: int = MIN_ROWS):
+    def __init__(self, kernel: Kernel, cache_size: float, min_rows: int = MIN_ROWS):
         self.kernel = kernel
         self.n = kernel.n
         self.diag = kernel.diag
@@ -73,6 +130,8 @@ class CachedRows:
             slots = self.slot_of[idx]
         self.last_used[slots] = self.clock
         return self.store, slots
+
+    block = dense_block
 
     def _claim(self, k: int, protect: np.ndarray) -> np.ndarray:
         free = self.capacity - self.n_used

@@ -20,11 +20,9 @@ LIBSVM's SMO, run to tol in compiled code.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from svmkit import _scratch
 from svmkit.solvers._smo_loops import inner_smo, update_gradient
@@ -156,7 +154,9 @@ def block_size(n: int, n_rows: int, capacity: int, ws_size: int = WS_SIZE) -> in
 
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
           ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
-    """Solve the dual QP; `rows` is a row source (see `row_source`).
+    """Solve the dual QP; `rows` is a row source (see `row_source`). A start (`alpha0`, and
+    its gradient `grad0` when known) must be feasible. `max_iter` bounds the pair updates;
+    the result's `converged` is False when it stopped the solve.
 
     With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
     active set, so selection and gradient updates skip them; their gradients are rebuilt
@@ -225,7 +225,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
             continue
         update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
         G[act] = Ga
-        if shrinking:
+        if shrinking and q < n:  # Ḡ serves only rebuilds, which a single-block solve never needs
             up_now = a_b >= U[ws]
             flip = np.flatnonzero(up_now != at_upper[ws])
             if flip.size:
@@ -240,9 +240,6 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     _scratch.give(Q_rows)
     if act.size < n:
         rebuild()
-    if not converged:
-        warnings.warn(f"Solver terminated early (max_iter={max_iter}). Consider pre-processing your data "
-                      "with StandardScaler or MinMaxScaler.", ConvergenceWarning, stacklevel=3)
     objective = float(0.5 * np.dot(alpha, G + problem.p))
     if problem.nu_mode:
         r1 = _rho(y, alpha, G, U, y > 0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from svmkit.io.data import pad_columns
 from svmkit.models.base import KernelModel
 from svmkit.models.nusvc import NuSVC
 from svmkit.models.one_class import OneClassSVM
@@ -16,7 +17,7 @@ ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM)
 
 #: Fitted attributes kept, when the estimator has them.
 FITTED = ("classes_", "class_weight_", "support_", "support_vectors_", "n_support_", "_dual_coef_",
-          "_intercept_", "_gamma", "n_features_in_", "shape_fit_", "fit_status_", "objective_", "n_iter_",
+          "_intercept_", "gamma_", "n_features_in_", "shape_fit_", "fit_status_", "objective_", "n_iter_",
           "free_support_", "bounded_support_", "loo_bound_", "inside_tube_", "on_tube_", "outside_tube_",
           "offset_", "epsilon_", "probA_", "probB_", "prob_density_marks_")
 
@@ -39,8 +40,13 @@ def get_state(est: KernelModel) -> dict[str, np.ndarray]:
     return state
 
 
+#: Names fitted attributes had in earlier files.
+_RENAMED = {"_gamma": "gamma_"}
+
+
 def set_state(est: KernelModel, state: dict[str, np.ndarray]) -> KernelModel:
     """Give an unfitted estimator the fitted attributes in `state` and prepare it to predict."""
+    state = {_RENAMED.get(name, name): value for name, value in state.items()}
     for name in FITTED:
         if f"{name}.data" in state:
             data, indices, indptr, shape = (state[f"{name}.{part}"] for part in _CSR_PARTS)
@@ -52,14 +58,6 @@ def set_state(est: KernelModel, state: dict[str, np.ndarray]) -> KernelModel:
         est.shape_fit_ = tuple(int(v) for v in state["shape_fit_"])
     est._prepare_prediction()
     return est
-
-
-def pad_columns(M, n_columns):
-    """M (dense or CSR) with zero columns appended up to n_columns."""
-    if sp.issparse(M):
-        M = sp.csr_matrix(M)
-        return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.shape[0], n_columns))
-    return np.hstack([M, np.zeros((M.shape[0], n_columns - M.shape[1]))])
 
 
 def widen_features(est: KernelModel, n_features: int) -> KernelModel:

@@ -1,0 +1,101 @@
+"""The seams model selection and calibration stand on: a fit on a row source it is given,
+warm starts, the solver alone on either row source, and what a stopped solve reports."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import rbf_kernel
+
+import svmkit
+from conftest import heart_scale, scale_gamma
+from svmkit.kernels.gram import TrainingKernel, as_kernel_input
+from svmkit.kernels.spec import make_kernel
+from svmkit.solvers.row_source import row_source
+from svmkit.solvers.smo import DualProblem, solve
+
+
+def _shared_rows(X, gamma, cache_size=100):
+    Xk = as_kernel_input(X)
+    return row_source(TrainingKernel(make_kernel("rbf", Xk, gamma), Xk), cache_size)
+
+
+def test_fit_on_a_shared_row_source_equals_a_fit_on_the_fold():
+    X, y = heart_scale()
+    g = scale_gamma(X)
+    fold = np.random.default_rng(0).permutation(y.size)[:180]
+    rows = _shared_rows(X, g)
+    shared = svmkit.SVC(C=4.0, gamma=g)._fit(X[fold], y[fold], None, rows=rows, row_index=fold)
+    alone = svmkit.SVC(C=4.0, gamma=g).fit(X[fold], y[fold])
+    np.testing.assert_array_equal(shared.support_, alone.support_)
+    np.testing.assert_allclose(shared.dual_coef_, alone.dual_coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(shared.intercept_, alone.intercept_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("model", [svmkit.SVC(C=2.0), svmkit.NuSVC(nu=0.3), svmkit.SVR(C=2.0),
+                                   svmkit.OneClassSVM(nu=0.3)])
+def test_warm_start_from_the_solution_needs_no_more_work(model):
+    X, y = heart_scale()
+    cold = model.fit(X, y)
+    starts = [(f.result.alpha, f.result.grad) for f in cold._problem_fits]
+    warm = type(model)(**model.get_params())._fit(X, y, None, starts=starts)
+    assert np.sum(warm.n_iter_) <= 1
+    np.testing.assert_allclose(warm.dual_coef_, cold.dual_coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(warm.intercept_, cold.intercept_, rtol=1e-9, atol=1e-12)
+
+
+def test_warm_start_along_c_reaches_the_cold_optimum():
+    """α of C = 1 doubled is feasible for C = 2 (yᵀα stays 0, α ≤ 2); its gradient is doubled
+    apart from the linear term: G = Q(2α) − 1 = 2(G₁ + 1) − 1."""
+    X, y = heart_scale()
+    small = svmkit.SVC(C=1.0).fit(X, y)
+    starts = [(2 * f.result.alpha, 2 * f.result.grad + 1) for f in small._problem_fits]
+    warm = svmkit.SVC(C=2.0)._fit(X, y, None, starts=starts)
+    cold = svmkit.SVC(C=2.0).fit(X, y)
+    np.testing.assert_allclose(warm.objective_, cold.objective_, rtol=1e-4)
+    np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), atol=2e-3)
+
+
+def test_full_and_cached_row_sources_give_the_same_solution():
+    X, y = heart_scale()
+    g = scale_gamma(X)
+    Xd = X.toarray()
+    problem = DualProblem(p=-np.ones(y.size), y=np.where(y > 0, 1.0, -1.0), upper=np.full(y.size, 3.0),
+                          kidx=np.arange(y.size))
+    full = solve(problem, row_source(matrix=rbf_kernel(Xd, gamma=g)), tol=1e-9)
+    cached = solve(problem, _shared_rows(Xd, g, cache_size=0.05), tol=1e-9)
+    np.testing.assert_allclose(cached.alpha, full.alpha, atol=1e-5)
+    np.testing.assert_allclose(cached.objective, full.objective, rtol=1e-9)
+
+
+def test_row_source_block_is_the_kernel_submatrix():
+    X, _ = heart_scale()
+    g = scale_gamma(X)
+    idx = np.array([5, 0, 77, 200, 31])
+    block = _shared_rows(X, g, cache_size=0.05).block(idx)
+    Xd = X.toarray()[idx]
+    np.testing.assert_allclose(block, rbf_kernel(Xd, gamma=g), rtol=1e-6)
+
+
+def test_nu_mode_on_two_points_puts_equal_weight_on_each():
+    """Two points x₁ = 0 (y = +1), x₂ = 1 (y = −1), linear kernel, ν-SVC's dual with Σα = ν·2,
+    α ≤ 1: yᵀα = 0 forces α₁ = α₂ = ν; ρ and r are the midpoints of their feasible intervals."""
+    K = np.array([[0.0, 0.0], [0.0, 1.0]])
+    problem = DualProblem(p=np.zeros(2), y=np.array([1.0, -1.0]), upper=np.ones(2), kidx=np.arange(2),
+                          nu_mode=True)
+    res = solve(problem, row_source(matrix=K), alpha0=np.array([0.6, 0.6]))
+    np.testing.assert_allclose(res.alpha, [0.6, 0.6])
+    np.testing.assert_allclose(res.objective, 0.5 * 0.36)
+
+
+def test_stopped_solve_warns_and_sets_fit_status():
+    X, y = heart_scale()
+    with pytest.warns(ConvergenceWarning, match="max_iter=5"):
+        stopped = svmkit.SVC(max_iter=5).fit(X, y)
+    assert stopped.fit_status_ == 1
+    assert svmkit.SVC().fit(X, y).fit_status_ == 0
+
+
+def test_resolved_gamma_is_public():
+    X, y = heart_scale()
+    m = svmkit.SVC(gamma="scale").fit(X, y)
+    assert m.gamma_ == pytest.approx(scale_gamma(X))
