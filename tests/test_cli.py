@@ -178,7 +178,7 @@ def test_precomputed_kernel_files_follow_their_row_ids(tmp_path):
     ([3, 1, 3], [3, 1]),
 ])
 def test_svm_train_class_order(labels, expected):
-    from svmkit.models.svc import libsvm_class_order
+    from svmkit.cli.train import libsvm_class_order
 
     y = np.array(labels)
     classes, y_enc = np.unique(y, return_inverse=True)

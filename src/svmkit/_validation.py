@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -41,11 +42,11 @@ def check_real(value, name, *, low=None, low_inclusive=False, allow_inf=False) -
     return float(value)
 
 
-def check_nu(nu) -> float:
+def check_nu(nu, name="nu") -> float:
     """ν of the ν-formulations: a fraction in (0, 1]."""
-    check_real(nu, "nu", low=0)
+    check_real(nu, name, low=0)
     if nu > 1:
-        raise ValueError(f"nu must be in (0, 1], got nu={nu!r}")
+        raise ValueError(f"{name} must be in (0, 1], got {name}={nu!r}")
     return float(nu)
 
 
@@ -53,6 +54,36 @@ def check_int(value, name) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {name}={value!r}")
     return int(value)
+
+
+def check_max_iter(value, name="max_iter") -> int:
+    """An iteration limit: −1 (none) or a positive integer."""
+    if check_int(value, name) == 0 or value < -1:
+        raise ValueError(f"{name} must be -1 (no limit) or a positive integer, got {name}={value}")
+    return int(value)
+
+
+def check_bool(value, name) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a bool, got {name}={value!r}")
+    return bool(value)
+
+
+def real(low=None, low_inclusive=False, allow_inf=False):
+    """The constraint 'a real number, above `low` when given', for a constraint table."""
+    return functools.partial(check_real, low=low, low_inclusive=low_inclusive, allow_inf=allow_inf)
+
+
+def one_of(*choices):
+    """The constraint 'one of these strings', for a constraint table."""
+    return functools.partial(check_choice, choices=choices)
+
+
+def check_params(est, constraints) -> None:
+    """Check every parameter of `est` named in `constraints`, a table of name → check(value, name);
+    the first that fails raises a ValueError naming the parameter and its value."""
+    for name, check in constraints.items():
+        check(getattr(est, name), name)
 
 
 def check_choice(value, name, choices):

@@ -130,6 +130,38 @@ def cross_validate(est, K, y, folds, quiet):
     return [accuracy_line(y, pred, prefix="Cross Validation ")]
 
 
+def libsvm_class_order(classes, y_enc):
+    """svm-train's class order: first appearance in the data, except that two classes −1, +1
+    are put +1 first. Returns the classes in that order and y re-encoded."""
+    first = np.full(classes.size, y_enc.size)
+    np.minimum.at(first, y_enc, np.arange(y_enc.size))
+    order = np.argsort(first, kind="stable")
+    if classes.size == 2 and classes[order].tolist() == [-1, 1]:
+        order = order[::-1]
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return classes[order], rank[y_enc]
+
+
+def fit_in_libsvm_order(est, X, y):
+    """Fit a classifier with svm-train's class order, so that its pairs, rho signs and `label`
+    line read as svm-train's: the estimator is fitted on each label's rank in that order
+    (class weights re-keyed alike) and then given the labels back as `classes_`."""
+    order, ranks = libsvm_class_order(*np.unique(y, return_inverse=True))
+    rank_of = {label: k for k, label in enumerate(order.tolist())}
+    weights = est.class_weight
+    if weights:
+        unknown = [label for label in weights if label not in rank_of]
+        if unknown:
+            raise ValueError(f"class_weight names labels {unknown} that are not in y (classes: {order.tolist()})")
+        est.set_params(class_weight={rank_of[label]: w for label, w in weights.items()})
+    try:
+        est.fit(X, ranks)
+    finally:
+        est.set_params(class_weight=weights)
+    est.classes_ = order
+
+
 def run(args) -> int:
     from svmkit.io import libsvm_model, native
     from svmkit.io.state import index_precomputed_support
@@ -140,14 +172,15 @@ def run(args) -> int:
     classifier = isinstance(est, (SVC, NuSVC))
     if classifier:
         _check_class_labels(y)
-        # svm-train's class order, so that pairs, rho signs and the `label` line read as its own
-        est._libsvm_class_order = args.format == "libsvm"
     K = _kernel_columns(X, ids)
     if args.cross_validation is not None:
         for line in cross_validate(est, K, y, args.cross_validation, args.quiet):
             print(line)
         return 0
-    est.fit(K, y)
+    if classifier and args.format == "libsvm":
+        fit_in_libsvm_order(est, K, y)
+    else:
+        est.fit(K, y)
     if ids is not None:
         index_precomputed_support(est, ids, X.shape[1])
     if classifier and not args.quiet:

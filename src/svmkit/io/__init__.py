@@ -1,4 +1,5 @@
-"""Files in and out: LIBSVM / svmlight data files."""
+"""Layer 4: files in and out — LIBSVM / svmlight data files, LIBSVM and svmkit model files,
+svm-scale range files; imports models and the layers below, never the reverse."""
 
 import importlib
 

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit.io.data import pad_columns
-from svmkit.models.base import KernelModel
+from svmkit.models.smo_base import KernelModel
 from svmkit.models.nusvc import NuSVC
 from svmkit.models.one_class import OneClassSVM
 from svmkit.models.svc import SVC

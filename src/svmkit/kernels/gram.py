@@ -12,11 +12,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit import _scratch
-from svmkit.kernels._finish import LINEAR, POLY, RBF, SIGMOID, finish_block, rbf_rows_direct
 from svmkit.kernels._sparse import sparse_inner_rows
 from svmkit.kernels.spec import KernelSpec
-
-_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID}
+from svmkit.kernels.transforms import finish_block, rbf_rows_direct
 
 #: Densify CSR data when the dense copy needs at most this many bytes and the sparse scatter
 #: would not save enough work: its work relative to a dense product is the column overlap
@@ -115,64 +113,58 @@ def kernel_block(spec: KernelSpec, A, B, b_sq=None, out=None, b_split=None) -> n
     `out`, when given, is a float64 buffer of at least A.shape[0] × B.shape[0] elements that is
     reused for the inner products and the result, so that repeated blocks fault in no new pages.
     """
-    if spec.name == "precomputed":
-        return np.asarray(A.toarray() if sp.issparse(A) else A, dtype=np.float64)
-    if spec.name == "callable":
+    if spec.is_callable:
         return np.asarray(spec.func(A, B), dtype=np.float64)
-    code = _CODES[spec.name]
-    a_sq = row_sq_norms(A) if code == RBF else _EMPTY
-    if code == RBF and b_sq is None:
+    a_sq = row_sq_norms(A) if spec.uses_norms else _EMPTY
+    if spec.uses_norms and b_sq is None:
         b_sq = row_sq_norms(B)
     shape = (A.shape[0], B.shape[0])
     K = np.empty(shape) if out is None else out.ravel()[: shape[0] * shape[1]].reshape(shape)
     _inner(A, B, b_split, out=K)
-    finish_block(K, a_sq, b_sq if code == RBF else _EMPTY, code, spec.gamma, spec.coef0,
+    finish_block(K, a_sq, b_sq if spec.uses_norms else _EMPTY, spec.transform, spec.gamma, spec.coef0,
                  float(spec.degree), K, np.arange(shape[0], dtype=np.int64))
     return K
 
 
+#: Rows per call of a callable kernel when its diagonal is taken.
+_CALLABLE_DIAG_ROWS = 256
+
+
 def kernel_diag(spec: KernelSpec, X) -> np.ndarray:
-    """K(x_i, x_i) for every row of X (float64)."""
-    n = X.shape[0]
-    if spec.name == "precomputed":
-        return np.asarray(X.diagonal() if sp.issparse(X) else np.diag(X), dtype=np.float64).copy()
-    if spec.name == "callable":
-        return np.array([float(np.asarray(spec.func(X[i:i + 1], X[i:i + 1]))[0, 0]) for i in range(n)])
-    if spec.name == "rbf":
-        return np.ones(n)
-    sq = row_sq_norms(X)
-    if spec.name == "linear":
-        return sq
-    if spec.name == "poly":
-        return (spec.gamma * sq + spec.coef0) ** spec.degree
-    return np.tanh(spec.gamma * sq + spec.coef0)
+    """K(x_i, x_i) for every row of X (float64); a callable kernel is called on blocks of rows."""
+    if spec.is_callable:
+        step = _CALLABLE_DIAG_ROWS
+        return np.concatenate([np.diag(np.asarray(spec.func(X[s:s + step], X[s:s + step]), dtype=np.float64))
+                               for s in range(0, X.shape[0], step)] or [np.zeros(0)])
+    return spec.of_self(row_sq_norms(X))
 
 
 class TrainingKernel:
     """The training data of one fit, ready to give kernel rows K(x_i, ·) over all of it.
 
-    Rows are produced in float32, the precision the row cache stores (as LIBSVM's). Dense
-    RBF data of few features take the differences directly; of more, a float32 GEMM on
-    centred columns, which leaves distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free
-    of cancellation. The other kernels take float64 inner products, rounded once when stored,
-    so that they give the rows a precomputed Gram matrix of the same kernel gives.
+    `dtype` is the precision of the rows' consumer: float32 for the SMO row cache (LIBSVM's
+    precision), float64 for the closed-form models. Dense RBF data of few features take the
+    differences directly; of more, a GEMM in `dtype` on centred columns, which leaves
+    distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of cancellation. The other
+    kernels take float64 inner products, rounded once when stored, so that they give the rows
+    a precomputed Gram matrix of the same kernel gives.
     """
 
-    def __init__(self, spec: KernelSpec, X):
+    def __init__(self, spec: KernelSpec, X, dtype=np.float32):
         self.spec = spec
         self.n = X.shape[0]
         self.diag = kernel_diag(spec, X)
         self.X = X
-        dense_rbf = spec.name == "rbf" and not sp.issparse(X)
-        self._dtype = np.float32 if dense_rbf else np.float64
+        dense_rbf = spec.uses_norms and not sp.issparse(X)
+        self._dtype = np.dtype(dtype) if dense_rbf else np.dtype(np.float64)
         self._Xt = None
         if sp.issparse(X):
             self._parts, self._split = csr_parts(X), SparseColumns(X, dense_fraction=np.inf)
         elif dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES:
             self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
         elif dense_rbf:
-            self.X = np.ascontiguousarray(X - X.mean(axis=0), dtype=np.float32)
-        self.sq = row_sq_norms(self.X) if spec.name == "rbf" and self._Xt is None else None
+            self.X = np.ascontiguousarray(X - X.mean(axis=0), dtype=self._dtype)
+        self.sq = row_sq_norms(self.X) if spec.uses_norms and self._Xt is None else None
 
     def _inner_rows(self, idx, buf):
         """<x_i, x_j> for i in idx and every j, into the first rows of `buf`."""
@@ -185,7 +177,7 @@ class TrainingKernel:
 
     def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:
         """Write K(X[idx], X) into rows `out_rows` of `out`."""
-        if self.spec.name == "callable":
+        if self.spec.is_callable:
             out[out_rows] = np.asarray(self.spec.func(self.X[idx], self.X), dtype=np.float64)
             return
         if self._Xt is not None:
@@ -198,7 +190,7 @@ class TrainingKernel:
             sub = idx[s:s + step]
             a_sq = self.sq[sub] if self.sq is not None else _EMPTY
             b_sq = self.sq if self.sq is not None else _EMPTY
-            finish_block(self._inner_rows(sub, buf), a_sq, b_sq, _CODES[self.spec.name], self.spec.gamma,
+            finish_block(self._inner_rows(sub, buf), a_sq, b_sq, self.spec.transform, self.spec.gamma,
                          self.spec.coef0, float(self.spec.degree), out,
                          np.asarray(out_rows[s:s + step], dtype=np.int64))
         _scratch.give(buf)

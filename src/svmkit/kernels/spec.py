@@ -9,7 +9,11 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from svmkit.kernels.transforms import LINEAR, POLY, RBF, SIGMOID
+
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
+#: The compiled transform that turns inner products into each kernel's values.
+_TRANSFORMS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID}
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,30 @@ class KernelSpec:
     @property
     def is_precomputed(self) -> bool:
         return self.name == "precomputed"
+
+    @property
+    def is_callable(self) -> bool:
+        return self.func is not None
+
+    @property
+    def transform(self) -> int:
+        """Code of the compiled transform from inner products to kernel values (`transforms`)."""
+        return _TRANSFORMS[self.name]
+
+    @property
+    def uses_norms(self) -> bool:
+        """Whether kernel values need the squared norms: ||a − b||² = ||a||² + ||b||² − 2<a, b>."""
+        return self.name == "rbf"
+
+    def of_self(self, sq_norms: np.ndarray) -> np.ndarray:
+        """K(x, x) from ||x||², for the kernels defined by inner products and distances."""
+        if self.name == "rbf":
+            return np.ones_like(sq_norms)
+        if self.name == "linear":
+            return sq_norms
+        if self.name == "poly":
+            return (self.gamma * sq_norms + self.coef0) ** self.degree
+        return np.tanh(self.gamma * sq_norms + self.coef0)
 
 
 def _feature_variance(X) -> float:
@@ -59,12 +87,17 @@ def resolve_gamma(gamma, X) -> float:
     return float(gamma)
 
 
+def check_kernel(kernel):
+    """A kernel parameter must name one of KERNELS or be a callable."""
+    if not callable(kernel) and kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS} or a callable, got kernel={kernel!r}")
+    return kernel
+
+
 def make_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0) -> KernelSpec:
     """Validate the kernel parameters and resolve them against the training data X."""
-    if callable(kernel):
+    if callable(check_kernel(kernel)):
         return KernelSpec("callable", func=kernel)
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS} or a callable, got kernel={kernel!r}")
     if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer, got degree={degree!r}")
     if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):

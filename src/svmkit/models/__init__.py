@@ -1,4 +1,5 @@
-"""Layer 3: the estimators. Each builds its dual problem, calls the solver, reads α and b back."""
+"""Layer 3: the estimators. Each builds its dual problem, calls the solver, reads α and b back;
+imports solvers, kernels and the shared helpers, never io, selection or cli."""
 
 from svmkit.models.nusvc import NuSVC
 from svmkit.models.one_class import OneClassSVM

@@ -21,6 +21,8 @@ class NuSVC(BaseSVC):
     `sample_weight` scale each row's bound w_i. Fitted attributes are SVC's.
     """
 
+    _constraints = {**BaseSVC._constraints, "nu": check_nu}
+
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None):
@@ -39,8 +41,6 @@ class NuSVC(BaseSVC):
         self.break_ties = break_ties
         self.random_state = random_state
 
-    def _check_model_params(self):
-        check_nu(self.nu)
 
     def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
         w_pos, w_neg = weight[ypair > 0].sum(), weight[ypair < 0].sum()

@@ -8,7 +8,7 @@ from sklearn.base import OutlierMixin
 
 from svmkit._validation import check_nu
 from svmkit.models import duals
-from svmkit.models.base import KernelModel, positive_rows, read_back
+from svmkit.models.smo_base import KernelModel, positive_rows, read_back
 
 
 class OneClassSVM(OutlierMixin, KernelModel):
@@ -18,6 +18,8 @@ class OneClassSVM(OutlierMixin, KernelModel):
     `score_samples(x)` = Σ α_i K(x_i, x); `decision_function` = score_samples − `offset_`
     (`offset_` = ρ); `predict` gives +1 inside (decision > 0) and −1 outside.
     """
+
+    _constraints = {**KernelModel._constraints, "nu": check_nu}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
                  shrinking=True, cache_size=1024, verbose=False, max_iter=-1):
@@ -36,8 +38,6 @@ class OneClassSVM(OutlierMixin, KernelModel):
         """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""
         return self._fit(X, y, sample_weight)
 
-    def _check_model_params(self):
-        check_nu(self.nu)
 
     def _prepare(self, X, y, sample_weight):
         X = self._validate_X(X)

@@ -14,25 +14,13 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 
-from svmkit._validation import check_choice, check_real
+from svmkit._validation import check_bool, check_real, one_of, real
 from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, ovo
-from svmkit.models.base import LP_MAX_ROWS, KernelModel, read_back, read_only
+from svmkit.models.expansion import read_only
+from svmkit.models.smo_base import LP_MAX_ROWS, KernelModel, read_back
 from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.smo import UnboundedDualError
-
-
-def libsvm_class_order(classes, y_enc):
-    """svm-train's class order: first appearance in the data, except that two classes −1, +1
-    are put +1 first. Returns the classes in that order and y re-encoded."""
-    first = np.full(classes.size, y_enc.size)
-    np.minimum.at(first, y_enc, np.arange(y_enc.size))
-    order = np.argsort(first, kind="stable")
-    if classes.size == 2 and classes[order].tolist() == [-1, 1]:
-        order = order[::-1]
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return classes[order], rank[y_enc]
 
 
 class BaseSVC(ClassifierMixin, KernelModel):
@@ -56,6 +44,8 @@ class BaseSVC(ClassifierMixin, KernelModel):
         return weights
 
     _one_vs_one = True
+    _constraints = {**KernelModel._constraints, "decision_function_shape": one_of("ovr", "ovo"),
+                    "break_ties": check_bool}
 
     def fit(self, X, y, sample_weight=None):
         """Fit one dual per class pair. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
@@ -63,13 +53,9 @@ class BaseSVC(ClassifierMixin, KernelModel):
 
     def _prepare(self, X, y, sample_weight):
         """Validated X, y encoded as class numbers, and each row's weight (sample × class)."""
-        check_choice(self.decision_function_shape, "decision_function_shape", ("ovr", "ovo"))
         X, y = self._validate_Xy(X, y)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
-        # not a parameter: `svmkit train` sets it so that its model files read as svm-train's
-        if getattr(self, "_libsvm_class_order", False):
-            self.classes_, y_enc = libsvm_class_order(self.classes_, y_enc)
         if self.classes_.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in y; "
                              f"got 1 class ({self.classes_[0]!r})")
@@ -156,6 +142,8 @@ class SVC(BaseSVC):
     margin and raises `NotSeparableError` when the kernel cannot separate the classes.
     """
 
+    _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True)}
+
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None):
@@ -174,8 +162,6 @@ class SVC(BaseSVC):
         self.break_ties = break_ties
         self.random_state = random_state
 
-    def _check_model_params(self):
-        check_real(self.C, "C", low=0, allow_inf=True)
 
     def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
         upper = self.C * weight

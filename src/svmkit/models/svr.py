@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from svmkit._validation import check_nu, check_real
+from svmkit._validation import check_nu, real
 from svmkit.exceptions import TubeTooNarrowError
 from svmkit.models import duals
-from svmkit.models.base import LP_MAX_ROWS, KernelModel, positive_rows, read_back
+from svmkit.models.smo_base import LP_MAX_ROWS, KernelModel, positive_rows, read_back
 from svmkit.solvers.feasibility import fits_tube
 from svmkit.solvers.smo import UnboundedDualError
 
@@ -68,6 +68,9 @@ class SVR(BaseSVR):
     kernel fits every target within ε.
     """
 
+    _constraints = {**KernelModel._constraints, "C": real(low=0, allow_inf=True),
+                    "epsilon": real(low=0, low_inclusive=True)}
+
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, cache_size=1024, verbose=False, max_iter=-1):
         self.kernel = kernel
@@ -82,9 +85,6 @@ class SVR(BaseSVR):
         self.verbose = verbose
         self.max_iter = max_iter
 
-    def _check_model_params(self):
-        check_real(self.C, "C", low=0, allow_inf=True)
-        check_real(self.epsilon, "epsilon", low=0, low_inclusive=True)
 
     def _dual(self, target, upper, kidx):
         return duals.epsilon_svr(target, upper, self.epsilon, kidx)
@@ -119,6 +119,8 @@ class NuSVR(BaseSVR):
     attributes as `SVR`.
     """
 
+    _constraints = {**KernelModel._constraints, "C": real(low=0), "nu": check_nu}
+
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1):
         self.nu = nu
@@ -133,9 +135,6 @@ class NuSVR(BaseSVR):
         self.verbose = verbose
         self.max_iter = max_iter
 
-    def _check_model_params(self):
-        check_real(self.C, "C", low=0)
-        check_nu(self.nu)
 
     def _dual(self, target, upper, kidx):
         return duals.nu_svr(target, upper, self.nu, kidx)

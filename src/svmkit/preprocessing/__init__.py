@@ -1,4 +1,4 @@
-"""Feature scaling as LIBSVM's tools do it."""
+"""Layer 4: feature scaling as LIBSVM's tools do it; may import io for range files."""
 
 from svmkit.preprocessing.scaler import LibsvmScaler
 

@@ -1,0 +1,147 @@
+"""The base of the SMO-type models (SVC, ν-SVC, SVR, ν-SVR, one-class): the one fit path —
+validate and prepare, solve the model's dual problems on a row source with optional warm
+starts, store the fitted state — on the kernel-expansion base."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from svmkit._validation import check_bool, check_max_iter, check_params, real
+from svmkit.kernels.gram import TrainingKernel
+from svmkit.models.expansion import KernelExpansion
+from svmkit.solvers.row_source import RowSource, row_source
+from svmkit.solvers.smo import DualProblem, DualResult, solve
+
+#: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
+LP_MAX_ROWS = 3000
+
+
+@dataclass
+class ProblemFit:
+    """One solved dual read back per training row: `rows` the training rows its variables
+    belong to, `coef` Σ y α over each row's variables, `free` the rows with a free variable and
+    none at its bound, `bounded` the rows with a variable at its bound, `rho` and `objective`
+    on the model's scale; `result` is the solver's own (α, gradient, …), from which a later
+    fit can start."""
+
+    rows: np.ndarray
+    coef: np.ndarray
+    free: np.ndarray
+    bounded: np.ndarray
+    rho: float
+    objective: float
+    result: DualResult
+
+
+def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale: float = 1.0) -> ProblemFit:
+    """A ProblemFit from the solver's result; `var_rows`: the training row of each variable,
+    `scale`: the factor from the solver's α to the model's (ν-SVC: 1/r)."""
+    rows, inv = np.unique(var_rows, return_inverse=True)
+    coef = scale * np.bincount(inv, weights=problem.y * res.alpha, minlength=rows.size)
+    moved = np.bincount(inv, weights=res.alpha > 0, minlength=rows.size) > 0
+    bounded = np.bincount(inv, weights=res.alpha >= problem.upper, minlength=rows.size) > 0
+    return ProblemFit(rows, coef, rows[moved & ~bounded], rows[bounded], scale * res.rho,
+                      scale**2 * res.objective, res)
+
+
+def positive_rows(sample_weight: np.ndarray) -> np.ndarray:
+    """The rows of positive weight, which the dual keeps (as scikit-learn's LIBSVM does)."""
+    keep = np.flatnonzero(sample_weight > 0)
+    if keep.size == 0:
+        raise ValueError("sample_weight is zero for every sample; at least one must be positive")
+    return keep
+
+
+class KernelModel(KernelExpansion):
+    """Base of the SMO-type estimators; subclasses prepare the data (`_prepare`) and solve
+    their dual problems (`_solve_problems`)."""
+
+    #: One problem per class pair, whose objective and iterations are kept per pair.
+    _one_vs_one = False
+
+    #: The expansion's checks and the solver's.
+    _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
+                    "max_iter": check_max_iter, "shrinking": check_bool}
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight, rows: RowSource | None = None, row_index=None, starts=None):
+        """The one fit path of every SMO model: validate and prepare; solve the model's dual
+        problems on `rows` (default: a row source of the training kernel), training row i
+        being row `row_index[i]` of it; store the fitted state.
+
+        A given `rows` must hold the kernel this model resolves on X (model selection shares
+        one per γ across folds and C). `starts`: per problem, None or a feasible (α⁰, G⁰) to
+        start from (G⁰ may be None), in the layout of `_problem_fits` of an earlier fit.
+        """
+        check_params(self, self._constraints)
+        X, target, weight = self._prepare(X, y, sample_weight)
+        spec, Xk = self._resolve_kernel(X)
+        if rows is None:
+            rows, row_index = self._row_source(spec, Xk), None
+        row_index = np.arange(X.shape[0]) if row_index is None else np.asarray(row_index, dtype=np.int64)
+        fits = self._solve_problems(rows, row_index, target, weight, starts)
+        self._set_fitted(X, target, fits)
+        return self
+
+    def _row_source(self, spec, Xk) -> RowSource:
+        if spec.is_precomputed:
+            return row_source(matrix=Xk.toarray() if sp.issparse(Xk) else Xk)
+        return row_source(TrainingKernel(spec, Xk), self.cache_size)
+
+    def _solve(self, problem: DualProblem, rows, alpha0=None, start=None):
+        """Solve one dual from the model's own feasible `alpha0`, or from `start` = (α⁰, G⁰)."""
+        grad0 = None
+        if start is not None:
+            alpha0, grad0 = start
+        res = solve(problem, rows, alpha0=alpha0, grad0=grad0, tol=self.tol, max_iter=self.max_iter,
+                    shrinking=self.shrinking)
+        if not (np.isfinite(res.alpha).all() and np.isfinite(res.rho)):
+            raise ValueError("The dual coefficients or intercepts are not finite: the kernel values are too "
+                             "large for float64; scale the data (e.g. with MinMaxScaler)")
+        return res
+
+    def _summary(self, fit: ProblemFit, extra=()):
+        """With `verbose`, LIBSVM's summary of one solved problem."""
+        if not self.verbose:
+            return
+        print(f"optimization finished, #iter = {fit.result.n_iter}")
+        for line in extra:
+            print(line)
+        print(f"obj = {fit.objective:f}, rho = {fit.rho:f}")
+        print(f"nSV = {int(np.count_nonzero(fit.coef))}, nBSV = {fit.bounded.size}")
+
+    def _assemble(self, target, fits):
+        """(support, n_support, dual_coef) of a one-problem model: the rows of nonzero coef."""
+        (fit,) = fits
+        nz = fit.coef != 0
+        support = fit.rows[nz]
+        return support, np.array([support.size], dtype=np.int32), fit.coef[nz][None, :]
+
+    def _set_fitted(self, X, target, fits):
+        """Store the fitted state; the one place a fit's attributes are set."""
+        support, self.n_support_, self._dual_coef_ = self._assemble(target, fits)
+        self._store_support(X, support)
+        self._intercept_ = -np.array([f.rho for f in fits])
+        self.objective_ = np.array([f.objective for f in fits])
+        self.n_iter_ = np.array([f.result.n_iter for f in fits], dtype=np.int32)
+        if not self._one_vs_one:
+            self.objective_, self.n_iter_ = float(self.objective_[0]), int(self.n_iter_[0])
+        free = np.unique(np.concatenate([f.free for f in fits])).astype(np.int64)
+        self.free_support_ = free
+        self.bounded_support_ = np.setdiff1d(np.unique(np.concatenate([f.bounded for f in fits])), free)
+        self.loo_bound_ = support.size / X.shape[0]
+        self.fit_status_ = int(not all(f.result.converged for f in fits))
+        if self.fit_status_:
+            warnings.warn(f"Solver terminated early (max_iter={self.max_iter}). Consider pre-processing your "
+                          "data with StandardScaler or MinMaxScaler.", ConvergenceWarning, stacklevel=4)
+        self.shape_fit_ = X.shape
+        self._problem_fits = fits
+        self._prepare_prediction()
