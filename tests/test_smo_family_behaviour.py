@@ -98,12 +98,14 @@ def test_one_class_and_nu_svc_sample_weight_match_scikit_learn():
     np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-4)
 
 
-def test_one_class_score_samples_is_decision_plus_offset():
+def test_one_class_scores_equal_scikit_learns():
     X, _ = blobs_with_outliers()
-    m = svmkit.OneClassSVM(nu=0.1).fit(X)
-    np.testing.assert_allclose(m.score_samples(X), m.decision_function(X) + m.offset_)
-    assert m.offset_ == pytest.approx(-m.intercept_[0])
-    assert set(np.unique(m.predict(X))) == {-1, 1}
+    ours = svmkit.OneClassSVM(nu=0.1, gamma=0.5).fit(X)
+    theirs = sklearn.svm.OneClassSVM(nu=0.1, gamma=0.5).fit(X)
+    np.testing.assert_allclose(ours.score_samples(X), theirs.score_samples(X), rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(ours.offset_, theirs.offset_, rtol=1e-3)
+    clear = np.abs(theirs.decision_function(X)) > 1e-2  # both solve to tol 1e-3: boundary points may flip
+    np.testing.assert_array_equal(ours.predict(X)[clear], theirs.predict(X)[clear])
 
 
 def test_fitted_attribute_layouts_follow_scikit_learn():

@@ -1,4 +1,4 @@
-"""Every public error: the problems that have no solution, and model files that cannot be read."""
+"""Every public error: the problems that have no solution, and files that cannot be read."""
 
 
 class NotSeparableError(ValueError):
@@ -11,3 +11,7 @@ class TubeTooNarrowError(ValueError):
 
 class ModelFileError(ValueError):
     """A model file that cannot be read: not a model file, corrupt, truncated or too new."""
+
+
+class DataFormatError(ValueError):
+    """A data or scaling-range file that breaks its format; the message says where and what."""

@@ -18,16 +18,13 @@ import scipy.sparse as sp
 from sklearn.utils import check_array, check_consistent_length
 
 from svmkit._validation import check_int
+from svmkit.exceptions import DataFormatError
 from svmkit.io.atomic import atomic_write
 
 #: LIBSVM reads feature indices into a C int.
 _INDEX_MAX = np.iinfo(np.int32).max
 _TOKEN = re.compile(rb"\S+")
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open}
-
-
-class DataFormatError(ValueError):
-    """A data or scaling-range file that breaks its format; the message says where and what."""
 
 
 def _fail(path, problem, line=None, column=None):

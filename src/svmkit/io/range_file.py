@@ -4,7 +4,7 @@ optional target section, and each non-constant feature's training min and max.""
 from __future__ import annotations
 
 from svmkit.io.atomic import atomic_write
-from svmkit.io.data import DataFormatError
+from svmkit.exceptions import DataFormatError
 
 
 def _g16(value: float) -> str:

@@ -9,7 +9,7 @@ from sklearn.utils import check_array, check_consistent_length
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmkit._validation import check_int, check_real
-from svmkit.io.data import DataFormatError
+from svmkit.exceptions import DataFormatError
 from svmkit.io.range_file import read_range, write_range
 
 
