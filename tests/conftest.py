@@ -4,7 +4,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_svmlight_file
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris, load_svmlight_file
 from sklearn.preprocessing import StandardScaler
 
 DATA = Path(__file__).parent / "data"
@@ -44,6 +44,35 @@ def very_sparse():
     w = rng.normal(size=200)
     y = np.where(X @ w + 0.1 * rng.normal(size=400) > 0, 1, -1)
     return X, y
+
+
+def diabetes():
+    X, y = load_diabetes(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    return X, (y - y.mean()) / y.std()
+
+
+def housing():
+    return load_svmlight_file(str(DATA / "housing_scale"))
+
+
+def abalone():
+    return load_svmlight_file(str(DATA / "abalone_scale"))
+
+
+def sinc():
+    """A noisy sinc on [−3, 3]: 200 points, noise σ = 0.1."""
+    rng = np.random.default_rng(0)
+    x = np.sort(rng.uniform(-3, 3, 200))
+    return x[:, None], np.sinc(x) + 0.1 * rng.normal(size=x.size)
+
+
+def blobs_with_outliers(seed=1):
+    """Two Gaussian blobs of 150 points each plus 15 uniform outliers."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal([-2, -2], 0.5, (150, 2)), rng.normal([2, 2], 0.5, (150, 2)),
+                   rng.uniform(-5, 5, (15, 2))])
+    return X, np.zeros(X.shape[0])
 
 
 DATASETS = {"heart_scale": heart_scale, "breast_cancer": breast_cancer, "iris": iris, "digits": digits,

@@ -8,11 +8,10 @@ import pytest
 import scipy.sparse as sp
 
 import svmkit
-from conftest import DATASETS, heart_scale, libsvm_predict, scale_gamma, sort_by_label
+from conftest import DATASETS, blobs_with_outliers, heart_scale, housing, libsvm_predict, scale_gamma, sort_by_label
 from svmkit.io.libsvm_model import load_libsvm_model, save_libsvm_model
 from svmkit.exceptions import ModelFileError
 from svmkit.io.native import FORMAT_VERSION, MAGIC
-from test_smo_family_libsvm import blobs_with_outliers, housing
 
 
 def _rbf_kernel(X, Z, gamma):

@@ -10,8 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import svmkit
-from conftest import heart_scale
-from test_smo_family_libsvm import blobs_with_outliers, diabetes, sinc
+from conftest import blobs_with_outliers, diabetes, heart_scale, sinc
 
 TOL = 1e-3
 

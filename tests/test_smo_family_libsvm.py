@@ -4,40 +4,10 @@ import re
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_diabetes, load_svmlight_file
 
 import svmkit
-from conftest import (DATA, DATASETS, assert_pairs_match_libsvm, libsvm_predict, libsvm_support, libsvm_train,
-                      scale_gamma, sv_overlap)
-
-
-def diabetes():
-    X, y = load_diabetes(return_X_y=True)
-    X = (X - X.mean(0)) / X.std(0)
-    return X, (y - y.mean()) / y.std()
-
-
-def housing():
-    return load_svmlight_file(str(DATA / "housing_scale"))
-
-
-def abalone():
-    return load_svmlight_file(str(DATA / "abalone_scale"))
-
-
-def sinc():
-    """A noisy sinc on [−3, 3]: 200 points, noise σ = 0.1."""
-    rng = np.random.default_rng(0)
-    x = np.sort(rng.uniform(-3, 3, 200))
-    return x[:, None], np.sinc(x) + 0.1 * rng.normal(size=x.size)
-
-
-def blobs_with_outliers(seed=1):
-    """Two Gaussian blobs of 150 points each plus 15 uniform outliers."""
-    rng = np.random.default_rng(seed)
-    X = np.vstack([rng.normal([-2, -2], 0.5, (150, 2)), rng.normal([2, 2], 0.5, (150, 2)),
-                   rng.uniform(-5, 5, (15, 2))])
-    return X, np.zeros(X.shape[0])
+from conftest import (DATASETS, abalone, assert_pairs_match_libsvm, blobs_with_outliers, diabetes, housing,
+                      libsvm_predict, libsvm_support, libsvm_train, scale_gamma, sinc, sv_overlap)
 
 
 #: Both solvers stop at this KKT violation. At the default 1e-3 each stops at its own point
