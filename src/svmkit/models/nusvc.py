@@ -15,10 +15,34 @@ from svmkit.models.svc import BaseSVC
 class NuSVC(BaseSVC):
     """ν-SVC, scikit-learn compatible, exact against LIBSVM (-s 1).
 
-    ν in (0, 1] bounds the fraction of margin errors from above and of support vectors from
-    below. Per class pair, ν is infeasible when ν (n_a + n_b)/2 > min(n_a, n_b) (weighted
-    counts); fit then raises "specified nu is infeasible" naming the pair. `class_weight` and
-    `sample_weight` scale each row's bound w_i. Fitted attributes are SVC's.
+    Each class pair solves min ½ αᵀQα, yᵀα = 0, Σα = ν Σw, 0 ≤ α_i ≤ w_i (Schölkopf et al.
+    2000); dividing α and ρ by r gives the C-SVC solution for C = 1/r.
+
+    Parameters
+    ----------
+    nu : float in (0, 1], default 0.5
+        Upper bound on the fraction of margin errors, lower bound on the fraction of support
+        vectors. Infeasible when ν (n_a + n_b)/2 > min(n_a, n_b) (weighted counts) for a pair:
+        fit then raises "specified nu is infeasible" naming the pair.
+    class_weight : dict, 'balanced' or None
+        Scales each row's bound w_i, as does `sample_weight`.
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter :
+        As for `SVC`.
+    decision_function_shape, break_ties, random_state :
+        As for `SVC`.
+
+    Attributes
+    ----------
+    As `SVC`'s.
+
+    Examples
+    --------
+    >>> import svmkit
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = svmkit.NuSVC(nu=0.1).fit(X, y)
+    >>> model.predict(X[-2:]).tolist()
+    [2, 2]
     """
 
     _constraints = {**BaseSVC._constraints, "nu": check_nu}

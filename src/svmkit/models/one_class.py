@@ -14,9 +14,31 @@ from svmkit.models.smo_base import KernelModel, positive_rows, read_back
 class OneClassSVM(OutlierMixin, KernelModel):
     """Novelty detection, scikit-learn compatible, exact against LIBSVM (-s 2).
 
-    ν in (0, 1] bounds the fraction of outliers from above and of support vectors from below.
-    `score_samples(x)` = Σ α_i K(x_i, x); `decision_function` = score_samples − `offset_`
-    (`offset_` = ρ); `predict` gives +1 inside (decision > 0) and −1 outside.
+    Solves min ½ αᵀKα, Σα = ν Σw, 0 ≤ α_i ≤ w_i (Schölkopf et al. 2001); the region is
+    f(x) = Σ α_i K(x_i, x) − ρ ≥ 0.
+
+    Parameters
+    ----------
+    nu : float in (0, 1], default 0.5
+        Upper bound on the fraction of outliers, lower bound on the fraction of support vectors.
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter :
+        As for `SVC`.
+
+    Attributes
+    ----------
+    offset_ : float
+        ρ; `decision_function` = `score_samples` − `offset_`.
+    support_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, objective_,
+    n_iter_, free_support_, bounded_support_, fit_status_ :
+        As for `SVR`.
+
+    Examples
+    --------
+    >>> import numpy as np, svmkit
+    >>> X = np.random.default_rng(0).normal(size=(200, 2))
+    >>> model = svmkit.OneClassSVM(nu=0.1, gamma=0.5).fit(X)
+    >>> model.predict([[0.0, 0.0], [6.0, 6.0]]).tolist()
+    [1, -1]
     """
 
     _constraints = {**KernelModel._constraints, "nu": check_nu}

@@ -136,10 +136,64 @@ class BaseSVC(ClassifierMixin, KernelModel):
 class SVC(BaseSVC):
     """C-support vector classification, scikit-learn compatible, exact against LIBSVM (-s 0).
 
-    Beyond scikit-learn's attributes: `objective_` (dual objective per class pair), `n_iter_`,
-    `free_support_` (0 < α < C) and `bounded_support_` (α = C) as training-row indices, and
-    `loo_bound_` = #SV / N, the leave-one-out error bound (seed 003). `C=np.inf` fits the hard
-    margin and raises `NotSeparableError` when the kernel cannot separate the classes.
+    Each class pair solves the dual of seed 001 (4): min ½ αᵀQα − 1ᵀα, yᵀα = 0, 0 ≤ α_i ≤ C_i;
+    the decision is f(x) = Σ y_i α_i K(x_i, x) + b (seed 000 (9.39)), one-vs-one for more classes.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Bound on each α (seed 000 (9.32)); `np.inf` fits the hard margin (seed 001 (2)) and
+        raises `NotSeparableError` when the kernel cannot separate the classes.
+    kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'} or callable, default 'rbf'
+    degree : int, default 3
+        Degree of the 'poly' kernel (γ<x, z> + coef0)^degree.
+    gamma : 'scale', 'auto' or float, default 'scale'
+        γ of 'rbf', 'poly', 'sigmoid': 'scale' = 1 / (n_features · Var X), 'auto' = 1 / n_features.
+    coef0 : float, default 0.0
+        Constant of 'poly' and 'sigmoid'.
+    shrinking : bool, default True
+        LIBSVM's shrinking of variables that cannot join a violating pair.
+    tol : float, default 1e-3
+        Stop when the maximal KKT violation m(α) − M(α) ≤ tol (LIBSVM's -e).
+    cache_size : float, default 1024
+        Megabytes of kernel rows kept (float32); a bound, taken only as rows are computed.
+    class_weight : dict, 'balanced' or None
+        C_i = C · class_weight[y_i] · sample_weight_i.
+    verbose : bool, default False
+        Print LIBSVM's per-pair summary.
+    max_iter : int, default -1
+        Pair updates allowed per problem (−1: no limit); an early stop warns and sets `fit_status_`.
+    decision_function_shape : {'ovr', 'ovo'}, default 'ovr'
+    break_ties : bool, default False
+        With 'ovr', predict the best one-vs-rest score instead of the vote.
+    random_state : None
+        Accepted for scikit-learn compatibility; the fit is deterministic.
+
+    Attributes
+    ----------
+    classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_, coef_ (linear
+    kernel), fit_status_, shape_fit_, n_features_in_ :
+        As scikit-learn's SVC.
+    gamma_ : float
+        The γ the kernel used.
+    class_weight_ : ndarray of shape (n_classes,)
+    objective_ : ndarray of shape (n_pairs,)
+        Dual objective per class pair.
+    n_iter_ : ndarray of shape (n_pairs,)
+        Pair updates per class pair.
+    free_support_, bounded_support_ : ndarray
+        Training rows with 0 < α < C and with α = C.
+    loo_bound_ : float
+        #SV / N, the bound on the leave-one-out error (seed 003).
+
+    Examples
+    --------
+    >>> import svmkit
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = svmkit.SVC(C=10.0).fit(X, y)
+    >>> model.predict(X[:2]).tolist()
+    [0, 0]
     """
 
     _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True)}

@@ -61,11 +61,43 @@ class BaseSVR(RegressorMixin, KernelModel):
 class SVR(BaseSVR):
     """ε-support vector regression, scikit-learn compatible, exact against LIBSVM (-s 3).
 
-    Beyond scikit-learn's attributes: `inside_tube_` (rows strictly inside the ε-tube,
-    α = α* = 0, not support vectors), `on_tube_` (free: 0 < α or α* < C, on the tube boundary),
-    `outside_tube_` (bounded: α or α* = C, on or outside it), `objective_`, `n_iter_`.
-    `C=np.inf` fits the hard ε-tube and raises `TubeTooNarrowError` when no function of the
-    kernel fits every target within ε.
+    Solves the dual of seed 000 (9.55)–(9.64) over (α, α*); f(x) = Σ (α_i − α*_i) K(x_i, x) + b.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Bound on α and α*; `np.inf` fits the hard ε-tube and raises `TubeTooNarrowError` when
+        no function of the kernel fits every target within ε.
+    epsilon : float, default 0.1
+        Half-width of the tube inside which errors cost nothing (seed 000 (9.55)), in y's units.
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter :
+        As for `SVC`.
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_ (linear kernel),
+    fit_status_, shape_fit_, n_features_in_ :
+        As scikit-learn's SVR.
+    gamma_ : float
+        The γ the kernel used.
+    objective_ : float
+    n_iter_ : int
+    inside_tube_ : ndarray
+        Rows strictly inside the tube (α = α* = 0): not support vectors.
+    on_tube_ : ndarray
+        Free rows, 0 < α or α* < C: on the tube boundary.
+    outside_tube_ : ndarray
+        Bounded rows, α or α* = C: on or outside it.
+    free_support_, bounded_support_, loo_bound_ :
+        As for `SVC`.
+
+    Examples
+    --------
+    >>> import numpy as np, svmkit
+    >>> x = np.linspace(-3, 3, 50)[:, None]
+    >>> model = svmkit.SVR(C=10.0, epsilon=0.05).fit(x, np.sinc(x).ravel())
+    >>> bool(abs(model.predict([[0.0]])[0] - 1.0) < 0.1)
+    True
     """
 
     _constraints = {**KernelModel._constraints, "C": real(low=0, allow_inf=True),
@@ -114,9 +146,29 @@ class SVR(BaseSVR):
 class NuSVR(BaseSVR):
     """ν-support vector regression, scikit-learn compatible, exact against LIBSVM (-s 4).
 
-    ν in (0, 1] bounds the fraction of points outside the tube from above and of support
-    vectors from below; the tube width is found by the fit and kept as `epsilon_`. Other
-    attributes as `SVR`.
+    Parameters
+    ----------
+    nu : float in (0, 1], default 0.5
+        Upper bound on the fraction of points outside the tube, lower bound on the fraction of
+        support vectors; the tube's width is found by the fit.
+    C : float, default 1.0
+        Bound on α and α*.
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter :
+        As for `SVC`.
+
+    Attributes
+    ----------
+    epsilon_ : float
+        The tube's half-width the fit found.
+    Others as `SVR`'s.
+
+    Examples
+    --------
+    >>> import numpy as np, svmkit
+    >>> x = np.linspace(-3, 3, 50)[:, None]
+    >>> model = svmkit.NuSVR(nu=0.3, C=10.0).fit(x, np.sinc(x).ravel())
+    >>> bool(model.epsilon_ > 0)
+    True
     """
 
     _constraints = {**KernelModel._constraints, "C": real(low=0), "nu": check_nu}

@@ -1,0 +1,14 @@
+"""The Examples sections of the public estimators' docstrings run and print what they say."""
+
+import doctest
+import importlib
+
+import pytest
+
+
+@pytest.mark.parametrize("module", ["svmkit.models.svc", "svmkit.models.nusvc", "svmkit.models.svr",
+                                    "svmkit.models.one_class"])
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0
+    assert result.failed == 0
