@@ -60,7 +60,6 @@ class OneClassSVM(OutlierMixin, KernelModel):
         """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""
         return self._fit(X, y, sample_weight)
 
-
     def _prepare(self, X, y, sample_weight):
         X = self._validate_X(X)
         return X, None, self._sample_weight(sample_weight, X)

@@ -9,13 +9,12 @@ Method: a batched working set (Wen et al., JMLR 2018) around LIBSVM's SMO. Each 
 picks the q/2 most violating variables (half from I_up, half from I_low) and keeps the q/2
 picked the step before, as ThunderSVM and oneDAL do: the kept variables, mostly free, are the
 partners the new violators need under yᵀα = Δ, so a step makes far more progress than q fresh
-violators allow (SVR on cadata: 2,764 steps → 30). It fetches the q kernel rows in one block,
+violators allow (SVR on cadata: 2,764 steps → 31). It fetches the q kernel rows in one block,
 runs SMO with second-order selection (Fan, Chen & Lin 2005) and LIBSVM's shrinking on the
-q×q subproblem in compiled code, and updates the full gradient with one pass
-over the rows of the variables that moved. It stops on the same criterion as LIBSVM: the
-maximal KKT violation m(α) − M(α) ≤ tol over all variables. A problem of at most
-`FULL_BLOCK` variables whose kernel rows all fit in the row source is one block: that is
-LIBSVM's SMO, run to tol in compiled code.
+q×q subproblem in compiled code, and updates the full gradient with one pass over the rows of
+the variables that moved. It stops on the same criterion as LIBSVM: the maximal KKT violation
+m(α) − M(α) ≤ tol over all variables. A problem of at most `FULL_BLOCK` variables whose kernel
+rows all fit in the row source is one block: that is LIBSVM's SMO, run to tol in compiled code.
 """
 
 from __future__ import annotations
@@ -119,6 +118,8 @@ def _rho(y, alpha, G, U, sel):
 
 def _add_kernel_terms(G, rows, problem, coef, nz, cols):
     """G[cols] += Σ_{j in nz} Q[cols, j] coef_j, from the kernel rows of nz in blocks."""
+    if cols.size == 0:
+        return
     kidx = problem.kidx
     g = G[cols]
     step = min(WS_SIZE, rows.capacity)
@@ -169,10 +170,13 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     kidx = problem.kidx.astype(np.int64)
     diag = rows.diag[kidx]
     alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
-    at_upper = alpha >= U
+    q = block_size(n, np.unique(kidx).size, rows.capacity, ws_size)
+    # Ḡ serves only rebuilds of shrunk gradients, which a single-block solve never needs: there
+    # it stays zero (no variable counted at its bound), and a given grad0 costs no kernel rows.
+    track_bar = shrinking and q < n
+    at_upper = (alpha >= U) if track_bar else np.zeros(n, dtype=bool)
     G, G_bar = initial_gradients(problem, rows, alpha, at_upper, grad0)
     budget = np.inf if max_iter is None or max_iter < 0 else int(max_iter)
-    q = block_size(n, np.unique(kidx).size, rows.capacity, ws_size)
     hard = bool(np.isinf(U).any())
     n_iter = 0
     converged = True
@@ -225,7 +229,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
             continue
         update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
         G[act] = Ga
-        if shrinking and q < n:  # Ḡ serves only rebuilds, which a single-block solve never needs
+        if track_bar:
             up_now = a_b >= U[ws]
             flip = np.flatnonzero(up_now != at_upper[ws])
             if flip.size:
