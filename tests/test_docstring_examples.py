@@ -1,4 +1,4 @@
-"""The Examples sections of the public estimators' docstrings run and print what they say."""
+"""The Examples sections of the public estimators, the scaler and the data loader' docstrings run and print what they say."""
 
 import doctest
 import importlib
@@ -7,7 +7,7 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["svmkit.models.svc", "svmkit.models.nusvc", "svmkit.models.svr",
-                                    "svmkit.models.one_class"])
+                                    "svmkit.models.one_class", "svmkit.preprocessing.scaler", "svmkit.io.data"])
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0

@@ -160,7 +160,48 @@ def load_svmlight_files(paths, n_features=None, zero_based=False, dtype=np.float
 
 
 def load_svmlight(path, n_features=None, zero_based=False, dtype=np.float64, query_id=False, dense=False):
-    """Load one LIBSVM file: (X, y), or (X, y, qid) with `query_id`; see load_svmlight_files."""
+    """Load one LIBSVM / svmlight data file: lines `label index:value ...`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+    n_features : int or None, default=None
+        Width of X; None takes the largest index in the file. An index past it is an error.
+    zero_based : bool, default=False
+        Whether indices count from 0 (LIBSVM's files count from 1).
+    dtype : numpy dtype, default=float64
+        Type of X's values.
+    query_id : bool, default=False
+        Read `qid:N` after the label and return it as a third array.
+    dense : bool, default=False
+        Return X as an ndarray instead of CSR.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix or ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+    qid : ndarray of shape (n_samples,), only with `query_id`
+
+    Raises
+    ------
+    DataFormatError
+        A malformed line, naming the file, line and column.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from svmkit import load_svmlight
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("+1 1:0.5 3:2\\n-1 2:1\\n")
+    >>> X, y = load_svmlight(path, dense=True)
+    >>> X
+    array([[0.5, 0. , 2. ],
+           [0. , 1. , 0. ]])
+    >>> y
+    array([ 1., -1.])
+    """
     return tuple(load_svmlight_files([path], n_features, zero_based, dtype, query_id, dense))
 
 

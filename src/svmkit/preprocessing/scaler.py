@@ -40,6 +40,30 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     Unlike `svm-scale -r`, a feature absent from the range (constant in training) becomes 0
     rather than being scaled by the new data's own min and max.
+
+    Parameters
+    ----------
+    lower, upper : float, default=-1.0, 1.0
+        The interval each feature's training range maps to (svm-scale `-l`, `-u`); upper > lower.
+    y_lower, y_upper : float or None, default=None
+        The interval the target maps to (svm-scale `-y`); both or neither.
+
+    Attributes
+    ----------
+    feature_min_, feature_max_ : ndarray of shape (n_features,)
+        Each feature's training minimum and maximum, in the data's units.
+    y_min_, y_max_ : float
+        The target's training minimum and maximum; set only when y scaling is on.
+    n_features_in_ : int
+        Number of features seen in `fit`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit import LibsvmScaler
+    >>> X = np.array([[0.0, 10.0], [5.0, 20.0], [10.0, 30.0]])
+    >>> LibsvmScaler().fit(X).transform([[5.0, 40.0]])
+    array([[0., 2.]])
     """
 
     def __init__(self, lower=-1.0, upper=1.0, y_lower=None, y_upper=None):
