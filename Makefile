@@ -19,7 +19,7 @@ install-dev: $(BIN)/python
 	$(BIN)/python -m svmkit._warmup
 
 run: install
-	$(BIN)/svmkit easy data/heart_scale
+	$(BIN)/svmkit easy data/svmguide1 data/svmguide1.t -o build/easy
 
 test: install-dev
 	$(BIN)/python -m pytest
@@ -27,6 +27,7 @@ test: install-dev
 bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
 	$(BIN)/python benchmarks/bench_svc.py
+	$(BIN)/python benchmarks/bench_grid.py
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info

@@ -36,7 +36,7 @@ def test_fit_on_a_shared_row_source_equals_a_fit_on_the_fold():
 def test_warm_start_from_the_solution_needs_no_more_work(model):
     X, y = heart_scale()
     cold = model.fit(X, y)
-    starts = [(f.result.alpha, f.result.grad) for f in cold._problem_fits]
+    starts = [f.start() for f in cold._problem_fits]
     warm = type(model)(**model.get_params())._fit(X, y, None, starts=starts)
     assert np.sum(warm.n_iter_) <= 1
     np.testing.assert_allclose(warm.dual_coef_, cold.dual_coef_, rtol=1e-9, atol=1e-12)
@@ -48,7 +48,7 @@ def test_warm_start_along_c_reaches_the_cold_optimum():
     apart from the linear term: G = Q(2α) − 1 = 2(G₁ + 1) − 1."""
     X, y = heart_scale()
     small = svmkit.SVC(C=1.0).fit(X, y)
-    starts = [(2 * f.result.alpha, 2 * f.result.grad + 1) for f in small._problem_fits]
+    starts = [f.start(2.0) for f in small._problem_fits]
     warm = svmkit.SVC(C=2.0)._fit(X, y, None, starts=starts)
     cold = svmkit.SVC(C=2.0).fit(X, y)
     np.testing.assert_allclose(warm.objective_, cold.objective_, rtol=1e-4)

@@ -29,7 +29,7 @@ def _iris_unsorted():
 
 
 def _ours_decision(est, X):
-    return est._decision_ovo(X) if hasattr(est, "classes_") else est._decision_single(X)[:, None]
+    return est._raw_decision(X)
 
 
 CASES = {
@@ -119,7 +119,7 @@ def test_precomputed_kernel_model_round_trips_with_libsvm(tmp_path):
     loaded = load_libsvm_model(tmp_path / "theirs")
     width = loaded.n_features_in_
     _, dec = libsvm_predict(model, K, precomputed_train_order=np.arange(K.shape[0]))
-    np.testing.assert_allclose(loaded._decision_ovo(K[:, :width]), dec, atol=1e-6)
+    np.testing.assert_allclose(loaded._raw_decision(K[:, :width]), dec, atol=1e-6)
 
 
 def test_non_integer_labels_cannot_be_written_in_libsvm_format(tmp_path):

@@ -8,6 +8,14 @@ import numpy as np
 # this module (every command does, to build its parser) loads neither scikit-learn nor Numba.
 
 
+def release_workers():
+    """Stop joblib's reusable worker processes: the commands end with os._exit, and workers left
+    idle would hold the standard streams open, so that a reader of our output waits on them."""
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
+
+
 def refuse_probability(flag):
     """-b 1 of svm-train and svm-predict: probability estimates are not available yet."""
     if flag:

@@ -1,35 +1,91 @@
-"""`svmkit easy FILE`: fit SVC on a LIBSVM data file and report cross-validation and the fit."""
+"""`svmkit easy training_file [testing_file]`: LIBSVM easy.py's pipeline — scale the training
+data to [−1, 1] (saving the ranges), choose C and γ by 5-fold cross-validation over grid.py's
+grid, train C-SVC with them, scale the test data with the same ranges and predict it. Every
+output goes into the folder `<training_file name>.easy`."""
 
 from __future__ import annotations
 
+import csv
+import os
+
+import numpy as np
+
+from svmkit.cli.common import release_workers
+from svmkit.cli.progress import progress_callback
+
 
 def add_parser(sub):
-    p = sub.add_parser("easy", help="fit SVC on a LIBSVM data file and report CV accuracy and the fit")
-    p.add_argument("data", help="training data in LIBSVM format")
-    p.add_argument("-c", "--cost", type=float, default=1.0, help="C (default 1)")
-    p.add_argument("-g", "--gamma", default="scale", help="RBF gamma: a float, 'scale' or 'auto'")
-    p.add_argument("-v", "--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    p = sub.add_parser("easy", help="scale, grid-search C and gamma, train and test, as LIBSVM's easy.py")
+    p.add_argument("training_file", help="training data in LIBSVM format")
+    p.add_argument("testing_file", nargs="?", help="test data in LIBSVM format")
+    p.add_argument("-o", "--out-dir", help="folder for the outputs (default: <training_file name>.easy)")
+    p.add_argument("-j", "--jobs", type=int, default=-1, help="parallel tasks of the grid (default: every core)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
 
+def _write_data(path, X, y):
+    from svmkit.io.atomic import atomic_write
+    from svmkit.io.data import format_rows
+
+    with atomic_write(path) as fh:
+        fh.writelines(format_rows(X, [f"{v:g}" for v in y]))
+
+
 def run(args) -> int:
-    # scikit-learn and Numba: only when the command runs
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
-
-    from svmkit.io.data import load_svmlight
+    from svmkit.cli.report import accuracy_line
+    from svmkit.cli.train import fit_in_libsvm_order
+    from svmkit.io.data import load_svmlight, pad_columns
+    from svmkit.io.libsvm_model import save_libsvm_model
+    from svmkit.model_selection import SVMSearchCV
     from svmkit.models import SVC
+    from svmkit.preprocessing import LibsvmScaler
 
-    X, y = load_svmlight(args.data)
-    gamma = args.gamma if args.gamma in ("scale", "auto") else float(args.gamma)
-    model = SVC(C=args.cost, gamma=gamma)
-    folds = StratifiedKFold(args.folds, shuffle=True, random_state=0)
-    acc = cross_val_score(model, X, y, cv=folds)
-    model.fit(X, y)
-    print(f"data: {args.data} ({X.shape[0]} rows, {X.shape[1]} features, {len(model.classes_)} classes)")
-    print(f"SVC(C={args.cost:g}, kernel='rbf', gamma={model.gamma_:.6g})")
-    print(f"{args.folds}-fold cross-validation accuracy = {100 * acc.mean():.4f}% (± {100 * acc.std():.2f})")
-    print(f"support vectors: {model.support_.size} ({model.free_support_.size} free, "
-          f"{model.bounded_support_.size} bounded at C); leave-one-out bound #SV/N = {model.loo_bound_:.4f}")
-    for k, (obj, b) in enumerate(zip(model.objective_, model._intercept_)):
-        print(f"pair {k}: dual objective = {obj:.6f}, b = {b:.6f}")
+    name = os.path.basename(args.training_file)
+    out = args.out_dir or f"{name}.easy"
+    os.makedirs(out, exist_ok=True)
+    X, y = load_svmlight(args.training_file)
+    if args.testing_file:
+        Xt, yt = load_svmlight(args.testing_file)
+        width = max(X.shape[1], Xt.shape[1])
+        X, Xt = pad_columns(X, width), pad_columns(Xt, width)
+    scaler = LibsvmScaler().fit(X)
+    range_file = os.path.join(out, f"{name}.range")
+    print("Scaling training data...")
+    scaler.save_range(range_file)
+    Xs = scaler.transform(X)
+    _write_data(os.path.join(out, f"{name}.scale"), Xs, y)
+    print("Cross validation...")
+    search = SVMSearchCV(SVC(), cv=5, n_jobs=args.jobs, random_state=0, prefer_fewer_sv=False, refit=False)
+    try:
+        search._search(Xs, y, None, on_task=progress_callback("grid", "task", args.quiet))
+    finally:
+        release_workers()
+    grid_file = os.path.join(out, f"{name}.grid.csv")
+    with open(grid_file, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["log2c", "log2g", "accuracy", "mean_n_support"])
+        for cell, score, n_sv in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"],
+                                     search.cv_results_["mean_n_support"]):
+            writer.writerow([f"{np.log2(cell['C']):g}", f"{np.log2(cell['gamma']):g}", f"{100 * score:g}", f"{n_sv:g}"])
+    best = search.best_params_
+    print(f"Best c={best['C']:g}, g={best['gamma']:g} CV rate={100 * search.best_score_:g}")
+    print("Training...")
+    model = SVC(C=best["C"], gamma=best["gamma"])
+    fit_in_libsvm_order(model, Xs, y)
+    model_file = os.path.join(out, f"{name}.model")
+    save_libsvm_model(model, model_file)
+    print(f"Output model: {model_file}")
+    if args.testing_file:
+        test_name = os.path.basename(args.testing_file)
+        print("Scaling testing data...")
+        Xts = scaler.transform(Xt)
+        _write_data(os.path.join(out, f"{test_name}.scale"), Xts, yt)
+        print("Testing...")
+        pred = model.predict(Xts)
+        predict_file = os.path.join(out, f"{test_name}.predict")
+        with open(predict_file, "w") as fh:
+            fh.writelines(f"{v:g}\n" for v in pred)
+        print(accuracy_line(yt, pred))
+        print(f"Output prediction: {predict_file}")
     return 0

@@ -1,4 +1,4 @@
-"""The `svmkit` command: train, predict, scale and info with LIBSVM's options, and easy."""
+"""The `svmkit` command: train, predict, scale and info with LIBSVM's options, grid and easy."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from svmkit.cli import easy, info, predict, scale, train
+from svmkit.cli import easy, grid, info, predict, scale, train
 
 
 class _Parser(argparse.ArgumentParser):
@@ -19,15 +19,17 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="svmkit", description="Kernel machines on LIBSVM data files.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for module in (train, predict, scale, info, easy):
+    for module in (train, predict, scale, info, grid, easy):
         module.add_parser(sub)
     return parser
 
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["train"]:
+    if argv[:1] in (["train"], ["grid"]):
         argv = train.split_weight_flags(argv)
+    if argv[:1] == ["grid"]:
+        argv = grid.join_range_flags(argv)
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

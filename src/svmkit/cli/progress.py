@@ -13,3 +13,21 @@ def progress(steps, desc, unit, quiet):
     from tqdm import tqdm
 
     return tqdm(steps, desc=desc, unit=unit, file=sys.stderr)
+
+
+def progress_callback(desc, unit, quiet):
+    """A callback `(done, total)` that moves a tqdm bar on stderr, or None when quiet or stderr
+    is not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bar = tqdm(desc=desc, unit=unit, file=sys.stderr)
+
+    def advance(done, total):
+        bar.total = total
+        bar.update(done - bar.n)
+        if done == total:
+            bar.close()
+
+    return advance

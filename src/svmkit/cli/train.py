@@ -24,6 +24,17 @@ def add_parser(sub):
                     "kernel_type -t: 0 linear, 1 polynomial, 2 radial basis function, 3 sigmoid, "
                     "4 precomputed kernel.")
     p.add_argument("--help", action="help", help="show this help and exit")
+    add_svm_options(p)
+    p.add_argument("-v", "--cross-validation", type=int, metavar="N", help="N-fold cross validation only")
+    p.add_argument("-q", "--quiet", action="store_true", help="quiet mode (no output)")
+    p.add_argument("--format", choices=("libsvm", "native"), default="libsvm", help="model file format")
+    p.add_argument("training_file")
+    p.add_argument("model_file", nargs="?")
+    p.set_defaults(run=run)
+
+
+def add_svm_options(p):
+    """svm-train's model options (-s -t -d -g -r -c -n -p -m -e -h -b -w), for train and grid."""
     p.add_argument("-s", "--svm-type", type=int, choices=range(5), default=0, help="(default 0)")
     p.add_argument("-t", "--kernel-type", type=int, choices=range(5), default=2, help="(default 2)")
     p.add_argument("-d", "--degree", type=int, default=3, help="degree in the kernel function (default 3)")
@@ -39,12 +50,6 @@ def add_parser(sub):
                    help="train for probability estimates (default 0)")
     p.add_argument("-w", "--weight", nargs=2, action="append", default=[], metavar=("LABEL", "WEIGHT"),
                    help="C of class LABEL is WEIGHT*C; svm-train's -wLABEL WEIGHT works too")
-    p.add_argument("-v", "--cross-validation", type=int, metavar="N", help="N-fold cross validation only")
-    p.add_argument("-q", "--quiet", action="store_true", help="quiet mode (no output)")
-    p.add_argument("--format", choices=("libsvm", "native"), default="libsvm", help="model file format")
-    p.add_argument("training_file")
-    p.add_argument("model_file", nargs="?")
-    p.set_defaults(run=run)
 
 
 def split_weight_flags(argv):

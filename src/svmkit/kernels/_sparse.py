@@ -9,7 +9,7 @@ sparse, as on text-like data (a9a, w8a).
 from numba import njit, prange
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def sparse_inner_rows(a_indptr, a_indices, a_data, rows, b_indptr, b_indices, b_data, out):
     """out[r, s] += <A[rows[r]], B[s]> (float64), with A in CSR and B in CSC parts."""
     for r in prange(rows.shape[0]):

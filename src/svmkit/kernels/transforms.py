@@ -38,7 +38,7 @@ def _exp_row(x, out_row, c):
         out_row[j] = p * scale[j]
 
 
-@njit(parallel=True, cache=True, fastmath=True)
+@njit(parallel=True, cache=True, nogil=True, fastmath=True)
 def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c):
     """out[o] = exp(−γ max(||a||² + ||b||² − 2P, 0))."""
     q, n = P.shape
@@ -50,7 +50,7 @@ def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c):
         _exp_row(x, out[out_rows[r]], c)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, nogil=True, fastmath=True)
 def _rbf_direct_row(Xt, i, gamma, out_row, c):
     """out_row[j] = exp(−γ ||x_i − x_j||²) over every column j of Xt (d × n), from the
     differences themselves: for few features this beats a GEMM and its extra pass."""
@@ -66,19 +66,19 @@ def _rbf_direct_row(Xt, i, gamma, out_row, c):
     _exp_row(x, out_row, c)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def _rbf_direct_parallel(Xt, idx, gamma, out, out_rows, c):
     for r in prange(idx.shape[0]):
         _rbf_direct_row(Xt, idx[r], gamma, out[out_rows[r]], c)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rbf_direct_serial(Xt, idx, gamma, out, out_rows, c):
     for r in range(idx.shape[0]):
         _rbf_direct_row(Xt, idx[r], gamma, out[out_rows[r]], c)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def _finish_other(P, code, gamma, coef0, degree, out, out_rows):
     q, n = P.shape
     for r in prange(q):

@@ -104,10 +104,23 @@ class KernelExpansion(BaseEstimator):
         from the dual coefficients, so writing to it would change nothing."""
         return read_only(self._primal_weights())
 
-    def _decision_single(self, X):
-        """Σ coef_i K(x_i, x) + b for every row of X."""
+    def _raw_decision(self, X):
+        """Σ_s W[s, k] K(x, c_s) + b_k for every row of X, one column k per fitted problem."""
         X = self._check_predict_X(X)
-        return self._support_kernel_products(X, self._W).ravel() + self._intercept_[0]
+        return self._support_kernel_products(X, self._W) + self._intercept_
+
+    def _raw_decision_from_kernel(self, K, W):
+        """The same from `K`, kernel values of the points against the centres of the weights
+        `W` (model selection reads them from the kernel rows it shares across fits)."""
+        return K @ W + self._intercept_
+
+    def _predict_from_raw(self, raw):
+        """The prediction from the raw decision values (a single problem's: the values)."""
+        return raw.ravel()
+
+    def predict(self, X):
+        """The prediction for every row of X."""
+        return self._predict_from_raw(self._raw_decision(X))
 
     def _check_predict_X(self, X):
         check_is_fitted(self)

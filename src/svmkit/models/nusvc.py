@@ -26,7 +26,7 @@ class NuSVC(BaseSVC):
         fit then raises "specified nu is infeasible" naming the pair.
     class_weight : dict, 'balanced' or None
         Scales each row's bound w_i, as does `sample_weight`.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
     decision_function_shape, break_ties, random_state :
         As for `SVC`.
@@ -45,11 +45,12 @@ class NuSVC(BaseSVC):
     [2, 2]
     """
 
+    _scaled_params = ("nu",)
     _constraints = {**BaseSVC._constraints, "nu": check_nu}
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None):
+                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False):
         self.nu = nu
         self.kernel = kernel
         self.degree = degree
@@ -64,6 +65,7 @@ class NuSVC(BaseSVC):
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.random_state = random_state
+        self.warm_start = warm_start
 
 
     def _solve_pair(self, rows, kidx, ypair, weight, pair, start):

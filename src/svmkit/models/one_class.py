@@ -21,7 +21,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
     ----------
     nu : float in (0, 1], default 0.5
         Upper bound on the fraction of outliers, lower bound on the fraction of support vectors.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
 
     Attributes
@@ -41,10 +41,11 @@ class OneClassSVM(OutlierMixin, KernelModel):
     [1, -1]
     """
 
+    _scaled_params = ("nu",)
     _constraints = {**KernelModel._constraints, "nu": check_nu}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
-                 shrinking=True, cache_size=1024, verbose=False, max_iter=-1):
+                 shrinking=True, cache_size=1024, verbose=False, max_iter=-1, warm_start=False):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -55,6 +56,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter
+        self.warm_start = warm_start
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""
@@ -77,12 +79,15 @@ class OneClassSVM(OutlierMixin, KernelModel):
 
     def decision_function(self, X):
         """Σ α_i K(x_i, x) − ρ: positive inside the region, negative outside."""
-        return self._decision_single(X)
+        return self._raw_decision(X).ravel()
 
     def score_samples(self, X):
         """Σ α_i K(x_i, x), the unshifted score."""
         return self.decision_function(X) + self.offset_
 
+    def _predict_from_raw(self, raw):
+        return np.where(raw.ravel() > 0, 1, -1)
+
     def predict(self, X):
         """+1 for inliers, −1 for outliers."""
-        return np.where(self.decision_function(X) > 0, 1, -1)
+        return super().predict(X)

@@ -4,6 +4,7 @@ starts, store the fitted state — on the kernel-expansion base."""
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from dataclasses import dataclass
 
@@ -22,12 +23,20 @@ LP_MAX_ROWS = 3000
 
 
 @dataclass
+class Start:
+    """A feasible point to start one dual from: α and, when known, Qα (its gradient less p)."""
+
+    alpha: np.ndarray
+    q_alpha: np.ndarray | None = None
+
+
+@dataclass
 class ProblemFit:
     """One solved dual read back per training row: `rows` the training rows its variables
     belong to, `coef` Σ y α over each row's variables, `free` the rows with a free variable and
     none at its bound, `bounded` the rows with a variable at its bound, `rho` and `objective`
-    on the model's scale; `result` is the solver's own (α, gradient, …), from which a later
-    fit can start."""
+    on the model's scale; `result` is the solver's own (α, gradient, …) and `p` the problem's
+    linear term, from which a later fit can start."""
 
     rows: np.ndarray
     coef: np.ndarray
@@ -36,6 +45,11 @@ class ProblemFit:
     rho: float
     objective: float
     result: DualResult
+    p: np.ndarray
+
+    def start(self, scale: float = 1.0) -> Start:
+        """The solver's α times `scale` as a start, with Qα = G − p times `scale` (Q is linear)."""
+        return Start(scale * self.result.alpha, scale * (self.result.grad - self.p))
 
 
 def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale: float = 1.0) -> ProblemFit:
@@ -46,7 +60,19 @@ def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale
     moved = np.bincount(inv, weights=res.alpha > 0, minlength=rows.size) > 0
     bounded = np.bincount(inv, weights=res.alpha >= problem.upper, minlength=rows.size) > 0
     return ProblemFit(rows, coef, rows[moved & ~bounded], rows[bounded], scale * res.rho,
-                      scale**2 * res.objective, res)
+                      scale**2 * res.objective, res, problem.p)
+
+
+def data_fingerprint(*arrays) -> str:
+    """A digest of the arrays' values (CSR: its three arrays): equal for the same data."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        parts = (a.data, a.indices, a.indptr) if sp.issparse(a) else (a,)
+        for part in parts:
+            part = np.ascontiguousarray(part)
+            h.update(str((part.dtype, part.shape)).encode())
+            h.update(part.view(np.uint8).ravel())
+    return h.hexdigest()
 
 
 def positive_rows(sample_weight: np.ndarray) -> np.ndarray:
@@ -63,10 +89,13 @@ class KernelModel(KernelExpansion):
 
     #: One problem per class pair, whose objective and iterations are kept per pair.
     _one_vs_one = False
+    #: The parameters that scale every problem's box (C) or its sum constraint (ν): a solution
+    #: times the ratio of their new values to the old is feasible for the new ones.
+    _scaled_params: tuple[str, ...] = ()
 
     #: The expansion's checks and the solver's.
     _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
-                    "max_iter": check_max_iter, "shrinking": check_bool}
+                    "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool}
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
@@ -87,20 +116,40 @@ class KernelModel(KernelExpansion):
         if rows is None:
             rows, row_index = self._row_source(spec, Xk), None
         row_index = np.arange(X.shape[0]) if row_index is None else np.asarray(row_index, dtype=np.int64)
+        warm_key = None
+        if self.warm_start:
+            warm_key = (data_fingerprint(X, target if target is not None else np.zeros(0), weight),
+                        self.kernel, self.gamma_, self.degree, self.coef0)
+            if starts is None and getattr(self, "_warm_key", None) == warm_key:
+                starts = self._starts_from(self._problem_fits, self._warm_params)
         fits = self._solve_problems(rows, row_index, target, weight, starts)
         self._set_fitted(X, target, fits)
+        self._warm_key = warm_key
+        self._warm_params = {p: getattr(self, p) for p in self._scaled_params}
         return self
+
+    def _starts_from(self, fits, params) -> list[Start] | None:
+        """Starts for this model's problems from `fits`, solved on the same data and kernel
+        with `params`: every α times the ratio of this model's box and sum parameters (C, ν) to
+        `params`' (which keeps yᵀα = 0 and scales Qα exactly); None when the ratio is not finite."""
+        scale = float(np.prod([getattr(self, p) / params[p] for p in self._scaled_params]))
+        if not (np.isfinite(scale) and scale > 0):
+            return None
+        return [f.start(scale) for f in fits]
 
     def _row_source(self, spec, Xk) -> RowSource:
         if spec.is_precomputed:
             return row_source(matrix=Xk.toarray() if sp.issparse(Xk) else Xk)
         return row_source(TrainingKernel(spec, Xk), self.cache_size)
 
-    def _solve(self, problem: DualProblem, rows, alpha0=None, start=None):
-        """Solve one dual from the model's own feasible `alpha0`, or from `start` = (α⁰, G⁰)."""
+    def _solve(self, problem: DualProblem, rows, alpha0=None, start: Start | None = None):
+        """Solve one dual from `start` when it is feasible for `problem` (within rounding of
+        its box), else from the model's own feasible `alpha0`."""
         grad0 = None
-        if start is not None:
-            alpha0, grad0 = start
+        if start is not None and start.alpha.shape == problem.upper.shape and (start.alpha >= 0).all() \
+                and (start.alpha <= problem.upper * (1 + 1e-9)).all():
+            alpha0 = np.minimum(start.alpha, problem.upper)
+            grad0 = None if start.q_alpha is None else start.q_alpha + problem.p
         res = solve(problem, rows, alpha0=alpha0, grad0=grad0, tol=self.tol, max_iter=self.max_iter,
                     shrinking=self.shrinking)
         if not (np.isfinite(res.alpha).all() and np.isfinite(res.rho)):

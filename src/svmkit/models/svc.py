@@ -102,14 +102,13 @@ class BaseSVC(ClassifierMixin, KernelModel):
         a, b = self.classes_[list(pair)].tolist()
         return f"({a!r}, {b!r})"
 
-    def _decision_ovo(self, X):
-        """LIBSVM's decision values, one column per class pair (> 0 votes the pair's first class)."""
-        X = self._check_predict_X(X)
-        return self._support_kernel_products(X, self._W) + self._intercept_
-
     def decision_function(self, X):
         """Signed distance to each pair's separating surface (binary: > 0 means classes_[1])."""
-        dec = self._decision_ovo(X)
+        return self._decision_from_raw(self._raw_decision(X))
+
+    def _decision_from_raw(self, dec):
+        """From LIBSVM's decision values, one column per class pair (> 0 votes the pair's first
+        class), the shape `decision_function_shape` asks for."""
         n_classes = self.classes_.shape[0]
         if n_classes == 2:
             return -dec.ravel()
@@ -118,7 +117,10 @@ class BaseSVC(ClassifierMixin, KernelModel):
         return dec
 
     def predict(self, X):
-        dec = self._decision_ovo(X)
+        """The class of every row of X: LIBSVM's one-vs-one vote (ties to the lower class)."""
+        return super().predict(X)
+
+    def _predict_from_raw(self, dec):
         n_classes = self.classes_.shape[0]
         if self.break_ties and self.decision_function_shape == "ovr" and n_classes > 2:
             return self.classes_[np.argmax(ovo.ovr_decision(dec, n_classes), axis=1)]
@@ -168,6 +170,11 @@ class SVC(BaseSVC):
         With 'ovr', predict the best one-vs-rest score instead of the vote.
     random_state : None
         Accepted for scikit-learn compatibility; the fit is deterministic.
+    warm_start : bool, default False
+        A refit on the same data and kernel starts from the previous solution times C'/C,
+        which is feasible for the new C and whose gradient follows exactly (Q is linear); a
+        path of growing C then costs a fraction of cold fits. Any other change starts cold.
+        The ν models scale by ν'/ν instead, when the result stays within the box.
 
     Attributes
     ----------
@@ -196,11 +203,12 @@ class SVC(BaseSVC):
     [0, 0]
     """
 
+    _scaled_params = ("C",)
     _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True)}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None):
+                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -215,6 +223,7 @@ class SVC(BaseSVC):
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.random_state = random_state
+        self.warm_start = warm_start
 
 
     def _solve_pair(self, rows, kidx, ypair, weight, pair, start):

@@ -55,7 +55,7 @@ class BaseSVR(RegressorMixin, KernelModel):
 
     def predict(self, X):
         """f(x) for every row of X."""
-        return self._decision_single(X)
+        return super().predict(X)
 
 
 class SVR(BaseSVR):
@@ -70,7 +70,7 @@ class SVR(BaseSVR):
         no function of the kernel fits every target within ε.
     epsilon : float, default 0.1
         Half-width of the tube inside which errors cost nothing (seed 000 (9.55)), in y's units.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
 
     Attributes
@@ -100,11 +100,12 @@ class SVR(BaseSVR):
     True
     """
 
+    _scaled_params = ("C",)
     _constraints = {**KernelModel._constraints, "C": real(low=0, allow_inf=True),
                     "epsilon": real(low=0, low_inclusive=True)}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
-                 epsilon=0.1, shrinking=True, cache_size=1024, verbose=False, max_iter=-1):
+                 epsilon=0.1, shrinking=True, cache_size=1024, verbose=False, max_iter=-1, warm_start=False):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -116,6 +117,7 @@ class SVR(BaseSVR):
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter
+        self.warm_start = warm_start
 
 
     def _dual(self, target, upper, kidx):
@@ -153,7 +155,7 @@ class NuSVR(BaseSVR):
         support vectors; the tube's width is found by the fit.
     C : float, default 1.0
         Bound on α and α*.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
 
     Attributes
@@ -171,10 +173,11 @@ class NuSVR(BaseSVR):
     True
     """
 
+    _scaled_params = ("C", "nu",)
     _constraints = {**KernelModel._constraints, "C": real(low=0), "nu": check_nu}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1):
+                 shrinking=True, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1, warm_start=False):
         self.nu = nu
         self.C = C
         self.kernel = kernel
@@ -186,6 +189,7 @@ class NuSVR(BaseSVR):
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter
+        self.warm_start = warm_start
 
 
     def _dual(self, target, upper, kidx):

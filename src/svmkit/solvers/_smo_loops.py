@@ -16,7 +16,7 @@ SHRINK_EVERY = 1000
 GRADIENT_CHUNK = 2048
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _update_columns(G, store, pos, coef, kidx, y, lo, hi):
     """G_j += y_j Σ_b coef_b K(b, kidx_j) for lo ≤ j < hi; the chunk stays in cache while every
     moved row streams past it."""
@@ -31,7 +31,7 @@ def _update_columns(G, store, pos, coef, kidx, y, lo, hi):
         G[lo + t] += y[lo + t] * acc[t]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def _update_chunks(G, store, pos, coef, kidx, y):
     n = G.shape[0]
     for c in prange((n + GRADIENT_CHUNK - 1) // GRADIENT_CHUNK):
@@ -54,7 +54,7 @@ def update_gradient(G, store, pos, coef, kidx, y):
 #   storage row, 13 storage rows in use ([n]), 14 the kernel store.
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _qrow(st, s, m):
     """Row s of Q_BB over slots 0..m-1, gathered from the kernel store on first need.
 
@@ -80,12 +80,12 @@ def _qrow(st, s, m):
     return row
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _exchange(arr, a, b):
     arr[a], arr[b] = arr[b], arr[a]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _swap(st, a, b):
     """Exchange slots a < b. Stored Q rows keep their columns; `_shrink` truncates them."""
     _exchange(st[0], a, b)
@@ -101,7 +101,7 @@ def _swap(st, a, b):
     _exchange(st[11], a, b)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _select(st, m, nu_mode):
     """Second-order working-set selection (Fan, Chen & Lin 2005) over the active slots.
 
@@ -168,7 +168,7 @@ def _select(st, m, nu_mode):
     return i, j, gap
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _update_pair(st, m, i, j):
     """LIBSVM's analytic two-variable step with clipping to the box; updates G on the active slots."""
     y, alpha, G, U, QD = st[0], st[1], st[2], st[3], st[4]
@@ -230,7 +230,7 @@ def _update_pair(st, m, i, j):
         G[t] += Qi[t] * dai + Qj[t] * daj
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _reconstruct(st, m, q):
     """Exact gradients for the shrunk slots m..q-1: G = G⁰ + Σ_s Q[:, s] (α_s − α⁰_s)."""
     y, alpha, G, kid, ps, a0, G0, store = st[0], st[1], st[2], st[5], st[6], st[8], st[9], st[14]
@@ -239,7 +239,7 @@ def _reconstruct(st, m, q):
     _update_columns(G[m:q], store, ps[moved], y[moved] * (alpha[moved] - a0[moved]), kid[m:q], y[m:q], 0, q - m)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _be_shrunk(y, a, G, U, t, g1, g2, g3, g4):
     """LIBSVM's rule: a variable at a bound that cannot join a violating pair."""
     if a[t] >= U[t]:
@@ -249,7 +249,7 @@ def _be_shrunk(y, a, G, U, t, g1, g2, g3, g4):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _shrink(st, m, q, eps, nu_mode, unshrunk):
     """LIBSVM's shrinking pass; returns the new number of active slots.
 
@@ -296,7 +296,7 @@ def _shrink(st, m, q, eps, nu_mode, unshrunk):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit):
     """LIBSVM's SMO, second-order selection and shrinking, on one block B of variables.
 

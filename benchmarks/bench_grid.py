@@ -1,0 +1,140 @@
+"""Time a (C, γ) grid search: svmkit's SVMSearchCV (joblib and Dask backends) beside
+scikit-learn's GridSearchCV(SVC, n_jobs=2), the same with scikit-learn-intelex's SVC, and
+liquidSVM on the same grid and with its own default selection.
+
+    python benchmarks/bench_grid.py [--sets heart,svmguide1,a9a] [--systems svmkit,scikit-learn] [--timeout 1800]
+
+LIBSVM grid.py's RBF grid (log2 C −5…15 step 2 × log2 γ 3…−15 step −2, 110 cells), 5-fold
+CV, tol 1e-3, the same stratified folds for every system that takes them (liquidSVM makes its
+own). Each (data set, system) runs in its own process. Prints time, the best cell, its CV
+accuracy, the test accuracy of the refitted model, and GridSearchCV's time over each system's.
+svmkit chooses by best CV score here (prefer_fewer_sv=False), as the others do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+SYSTEMS = ("svmkit", "svmkit-dask", "scikit-learn", "sklearn-intelex", "liquidSVM-grid", "liquidSVM-default")
+C_VALUES = [2.0**k for k in range(-5, 16, 2)]
+GAMMAS = [2.0**k for k in range(3, -16, -2)]
+
+
+def load(name):
+    from sklearn.model_selection import train_test_split
+
+    import svmkit
+
+    if name == "heart_scale":
+        X, y = svmkit.load_svmlight(DATA / "heart_scale", dense=True)
+        return train_test_split(X, y, test_size=0.25, stratify=y, random_state=0)
+    if name == "svmguide1 (scaled)":
+        X, y = svmkit.load_svmlight(DATA / "svmguide1", dense=True)
+        Xt, yt = svmkit.load_svmlight(DATA / "svmguide1.t", dense=True)
+        scaler = svmkit.LibsvmScaler().fit(X)
+        return scaler.transform(X), scaler.transform(Xt), y, yt
+    X, y = svmkit.load_svmlight(DATA / "a9a", n_features=123)
+    Xt, yt = svmkit.load_svmlight(DATA / "a9a.t", n_features=123)
+    return X[:5000], Xt, y[:5000], yt
+
+
+SETS = ("heart_scale", "svmguide1 (scaled)", "a9a 5k")
+
+
+def folds(y):
+    from sklearn.model_selection import StratifiedKFold
+
+    return list(StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros(len(y)), y))
+
+
+def run_system(system, name):
+    Xtr, Xte, ytr, yte = load(name)
+    t0 = time.perf_counter()
+    if system.startswith("svmkit"):
+        import svmkit
+        from svmkit.model_selection import SVMSearchCV
+
+        search = SVMSearchCV(svmkit.SVC(), {"C": C_VALUES, "gamma": GAMMAS}, cv=folds(ytr), n_jobs=2,
+                             prefer_fewer_sv=False, backend="dask" if system == "svmkit-dask" else "loky")
+        search.fit(Xtr, ytr)
+        best, cv = search.best_params_, search.best_score_
+        model = search.best_estimator_
+    elif system in ("scikit-learn", "sklearn-intelex"):
+        if system == "sklearn-intelex":
+            from sklearnex import patch_sklearn
+
+            patch_sklearn(verbose=False)
+        from sklearn.model_selection import GridSearchCV
+        from sklearn.svm import SVC
+
+        search = GridSearchCV(SVC(cache_size=200), {"C": C_VALUES, "gamma": GAMMAS}, cv=folds(ytr), n_jobs=2)
+        search.fit(Xtr, ytr)
+        best, cv = search.best_params_, search.best_score_
+        model = search.best_estimator_
+    else:
+        import sysconfig
+
+        # liquidSVM 1.0.1 finds its library by the 'SO' suffix, which Python 3.11 no longer sets
+        sysconfig.get_config_vars().setdefault("SO", sysconfig.get_config_var("EXT_SUFFIX"))
+        from liquidSVM import mcSVM
+
+        Xd = Xtr.toarray() if hasattr(Xtr, "toarray") else Xtr
+        kwargs = dict(folds=5, threads=2, display=0)
+        if system == "liquidSVM-grid":
+            # liquidSVM's kernel is exp(−‖x − x'‖² / γ²): its γ is 1/√(LIBSVM's γ)
+            kwargs.update(gammas=[1 / np.sqrt(g) for g in GAMMAS], c_values=C_VALUES)
+        model = mcSVM(Xd, ytr, **kwargs)
+        best, cv = "(its own)", float("nan")
+        Xte = Xte.toarray() if hasattr(Xte, "toarray") else Xte
+    seconds = time.perf_counter() - t0
+    acc = float(np.mean(np.asarray(model.predict(Xte)).ravel() == yte))
+    return {"seconds": seconds, "best": str(best), "cv": float(cv), "test": 100 * acc}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--systems", default=",".join(SYSTEMS))
+    ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        print(json.dumps(run_system(args.worker[1], args.worker[0])))
+        return
+    sets = [s for s in SETS if any(k in s for k in args.sets.split(","))]
+    systems = [s for s in SYSTEMS if s in args.systems.split(",")]
+    print(f"# machine: {platform.machine()}, {__import__('os').cpu_count()} cores, Python {platform.python_version()}; "
+          "110-cell grid, 5-fold CV")
+    print("| data set | system | search s | best cell | CV accuracy % | test accuracy % | GridSearchCV s / this |")
+    print("|---|---|---|---|---|---|---|")
+    for name in sets:
+        rows = {}
+        for system in systems:
+            try:
+                out = subprocess.run([sys.executable, __file__, "--worker", name, system], capture_output=True,
+                                     text=True, timeout=args.timeout)
+                rows[system] = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else \
+                    {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
+            except subprocess.TimeoutExpired:
+                rows[system] = {"error": f"over {args.timeout:g} s"}
+        base = rows.get("scikit-learn", {}).get("seconds")
+        for system, r in rows.items():
+            if "error" in r:
+                print(f"| {name} | {system} | – | {r['error']} | | | |")
+                continue
+            ratio = f"{base / r['seconds']:.1f}x" if base else "–"
+            print(f"| {name} | {system} | {r['seconds']:.2f} | {r['best']} | {100 * r['cv']:.2f} | "
+                  f"{r['test']:.2f} | {ratio} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

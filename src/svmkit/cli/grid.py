@@ -1,0 +1,113 @@
+"""`svmkit grid [options] data_file`: LIBSVM grid.py — cross-validation accuracy (or MSE for
+-s 3/4) over a log2 grid of C and γ (and ε with -log2p), a line per cell, then the best."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+
+from svmkit.cli.common import read_data, release_workers
+from svmkit.cli.progress import progress_callback
+from svmkit.cli.train import add_svm_options, build_estimator, libsvm_class_order
+
+
+def _log2_range(text):
+    """grid.py's "begin,end,step", or "null" for no search of that parameter."""
+    if text == "null":
+        return None
+    try:
+        begin, end, step = (float(v) for v in text.split(","))
+    except ValueError:
+        raise ValueError(f"a log2 range is begin,end,step or null, got {text!r}") from None
+    from svmkit.selection.grid import log2_range
+
+    return log2_range(begin, end, step)
+
+
+def join_range_flags(argv):
+    """grid.py's `-log2c -1,3,2` as `-log2c=-1,3,2`, so that a range starting with a minus sign
+    is not read as an option."""
+    out = []
+    tokens = iter(argv)
+    for tok in tokens:
+        if tok in ("-log2c", "-log2g", "-log2p"):
+            out.append(f"{tok}={next(tokens, '')}")
+        else:
+            out.append(tok)
+    return out
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "grid", add_help=False, help="choose C and gamma by cross validation over a log2 grid (grid.py)",
+        usage="svmkit grid [-log2c begin,end,step|null] [-log2g begin,end,step|null] "
+              "[-log2p begin,end,step|null] [-v fold] [svm-train options] data_file")
+    p.add_argument("--help", action="help", help="show this help and exit")
+    p.add_argument("-log2c", default="-5,15,2", help="log2 C range (default -5,15,2)")
+    p.add_argument("-log2g", default="3,-15,-2", help="log2 gamma range (default 3,-15,-2)")
+    p.add_argument("-log2p", default="null", help="log2 epsilon range of -s 3 (default null: not searched)")
+    p.add_argument("-v", "--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--fewer-sv", action="store_true",
+                   help="among cells within one standard error of the best, take the fewest support vectors")
+    p.add_argument("-j", "--jobs", type=int, default=-1, help="parallel tasks (default: every core)")
+    p.add_argument("--out", help="write the whole table to this CSV file")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_svm_options(p)
+    p.add_argument("data_file")
+    p.set_defaults(run=run)
+
+
+def search_grid(args, X, y):
+    """The fitted SVMSearchCV of the grid the options describe, on (X, y)."""
+    from svmkit.model_selection import SVMSearchCV
+
+    est = build_estimator(args, X.shape[1])
+    est.set_params(verbose=False)
+    if args.svm_type == 2:
+        raise ValueError("-s 2: a one-class SVM has no labels to cross-validate")
+    regression = args.svm_type in (3, 4)
+    grid = {}
+    for name, text in (("C", args.log2c), ("gamma", args.log2g), ("epsilon", args.log2p)):
+        exponents = _log2_range(text)
+        if exponents is not None:
+            if name == "epsilon" and args.svm_type != 3:
+                raise ValueError("-log2p: epsilon is searched only for -s 3 (epsilon-SVR)")
+            if name == "gamma" and args.kernel_type in (0, 4):
+                continue
+            grid[name] = [float(2.0**e) for e in exponents]
+    if not regression:
+        _, y = libsvm_class_order(*np.unique(y, return_inverse=True))
+    search = SVMSearchCV(est, grid, cv=args.folds, scoring="neg_mean_squared_error" if regression else "accuracy",
+                         n_jobs=args.jobs, prefer_fewer_sv=args.fewer_sv, random_state=0, refit=False)
+    try:
+        return search._search(X, y, None, on_task=progress_callback("grid", "task", args.quiet))
+    finally:
+        release_workers()
+
+
+def cell_rate(search, i, regression):
+    """grid.py's rate of cell i: CV accuracy in percent, or the CV mean squared error."""
+    score = search.cv_results_["mean_test_score"][i]
+    return -score if regression else 100 * score
+
+
+def run(args) -> int:
+    X, y, _ = read_data(args.data_file, precomputed=args.kernel_type == 4)
+    search = search_grid(args, X, y)
+    regression = args.svm_type in (3, 4)
+    names = [n for n in ("C", "gamma", "epsilon") if n in search.cv_results_["params"][0]]
+    rows = []
+    for i, cell in enumerate(search.cv_results_["params"]):
+        logs = [np.log2(cell[n]) for n in names]
+        rate = cell_rate(search, i, regression)
+        rows.append([*logs, rate, search.cv_results_["mean_n_support"][i]])
+        print(" ".join(f"{v:g}" for v in logs), f"{rate:g}")
+    best = search.best_params_
+    print(" ".join(f"{best[n]:g}" for n in names), f"{cell_rate(search, search.best_index_, regression):g}")
+    if args.out:
+        with open(args.out, "w", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow([f"log2{n}" for n in names] + ["mse" if regression else "accuracy", "mean_n_support"])
+            writer.writerows(rows)
+    return 0

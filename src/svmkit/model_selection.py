@@ -1,0 +1,6 @@
+"""Model selection for svmkit's models: `SVMSearchCV`, the (C, γ) search that shares kernels
+across cells and folds and warm-starts the solver along C (seed 003, §4)."""
+
+from svmkit.selection.search import SVMSearchCV
+
+__all__ = ["SVMSearchCV"]

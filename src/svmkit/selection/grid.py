@@ -1,0 +1,71 @@
+"""Parameter grids: LIBSVM grid.py's log2 ranges and default (C, γ) grid, and the checks a grid
+must pass before a search starts."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.model_selection import ParameterGrid
+
+#: grid.py's defaults: log2 C from −5 to 15 step 2, log2 γ from 3 to −15 step −2 (110 cells),
+#: and log2 ε (its `-log2p`) from −8 to −1 step 1 when ε is searched.
+LOG2C = (-5.0, 15.0, 2.0)
+LOG2G = (3.0, -15.0, -2.0)
+LOG2P = (-8.0, -1.0, 1.0)
+#: ν values of the default grid of the ν models.
+NU_VALUES = (0.1, 0.2, 0.3, 0.4, 0.5)
+
+#: Parameters whose grid values must be positive reals.
+_POSITIVE = ("C", "gamma", "nu")
+
+
+def log2_range(begin: float, end: float, step: float) -> list[float]:
+    """The exponents begin, begin + step, … up to and including end (grid.py's range_f)."""
+    if step == 0 or (end - begin) * step < 0:
+        raise ValueError(f"a log2 range must step from begin towards end, got begin={begin:g}, end={end:g}, "
+                         f"step={step:g}")
+    count = int(np.floor((end - begin) / step + 1e-9)) + 1
+    return [begin + k * step for k in range(count)]
+
+
+def powers_of_two(begin: float, end: float, step: float) -> list[float]:
+    return [float(2.0**e) for e in log2_range(begin, end, step)]
+
+
+def default_grid(estimator) -> dict[str, list]:
+    """grid.py's RBF grid for the estimator: C × γ for models with C; ν × γ for the ν models
+    without C (ν-SVC)."""
+    params = estimator.get_params()
+    grid = {"gamma": powers_of_two(*LOG2G)}
+    if "C" in params:
+        grid["C"] = powers_of_two(*LOG2C)
+    elif "nu" in params:
+        grid["nu"] = list(NU_VALUES)
+    return grid
+
+
+def check_grid(param_grid, estimator) -> list[dict]:
+    """The cells of `param_grid` (a dict or a list of dicts of lists), checked: at least two
+    cells, parameters the estimator has, positive C, γ and ν."""
+    grids = [param_grid] if isinstance(param_grid, dict) else list(param_grid)
+    names = set(estimator.get_params())
+    for grid in grids:
+        if not isinstance(grid, dict):
+            raise ValueError(f"param_grid must be a dict or a list of dicts, got {type(grid).__name__}")
+        for name, values in grid.items():
+            if name not in names:
+                raise ValueError(f"param_grid names {name!r}, which {type(estimator).__name__} does not have")
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+                raise ValueError(f"param_grid[{name!r}] must be a list of values, got {values!r}")
+            if name in _POSITIVE:
+                for v in values:
+                    if isinstance(v, str) and name == "gamma" and v in ("scale", "auto"):
+                        continue
+                    if not isinstance(v, numbers.Real) or isinstance(v, bool) or not v > 0 or np.isnan(v):
+                        raise ValueError(f"param_grid[{name!r}] values must be positive, got {v!r}")
+    cells = list(ParameterGrid(grids))
+    if len(cells) < 2:
+        raise ValueError(f"param_grid has {len(cells)} cell{'s' if len(cells) != 1 else ''}; a search needs at "
+                         "least two (fit the estimator directly for one)")
+    return cells

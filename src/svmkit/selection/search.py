@@ -1,0 +1,306 @@
+"""SVMSearchCV: a cross-validated grid search for the SMO models that shares each kernel
+across every C and fold and warm-starts the solver along C (seed 003, §4 "Model selection")."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.utils.validation import check_is_fitted
+
+from svmkit._validation import check_bool, check_choice, check_int
+from svmkit.models.smo_base import KernelModel
+from svmkit.selection.folds import make_folds
+from svmkit.selection.grid import check_grid, default_grid
+from svmkit.selection.paths import FULL_DATA, fit_group, fit_path
+
+#: Parameters that decide the kernel; cells equal in them share kernel rows.
+KERNEL_PARAMS = ("kernel", "gamma", "degree", "coef0")
+BACKENDS = ("loky", "threading", "dask")
+
+
+def kernel_paths(estimator, cells: list[dict]) -> list[list[list[tuple[int, dict]]]]:
+    """The cells grouped by kernel, and within a kernel into paths of the box parameter: cells
+    equal in everything but C (growing C) or, for a model without C, ν (shrinking ν)."""
+    scaled = getattr(estimator, "_scaled_params", ())
+    along = scaled[0] if scaled else None
+    groups: dict = defaultdict(lambda: defaultdict(list))
+    for index, cell in enumerate(cells):
+        full = {**{k: estimator.get_params()[k] for k in KERNEL_PARAMS}, **cell}
+        kernel_key = repr([full[k] for k in KERNEL_PARAMS])
+        path_key = repr(sorted((k, repr(v)) for k, v in cell.items() if k != along and k not in KERNEL_PARAMS))
+        groups[kernel_key][path_key].append((index, cell))
+    sign = -1.0 if along == "nu" else 1.0
+    return [[sorted(path, key=lambda c: sign * c[1].get(along, 0.0)) for path in group.values()]
+            for group in groups.values()]
+
+
+def _tasks(groups, folds, n_workers):
+    """(paths, folds) per task: each kernel group's folds split into up to `n_workers` parts,
+    so that one costly kernel (large γ, whose high-C cells need the most iterations) does not
+    leave the other workers idle; the costliest-looking groups come first."""
+    parts = max(1, min(n_workers, len(folds)))
+    numbered = [(k, train, test) for k, (train, test) in enumerate(folds)]
+    chunks = [numbered[s::parts] for s in range(parts)]
+
+    def gamma_of(paths):
+        gamma = paths[0][0][1].get("gamma")
+        return gamma if isinstance(gamma, float | int) else 0.0
+
+    ordered = sorted(groups, key=gamma_of, reverse=True)
+    return [(paths, chunk) for paths in ordered for chunk in chunks]
+
+
+def _workers(n_jobs) -> int:
+    from joblib import effective_n_jobs
+
+    return effective_n_jobs(n_jobs)
+
+
+class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
+    """Choose an SMO model's parameters by V-fold cross-validation over a grid (seed 003, §4).
+
+    Every cell that shares a kernel (the same γ) is fitted on kernel rows computed once for the
+    whole data: a fold's problem is a row subset of them, its test points' decision values are
+    read from them, and along growing C each fold's fit starts from the previous C's solution
+    scaled to the new box (α·C'/C, gradient updated exactly). Each cell's solution meets the
+    solver's `tol` as a cold fit does.
+
+    Parameters
+    ----------
+    estimator : SVC, NuSVC, SVR or NuSVR
+        The model; its parameters outside the grid are kept.
+    param_grid : dict or list of dicts, default None
+        Values per parameter (C, gamma, nu, epsilon, …). None: LIBSVM grid.py's RBF grid,
+        C = 2^−5, 2^−3, …, 2^15 by γ = 2^3, 2^1, …, 2^−15 (110 cells); ν ∈ {0.1, …, 0.5} in
+        place of C for ν-SVC.
+    cv : int, splitter or iterable, default 5
+        Folds: an int gives stratified folds for classifiers (in order, or shuffled with
+        `random_state`), as GridSearchCV's.
+    scoring : str, callable or None, default None
+        A scikit-learn scorer; None: accuracy (classifiers) or R² (regressors).
+    n_jobs : int or None, default None
+        Parallel tasks (a task is one kernel's cells on some folds); −1 for every core.
+    refit : bool, default True
+        Fit the chosen cell on all the data as `best_estimator_`.
+    prefer_fewer_sv : bool, default True
+        Among the cells whose mean score is within one standard error of the best, choose the
+        one with the fewest support vectors (seed 003); else the best mean score.
+    backend : {'loky', 'threading', 'dask'}, default 'loky'
+        Where the tasks run: joblib processes or threads, or a Dask cluster (the `dask` extra).
+    scheduler_address : str or None, default None
+        With 'dask', the scheduler of an existing cluster ('tcp://host:port'); None starts a
+        local one for the search.
+    random_state : int or None, default None
+        Shuffles the folds of an integer `cv`.
+    verbose : int, default 0
+        Print a line per finished task.
+
+    Attributes
+    ----------
+    cv_results_ : dict of arrays
+        GridSearchCV's keys (`params`, `param_*`, `split*_test_score`, `mean_test_score`,
+        `std_test_score`, `rank_test_score`, fit and score times) and `mean_n_support`,
+        `loo_bound` (#SV / N: of the full-data fit for the refitted cell, else the folds'
+        mean #SV / n_train), `chosen_by` ('score', 'fewer_sv' or both on the chosen cells).
+    best_index_, best_params_, best_score_ :
+        The chosen cell. `best_by_score_` is the index of the best mean score.
+    best_estimator_ : estimator
+        The chosen cell fitted on all the data (with `refit`).
+    n_splits_ : int
+    refit_time_ : float
+        Seconds of the refit.
+
+    Examples
+    --------
+    >>> import svmkit
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+    >>> search = svmkit.model_selection.SVMSearchCV(svmkit.SVC(), {"C": [1, 10], "gamma": [0.1, 1]}).fit(X, y)
+    >>> sorted(search.best_params_)
+    ['C', 'gamma']
+    """
+
+    def __init__(self, estimator, param_grid=None, cv=5, scoring=None, n_jobs=None, refit=True,
+                 prefer_fewer_sv=True, backend="loky", scheduler_address=None, random_state=None, verbose=0):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.prefer_fewer_sv = prefer_fewer_sv
+        self.backend = backend
+        self.scheduler_address = scheduler_address
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = self.estimator.__sklearn_tags__()
+        tags.estimator_type = inner.estimator_type
+        tags.input_tags = inner.input_tags
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Search the grid on (X, y) and, with `refit`, fit the chosen cell on all of it."""
+        return self._search(X, y, sample_weight)
+
+    def _search(self, X, y, sample_weight, on_task=None):
+        """`fit`, calling `on_task(n_done, n_tasks)` as tasks finish."""
+        est = self._check_params()
+        X, y = clone(est)._validate_Xy(X, y, y_numeric=not is_classifier(est))
+        if sample_weight is not None:
+            sample_weight = clone(est)._sample_weight(sample_weight, X)
+        cells = check_grid(default_grid(est) if self.param_grid is None else self.param_grid, est)
+        folds = make_folds(self.cv, X, y, is_classifier(est), self.random_state)
+        scorer = self._scorer(est)
+        groups = kernel_paths(est, cells)
+        tasks = _tasks(groups, folds, _workers(self.n_jobs) if self.backend != "dask" else 2)
+        if self.verbose:
+            print(f"Fitting {len(folds)} folds for each of {len(cells)} candidates, totalling "
+                  f"{len(folds) * len(cells)} fits, in {len(tasks)} tasks")
+        memory = float(est.cache_size)
+        records = [r for rs in self._run(est, X, y, sample_weight, tasks, scorer, memory, on_task) for r in rs]
+        self._collect(cells, folds, records, X.shape[0])
+        self.n_splits_ = len(folds)
+        self.scorer_ = scorer
+        if self.refit:
+            t0 = time.perf_counter()
+            self.best_estimator_ = self._refit(est, X, y, sample_weight, groups, memory)
+            self.refit_time_ = time.perf_counter() - t0
+            self.cv_results_["loo_bound"][self.best_index_] = self.best_estimator_.loo_bound_
+        return self
+
+    def _check_params(self):
+        est = self.estimator
+        if not isinstance(est, KernelModel):
+            raise TypeError(f"SVMSearchCV searches svmkit's SMO models (SVC, NuSVC, SVR, NuSVR), "
+                            f"got {type(est).__name__}")
+        if est.__sklearn_tags__().estimator_type not in ("classifier", "regressor"):
+            raise TypeError(f"SVMSearchCV needs a classifier or a regressor, got {type(est).__name__}")
+        check_choice(self.backend, "backend", BACKENDS)
+        check_bool(self.refit, "refit")
+        check_bool(self.prefer_fewer_sv, "prefer_fewer_sv")
+        check_int(self.verbose, "verbose")
+        if self.scheduler_address is not None and self.backend != "dask":
+            raise ValueError(f"scheduler_address is used only with backend='dask', got backend={self.backend!r}")
+        return est
+
+    def _scorer(self, est):
+        if isinstance(self.scoring, (list, tuple, set, dict)):
+            raise ValueError("scoring must be one metric (a string or a callable): the search chooses by it")
+        return check_scoring(est, self.scoring or ("accuracy" if is_classifier(est) else "r2"))
+
+    def _run(self, est, X, y, sw, tasks, scorer, memory, on_task):
+        args = [(paths, chunk) for paths, chunk in tasks]
+        if self.backend == "dask":
+            from svmkit.parallel.dask import run_tasks
+
+            results = run_tasks(fit_group, (est, X, y, sw), args, (self.scoring, scorer, memory), self.scheduler_address,
+                                on_task)
+        else:
+            from joblib import Parallel, delayed
+
+            parallel = Parallel(n_jobs=self.n_jobs, backend=self.backend, return_as="generator")
+            results = []
+            for done, result in enumerate(parallel(delayed(fit_group)(est, X, y, sw, paths, chunk, self.scoring, scorer, memory)
+                                                   for paths, chunk in args), start=1):
+                results.append(result)
+                if on_task is not None:
+                    on_task(done, len(args))
+                if self.verbose:
+                    print(f"[SVMSearchCV] task {done}/{len(args)} done")
+        return results
+
+    def _collect(self, cells, folds, records, n):
+        """cv_results_ and the chosen cell from the per-(cell, fold) records."""
+        n_cells, n_folds = len(cells), len(folds)
+        score = np.full((n_cells, n_folds), np.nan)
+        n_sv = np.full((n_cells, n_folds), np.nan)
+        fit_t = np.zeros((n_cells, n_folds))
+        score_t = np.zeros((n_cells, n_folds))
+        for r in records:
+            if r.fold == FULL_DATA:
+                continue
+            score[r.cell, r.fold] = r.score
+            n_sv[r.cell, r.fold] = r.n_support
+            fit_t[r.cell, r.fold] = r.fit_time
+            score_t[r.cell, r.fold] = r.score_time
+        if np.isnan(score).all(axis=1).all():
+            raise ValueError("every cell of the grid failed to fit on some fold; see the warnings")
+        with np.errstate(invalid="ignore"):
+            mean = score.mean(axis=1)
+            std = score.std(axis=1)
+        train_sizes = np.array([n - test.size for _, test in folds])
+        results = {"mean_fit_time": fit_t.mean(axis=1), "std_fit_time": fit_t.std(axis=1),
+                   "mean_score_time": score_t.mean(axis=1), "std_score_time": score_t.std(axis=1)}
+        for name in sorted({k for c in cells for k in c}):
+            column = np.ma.MaskedArray(np.empty(n_cells, dtype=object), mask=True)
+            for i, c in enumerate(cells):
+                if name in c:
+                    column[i] = c[name]
+            results[f"param_{name}"] = column
+        results["params"] = cells
+        for k in range(n_folds):
+            results[f"split{k}_test_score"] = score[:, k]
+        results["mean_test_score"] = mean
+        results["std_test_score"] = std
+        order = np.where(np.isnan(mean), -np.inf, mean)
+        results["rank_test_score"] = rankdata(-order, method="min").astype(np.int32)
+        results["mean_n_support"] = n_sv.mean(axis=1)
+        results["loo_bound"] = (n_sv / train_sizes).mean(axis=1)
+        best_by_score = int(np.nanargmax(mean))
+        chosen = best_by_score
+        if self.prefer_fewer_sv:
+            se = std[best_by_score] / np.sqrt(n_folds)
+            near = np.flatnonzero(mean >= mean[best_by_score] - se)
+            chosen = int(min(near, key=lambda i: (results["mean_n_support"][i], -mean[i], i)))
+        chosen_by = np.array([""] * n_cells, dtype=object)
+        chosen_by[best_by_score] = "score"
+        chosen_by[chosen] = "score, fewer_sv" if chosen == best_by_score else "fewer_sv"
+        results["chosen_by"] = chosen_by
+        self.cv_results_ = results
+        self.best_by_score_ = best_by_score
+        self.best_index_ = chosen
+        self.best_params_ = cells[chosen]
+        self.best_score_ = float(mean[chosen])
+
+    def _refit(self, est, X, y, sw, groups, memory):
+        """The chosen cell on all the data, along its path from the path's first cell."""
+        for paths in groups:
+            for path in paths:
+                cells = [c for c, _ in path]
+                if self.best_index_ in cells:
+                    head = path[: cells.index(self.best_index_) + 1]
+                    return fit_path(est, X, y, sw, head, memory)
+        raise AssertionError("the chosen cell is in no path")
+
+    def _best(self):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_
+
+    @property
+    def classes_(self):
+        return self._best().classes_
+
+    @property
+    def n_features_in_(self):
+        return self._best().n_features_in_
+
+    def predict(self, X):
+        """The refitted model's prediction."""
+        return self._best().predict(X)
+
+    def decision_function(self, X):
+        """The refitted model's decision function."""
+        return self._best().decision_function(X)
+
+    def score(self, X, y):
+        """The search's scorer applied to the refitted model."""
+        return self.scorer_(self._best(), X, y)
+

@@ -1,0 +1,187 @@
+"""SVMSearchCV: every cell solved as a cold fit solves it, the same choice as GridSearchCV,
+the fewer-SV rule, warm starts, the Dask backend, and bad input named."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import FitFailedWarning
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+from sklearn.pipeline import make_pipeline
+
+import svmkit
+from conftest import diabetes, heart_scale, iris
+from svmkit.model_selection import SVMSearchCV
+from svmkit.selection.grid import check_grid, default_grid, log2_range
+from svmkit.selection.paths import fit_group
+from svmkit.selection.search import kernel_paths
+
+GRID = {"C": [2.0**k for k in range(-1, 8, 2)], "gamma": [2.0**k for k in (-7, -5, -3)]}
+
+
+def _records(est, X, y, grid, folds, scoring=None):
+    scorer = check_scoring(est, scoring or "accuracy")
+    numbered = [(k, tr, te) for k, (tr, te) in enumerate(folds)]
+    groups = kernel_paths(est, check_grid(grid, est))
+    return [r for paths in groups for r in fit_group(est, X, y, None, paths, numbered, scoring, scorer, 1024)]
+
+
+@pytest.mark.parametrize("est, data, grid", [
+    (svmkit.SVC(), heart_scale, GRID),
+    (svmkit.NuSVC(), iris, {"nu": [0.1, 0.3, 0.5], "gamma": [0.1, 1.0]}),
+    (svmkit.SVR(), diabetes, {"C": [0.25, 1.0, 4.0, 16.0], "epsilon": [0.1, 0.5], "gamma": [0.01, 0.1]}),
+    (svmkit.NuSVR(), diabetes, {"C": [0.25, 1.0, 4.0], "nu": [0.3, 0.6], "gamma": [0.05]}),
+])
+def test_every_warm_started_cell_solves_its_problem_as_a_cold_fit_does(est, data, grid):
+    X, y = data()
+    classifier = est.__sklearn_tags__().estimator_type == "classifier"
+    folds = list((StratifiedKFold if classifier else KFold)(3).split(X, y))
+    cells = check_grid(grid, est)
+    scoring = None if classifier else "r2"
+    for r in _records(est, X, y, grid, folds, scoring):
+        train, test = folds[r.fold]
+        cold = clone(est).set_params(**cells[r.cell]).fit(X[train], y[train])
+        # relative 1e-3; a dual whose optimum is near 0 (a ν pair of separable classes) within
+        # what the stopping rule guarantees: violation tol times Σα
+        for got, f in zip(r.objective, cold._problem_fits):
+            assert abs(got - f.result.objective) <= max(1e-3 * abs(f.result.objective), cold.tol * f.result.alpha.sum())
+        assert abs(r.score - cold.score(X[test], y[test])) <= (0.005 if classifier else 0.01)
+
+
+def test_chooses_the_cell_grid_search_cv_chooses():
+    X, y = heart_scale()
+    folds = StratifiedKFold(5)
+    ours = SVMSearchCV(svmkit.SVC(), GRID, cv=folds, prefer_fewer_sv=False).fit(X, y)
+    theirs = GridSearchCV(svmkit.SVC(), GRID, cv=folds).fit(X, y)
+    assert ours.best_params_ == theirs.best_params_ or \
+        abs(ours.best_score_ - theirs.cv_results_["mean_test_score"][ours.best_index_]) <= 0.005
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"], atol=0.005)
+    assert set(theirs.cv_results_) - {"split0_train_score"} <= set(ours.cv_results_)
+    np.testing.assert_array_equal(ours.cv_results_["rank_test_score"][np.argsort(ours.cv_results_["mean_test_score"])[-1:]], [1])
+
+
+def test_regression_search_matches_grid_search_cv_on_mean_squared_error():
+    X, y = diabetes()
+    grid = {"C": [0.25, 1.0, 4.0], "epsilon": [0.1, 0.5], "gamma": [0.01, 0.1]}
+    ours = SVMSearchCV(svmkit.SVR(), grid, scoring="neg_mean_squared_error", prefer_fewer_sv=False).fit(X, y)
+    theirs = GridSearchCV(svmkit.SVR(), grid, scoring="neg_mean_squared_error").fit(X, y)
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"], rtol=1e-2)
+    assert ours.best_params_ == theirs.best_params_
+
+
+def test_fewer_sv_rule_takes_the_sparsest_cell_within_one_standard_error():
+    X, y = heart_scale()
+    search = SVMSearchCV(svmkit.SVC(), GRID).fit(X, y)
+    r = search.cv_results_
+    best = search.best_by_score_
+    assert best == int(np.argmax(r["mean_test_score"]))
+    near = r["mean_test_score"] >= r["mean_test_score"][best] - r["std_test_score"][best] / np.sqrt(5)
+    assert r["mean_n_support"][search.best_index_] == r["mean_n_support"][near].min()
+    assert "fewer_sv" in r["chosen_by"][search.best_index_]
+    assert "score" in r["chosen_by"][best]
+    assert search.best_estimator_.get_params()["C"] == search.best_params_["C"]
+    assert r["loo_bound"][search.best_index_] == search.best_estimator_.support_.size / y.size
+
+
+def test_refit_model_equals_a_plain_fit_of_the_chosen_cell():
+    X, y = heart_scale()
+    search = SVMSearchCV(svmkit.SVC(), GRID).fit(X, y)
+    plain = svmkit.SVC(**search.best_params_).fit(X, y)
+    np.testing.assert_allclose(search.best_estimator_.objective_, plain.objective_, rtol=1e-3)
+    assert np.mean(search.predict(X) == plain.predict(X)) >= 0.99
+
+
+def test_search_works_inside_a_pipeline():
+    X, y = iris()
+    pipe = make_pipeline(svmkit.LibsvmScaler(), SVMSearchCV(svmkit.SVC(), {"C": [1.0, 10.0], "gamma": [0.1, 1.0]}))
+    assert pipe.fit(X, y).score(X, y) > 0.95
+
+
+def test_default_grid_is_grid_py_s_110_cells():
+    cells = check_grid(default_grid(svmkit.SVC()), svmkit.SVC())
+    assert len(cells) == 110
+    assert sorted({c["C"] for c in cells}) == [2.0**k for k in range(-5, 16, 2)]
+    assert sorted({c["gamma"] for c in cells}) == [2.0**k for k in range(-15, 4, 2)]
+    assert log2_range(3, -15, -2)[-1] == -15
+
+
+def test_warm_start_refit_with_a_larger_c_reaches_the_cold_objective_with_less_work():
+    X, y = heart_scale()
+    model = svmkit.SVC(C=1.0, warm_start=True).fit(X, y)
+    model.set_params(C=16.0).fit(X, y)
+    cold = svmkit.SVC(C=16.0).fit(X, y)
+    np.testing.assert_allclose(model.objective_, cold.objective_, rtol=1e-3)
+    assert model.n_iter_.sum() < cold.n_iter_.sum()
+
+
+def test_warm_start_starts_cold_when_the_data_changed():
+    X, y = heart_scale()
+    model = svmkit.SVR(C=1.0, warm_start=True).fit(X, y)
+    model.set_params(C=4.0).fit(X[:200], y[:200])
+    cold = svmkit.SVR(C=4.0).fit(X[:200], y[:200])
+    assert model.n_iter_ == cold.n_iter_
+    np.testing.assert_allclose(model.objective_, cold.objective_, rtol=1e-12)
+
+
+def test_dask_backend_gives_the_joblib_results_bit_for_bit():
+    pytest.importorskip("distributed")
+    X, y = heart_scale()
+    a = SVMSearchCV(svmkit.SVC(), GRID, n_jobs=2).fit(X, y)
+    b = SVMSearchCV(svmkit.SVC(), GRID, backend="dask").fit(X, y)
+    for key in a.cv_results_:
+        if key.startswith("split") or key in ("mean_n_support", "loo_bound", "mean_test_score"):
+            np.testing.assert_array_equal(a.cv_results_[key], b.cv_results_[key], err_msg=key)
+    assert a.best_params_ == b.best_params_
+
+
+def test_parallel_predict_on_a_dask_array_equals_predict():
+    da = pytest.importorskip("dask.array")
+    X, y = iris()
+    model = svmkit.SVC().fit(X, y)
+    out = svmkit.parallel.predict(model, da.from_array(X, chunks=(40, 2))).compute()
+    np.testing.assert_array_equal(out, model.predict(X))
+
+
+def test_unreachable_scheduler_fails_fast_with_its_address():
+    pytest.importorskip("distributed")
+    X, y = iris()
+    search = SVMSearchCV(svmkit.SVC(), {"C": [1.0, 2.0]}, backend="dask", scheduler_address="tcp://127.0.0.1:1")
+    with pytest.raises(ConnectionError, match="127.0.0.1:1"):
+        search.fit(X, y)
+
+
+@pytest.mark.parametrize("grid, message", [
+    ({"C": [1.0]}, "one cell|1 cell"),
+    ({"C": [1.0, 0.0]}, "'C'.*positive"),
+    ({"gamma": [-1.0, 1.0]}, "'gamma'.*positive"),
+    ({"nu": [0.5, 0.2]}, "does not have"),
+    ({"C": []}, "non-empty"),
+])
+def test_bad_grids_are_named(grid, message):
+    X, y = iris()
+    with pytest.raises(ValueError, match=message):
+        SVMSearchCV(svmkit.SVC(), grid).fit(X, y)
+
+
+def test_more_folds_than_the_smallest_class_is_refused():
+    X, y = iris()
+    y = y.copy()
+    y[:47] = 1
+    with pytest.raises(ValueError, match="smallest class.*3 samples"):
+        SVMSearchCV(svmkit.SVC(), GRID, cv=5).fit(X, y)
+
+
+def test_a_class_missing_from_a_training_fold_is_refused():
+    X, y = iris()
+    rows = np.arange(y.size)
+    folds = [(rows[y != 2], rows[y == 2]), (rows[y != 0], rows[y == 0])]
+    with pytest.raises(ValueError, match="training fold 0 has no sample of class 2"):
+        SVMSearchCV(svmkit.SVC(), GRID, cv=folds).fit(X, y)
+
+
+def test_a_cell_that_fails_scores_nan_and_the_search_goes_on():
+    X, y = iris()
+    with pytest.warns(FitFailedWarning, match="infeasible"):
+        search = SVMSearchCV(svmkit.NuSVC(), {"nu": [0.2, 0.99], "gamma": [0.5]}).fit(X[:110], y[:110])
+    assert np.isnan(search.cv_results_["mean_test_score"][1])
+    assert search.best_params_["nu"] == 0.2
