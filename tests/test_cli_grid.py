@@ -5,7 +5,6 @@ import csv
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import svmkit
 from conftest import DATA

@@ -9,11 +9,10 @@ CONNECT_TIMEOUT = 10
 
 
 def require_dask():
-    try:
-        import dask  # noqa: F401
-        import distributed  # noqa: F401
-    except ImportError:
-        raise ImportError("backend='dask' and svmkit.parallel need Dask: pip install 'svmkit[dask]'") from None
+    import importlib.util
+
+    if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
+        raise ImportError("backend='dask' and svmkit.parallel need Dask: pip install 'svmkit[dask]'")
 
 
 def run_tasks(func, data, task_args, extra, scheduler_address=None, on_task=None):
