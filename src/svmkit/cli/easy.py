@@ -5,13 +5,12 @@ output goes into the folder `<training_file name>.easy`."""
 
 from __future__ import annotations
 
-import csv
 import os
 
-import numpy as np
-
 from svmkit.cli.common import release_workers
+from svmkit.cli.grid import table, write_table
 from svmkit.cli.progress import progress_callback
+from svmkit.io.atomic import atomic_write
 
 
 def add_parser(sub):
@@ -25,7 +24,6 @@ def add_parser(sub):
 
 
 def _write_data(path, X, y):
-    from svmkit.io.atomic import atomic_write
     from svmkit.io.data import format_rows
 
     with atomic_write(path) as fh:
@@ -61,13 +59,7 @@ def run(args) -> int:
         search._search(Xs, y, None, on_task=progress_callback("grid", "task", args.quiet))
     finally:
         release_workers()
-    grid_file = os.path.join(out, f"{name}.grid.csv")
-    with open(grid_file, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["log2c", "log2g", "accuracy", "mean_n_support"])
-        for cell, score, n_sv in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"],
-                                     search.cv_results_["mean_n_support"]):
-            writer.writerow([f"{np.log2(cell['C']):g}", f"{np.log2(cell['gamma']):g}", f"{100 * score:g}", f"{n_sv:g}"])
+    write_table(os.path.join(out, f"{name}.grid.csv"), *table(search, regression=False)[1:])
     best = search.best_params_
     print(f"Best c={best['C']:g}, g={best['gamma']:g} CV rate={100 * search.best_score_:g}")
     print("Training...")
@@ -84,7 +76,7 @@ def run(args) -> int:
         print("Testing...")
         pred = model.predict(Xts)
         predict_file = os.path.join(out, f"{test_name}.predict")
-        with open(predict_file, "w") as fh:
+        with atomic_write(predict_file) as fh:
             fh.writelines(f"{v:g}\n" for v in pred)
         print(accuracy_line(yt, pred))
         print(f"Output prediction: {predict_file}")

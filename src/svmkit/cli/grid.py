@@ -92,22 +92,35 @@ def cell_rate(search, i, regression):
     return -score if regression else 100 * score
 
 
+def table(search, regression):
+    """The searched parameters' names, the table's header and its rows: per cell the log2 of
+    each searched value, grid.py's rate and the mean #SV over the folds."""
+    names = [n for n in ("C", "gamma", "epsilon") if n in search.cv_results_["params"][0]]
+    header = [f"log2{n}" for n in names] + ["mse" if regression else "accuracy", "mean_n_support"]
+    rows = [[*(np.log2(cell[n]) for n in names), cell_rate(search, i, regression),
+             search.cv_results_["mean_n_support"][i]] for i, cell in enumerate(search.cv_results_["params"])]
+    return names, header, rows
+
+
+def write_table(path, header, rows):
+    """The table as CSV; an existing file is replaced only once the new one is complete."""
+    from svmkit.io.atomic import atomic_write
+
+    with atomic_write(path, newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
 def run(args) -> int:
     X, y, _ = read_data(args.data_file, precomputed=args.kernel_type == 4)
     search = search_grid(args, X, y)
     regression = args.svm_type in (3, 4)
-    names = [n for n in ("C", "gamma", "epsilon") if n in search.cv_results_["params"][0]]
-    rows = []
-    for i, cell in enumerate(search.cv_results_["params"]):
-        logs = [np.log2(cell[n]) for n in names]
-        rate = cell_rate(search, i, regression)
-        rows.append([*logs, rate, search.cv_results_["mean_n_support"][i]])
-        print(" ".join(f"{v:g}" for v in logs), f"{rate:g}")
+    names, header, rows = table(search, regression)
+    for row in rows:
+        print(" ".join(f"{v:g}" for v in row[:-1]))
     best = search.best_params_
     print(" ".join(f"{best[n]:g}" for n in names), f"{cell_rate(search, search.best_index_, regression):g}")
     if args.out:
-        with open(args.out, "w", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow([f"log2{n}" for n in names] + ["mse" if regression else "accuracy", "mean_n_support"])
-            writer.writerows(rows)
+        write_table(args.out, header, rows)
     return 0

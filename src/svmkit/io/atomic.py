@@ -9,16 +9,16 @@ from pathlib import Path
 
 
 @contextlib.contextmanager
-def atomic_write(path, mode="w"):
+def atomic_write(path, mode="w", newline=None):
     """Open a temporary file beside `path` for writing; on success it replaces `path` (one
     rename, atomic on POSIX), on any error it is removed and `path` is left as it was.
 
     A symbolic link is followed, so its target is replaced and the link kept. A target that
     exists and is not a regular file (a terminal, /dev/stdout, a pipe) is written in place.
-    Errors name `path`, not the temporary file.
+    Errors name `path`, not the temporary file. `newline` is open()'s (csv writers want "").
     """
     if Path(path).exists() and not Path(path).is_file():
-        with open(path, mode) as fh:
+        with open(path, mode, newline=newline) as fh:
             yield fh
         return
     target = Path(os.path.realpath(path))
@@ -28,7 +28,7 @@ def atomic_write(path, mode="w"):
         raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
     try:
         os.fchmod(fd, _permissions(target))
-        with os.fdopen(fd, mode) as fh:
+        with os.fdopen(fd, mode, newline=newline) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())

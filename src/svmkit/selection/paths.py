@@ -15,17 +15,12 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 
 from svmkit.kernels.gram import TRAIN_OVERLAP, TrainingKernel, as_kernel_input
 from svmkit.kernels.spec import make_kernel
 from svmkit.solvers.row_source import row_source
-
-#: Fold id of the fit on all the data (no test points), which gives the #SV/N bound.
-FULL_DATA = -1
-
 
 @dataclass
 class CellFit:
@@ -85,13 +80,13 @@ def _fast_score(scoring, est, K_test, y_test):
 
 def _shared_rows(estimator, X, Xk, spec, memory_mb):
     """The kernel's rows over all of X: cached whole when the n × n float32 matrix fits
-    `memory_mb`, else in the estimator's cache. Returns (rows, whole)."""
+    `memory_mb` (a precomputed kernel is whole), else the estimator's own row source.
+    Returns (rows, whole)."""
     n = X.shape[0]
-    whole = 4.0 * n * n <= memory_mb * 2**20
-    if spec.is_precomputed:
-        return row_source(matrix=X.toarray() if sp.issparse(X) else X), True
-    size = 4.0 * n * n / 2**20 if whole else estimator.cache_size
-    return row_source(TrainingKernel(spec, Xk), size, min_rows=n if whole else 64), whole
+    megabytes = 4.0 * n * n / 2**20
+    if spec.is_precomputed or megabytes > memory_mb:
+        return estimator._row_source(spec, X if spec.is_precomputed else Xk), spec.is_precomputed
+    return row_source(TrainingKernel(spec, Xk), megabytes, min_rows=n), True
 
 
 def _test_rows(rows, test, train):

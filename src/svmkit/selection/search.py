@@ -16,7 +16,7 @@ from svmkit._validation import check_bool, check_choice, check_int
 from svmkit.models.smo_base import KernelModel
 from svmkit.selection.folds import make_folds
 from svmkit.selection.grid import check_grid, default_grid
-from svmkit.selection.paths import FULL_DATA, fit_group, fit_path
+from svmkit.selection.paths import fit_group, fit_path
 
 #: Parameters that decide the kernel; cells equal in them share kernel rows.
 KERNEL_PARAMS = ("kernel", "gamma", "degree", "coef0")
@@ -28,9 +28,10 @@ def kernel_paths(estimator, cells: list[dict]) -> list[list[list[tuple[int, dict
     equal in everything but C (growing C) or, for a model without C, ν (shrinking ν)."""
     scaled = getattr(estimator, "_scaled_params", ())
     along = scaled[0] if scaled else None
+    defaults = {k: estimator.get_params()[k] for k in KERNEL_PARAMS}
     groups: dict = defaultdict(lambda: defaultdict(list))
     for index, cell in enumerate(cells):
-        full = {**{k: estimator.get_params()[k] for k in KERNEL_PARAMS}, **cell}
+        full = {**defaults, **cell}
         kernel_key = repr([full[k] for k in KERNEL_PARAMS])
         path_key = repr(sorted((k, repr(v)) for k, v in cell.items() if k != along and k not in KERNEL_PARAMS))
         groups[kernel_key][path_key].append((index, cell))
@@ -153,9 +154,10 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     def _search(self, X, y, sample_weight, on_task=None):
         """`fit`, calling `on_task(n_done, n_tasks)` as tasks finish."""
         est = self._check_params()
-        X, y = clone(est)._validate_Xy(X, y, y_numeric=not is_classifier(est))
+        probe = clone(est)
+        X, y = probe._validate_Xy(X, y, y_numeric=not is_classifier(est))
         if sample_weight is not None:
-            sample_weight = clone(est)._sample_weight(sample_weight, X)
+            sample_weight = probe._sample_weight(sample_weight, X)
         cells = check_grid(default_grid(est) if self.param_grid is None else self.param_grid, est)
         folds = make_folds(self.cv, X, y, is_classifier(est), self.random_state)
         scorer = self._scorer(est)
@@ -197,11 +199,10 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         return check_scoring(est, self.scoring or ("accuracy" if is_classifier(est) else "r2"))
 
     def _run(self, est, X, y, sw, tasks, scorer, memory, on_task):
-        args = [(paths, chunk) for paths, chunk in tasks]
         if self.backend == "dask":
             from svmkit.parallel.dask import run_tasks
 
-            results = run_tasks(fit_group, (est, X, y, sw), args, (self.scoring, scorer, memory), self.scheduler_address,
+            results = run_tasks(fit_group, (est, X, y, sw), tasks, (self.scoring, scorer, memory), self.scheduler_address,
                                 on_task)
         else:
             from joblib import Parallel, delayed
@@ -209,12 +210,12 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
             parallel = Parallel(n_jobs=self.n_jobs, backend=self.backend, return_as="generator")
             results = []
             for done, result in enumerate(parallel(delayed(fit_group)(est, X, y, sw, paths, chunk, self.scoring, scorer, memory)
-                                                   for paths, chunk in args), start=1):
+                                                   for paths, chunk in tasks), start=1):
                 results.append(result)
                 if on_task is not None:
-                    on_task(done, len(args))
+                    on_task(done, len(tasks))
                 if self.verbose:
-                    print(f"[SVMSearchCV] task {done}/{len(args)} done")
+                    print(f"[SVMSearchCV] task {done}/{len(tasks)} done")
         return results
 
     def _collect(self, cells, folds, records, n):
@@ -225,17 +226,15 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         fit_t = np.zeros((n_cells, n_folds))
         score_t = np.zeros((n_cells, n_folds))
         for r in records:
-            if r.fold == FULL_DATA:
-                continue
             score[r.cell, r.fold] = r.score
             n_sv[r.cell, r.fold] = r.n_support
             fit_t[r.cell, r.fold] = r.fit_time
             score_t[r.cell, r.fold] = r.score_time
-        if np.isnan(score).all(axis=1).all():
-            raise ValueError("every cell of the grid failed to fit on some fold; see the warnings")
         with np.errstate(invalid="ignore"):
             mean = score.mean(axis=1)
             std = score.std(axis=1)
+        if np.isnan(mean).all():
+            raise ValueError("every cell of the grid failed to fit on some fold; see the warnings")
         train_sizes = np.array([n - test.size for _, test in folds])
         results = {"mean_fit_time": fit_t.mean(axis=1), "std_fit_time": fit_t.std(axis=1),
                    "mean_score_time": score_t.mean(axis=1), "std_score_time": score_t.std(axis=1)}
