@@ -152,13 +152,13 @@ def fit_in_libsvm_order(est, X, y):
     """Fit a classifier with svm-train's class order, so that its pairs, rho signs and `label`
     line read as svm-train's: the estimator is fitted on each label's rank in that order
     (class weights re-keyed alike) and then given the labels back as `classes_`."""
+    from svmkit.models.svc import check_class_weight_labels
+
     order, ranks = libsvm_class_order(*np.unique(y, return_inverse=True))
     rank_of = {label: k for k, label in enumerate(order.tolist())}
     weights = est.class_weight
     if weights:
-        unknown = [label for label in weights if label not in rank_of]
-        if unknown:
-            raise ValueError(f"class_weight names labels {unknown} that are not in y (classes: {order.tolist()})")
+        check_class_weight_labels(weights, order)
         est.set_params(class_weight={rank_of[label]: w for label, w in weights.items()})
     try:
         est.fit(X, ranks)

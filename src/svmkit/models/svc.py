@@ -23,6 +23,15 @@ from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.smo import UnboundedDualError
 
 
+def check_class_weight_labels(class_weight, classes):
+    """Raise if the class_weight dict names a label that is not one of classes."""
+    known = set(np.asarray(classes).tolist())
+    unknown = [label for label in class_weight if label not in known]
+    if unknown:
+        raise ValueError(f"class_weight names labels {unknown} that are not in y "
+                         f"(classes: {np.asarray(classes).tolist()})")
+
+
 class BaseSVC(ClassifierMixin, KernelModel):
     """One-vs-one support vector classification; subclasses give each pair's dual problem."""
 
@@ -34,10 +43,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
         if not (isinstance(cw, dict) or (isinstance(cw, str) and cw == "balanced")):
             raise ValueError(f"class_weight must be a dict, 'balanced' or None, got class_weight={cw!r}")
         if isinstance(cw, dict):
-            unknown = [k for k in cw if k not in set(self.classes_.tolist())]
-            if unknown:
-                raise ValueError(f"class_weight names labels {unknown} that are not in y "
-                                 f"(classes: {self.classes_.tolist()})")
+            check_class_weight_labels(cw, self.classes_)
         weights = compute_class_weight(cw, classes=self.classes_, y=self.classes_[y_enc])
         for label, w in zip(self.classes_, weights):
             check_real(w, f"class_weight[{label!r}]", low=0, low_inclusive=True)
