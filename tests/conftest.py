@@ -90,11 +90,13 @@ def sort_by_label(X, y):
     return X[order], y[order], order
 
 
+_ITER = re.compile(r"#iter = (\d+)")
 _OBJ = re.compile(r"obj = (-?[0-9.eE+-]+), rho = (-?[0-9.eE+-]+)")
 
 
-def libsvm_train(X, y, options, capfd, precomputed=False):
-    """Train libsvm-official on (X, y) sorted by label; returns (model, [obj per pair], order)."""
+def libsvm_train(X, y, options, capfd, precomputed=False, iterations=False):
+    """Train libsvm-official on (X, y) sorted by label; returns (model, [obj per pair], order),
+    and [#iter per pair] after them when `iterations`."""
     from libsvm.svmutil import svm_parameter, svm_problem, svm_train
 
     Xs, ys, order = sort_by_label(X, y)
@@ -107,6 +109,8 @@ def libsvm_train(X, y, options, capfd, precomputed=False):
     model = svm_train(prob, svm_parameter(options))
     out = capfd.readouterr().out
     objs = [float(m.group(1)) for m in _OBJ.finditer(out)]
+    if iterations:
+        return model, objs, order, [int(m.group(1)) for m in _ITER.finditer(out)]
     return model, objs, order
 
 

@@ -109,10 +109,11 @@ def test_one_class_scores_equal_scikit_learns():
 
 def test_fitted_attribute_layouts_follow_scikit_learn():
     X, y = diabetes()
-    ours, theirs = svmkit.SVR(kernel="linear").fit(X, y), sklearn.svm.SVR(kernel="linear").fit(X, y)
+    # solved tightly: two solutions at tol 1e-3 may differ by more than 1e-3 in w
+    ours, theirs = svmkit.SVR(kernel="linear", tol=1e-6).fit(X, y), sklearn.svm.SVR(kernel="linear", tol=1e-6).fit(X, y)
     for name in ("support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_", "coef_"):
         assert getattr(ours, name).shape == getattr(theirs, name).shape, name
-    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-3)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-4)
     Xo, _ = blobs_with_outliers()
     ours, theirs = svmkit.OneClassSVM().fit(Xo), sklearn.svm.OneClassSVM().fit(Xo)
     for name in ("support_", "dual_coef_", "intercept_", "n_support_"):

@@ -10,6 +10,10 @@ from numba import njit, prange
 TAU = 1e-12
 #: Pair updates between two shrinking passes (LIBSVM's min(l, 1000)).
 SHRINK_EVERY = 1000
+#: Newton steps in a row while each stops at a bound (the bounded variable leaves the free set).
+NEWTON_TRIES = 3
+#: Smallest squared Cholesky pivot of Q_FF, relative to its largest diagonal, for a Newton step.
+NEWTON_PIVOT = 1e-10
 
 
 #: Columns of G updated together; one chunk is done without starting threads.
@@ -297,6 +301,111 @@ def _shrink(st, m, q, eps, nu_mode, unshrunk):
 
 
 @njit(cache=True, nogil=True)
+def _cholesky_solve(L, B):
+    """X with L Lᵀ X = B (L lower triangular, B: k × r), by forward and back substitution."""
+    k, r = B.shape
+    X = B.copy()
+    for c in range(r):
+        for i in range(k):
+            acc = X[i, c]
+            for j in range(i):
+                acc -= L[i, j] * X[j, c]
+            X[i, c] = acc / L[i, i]
+        for i in range(k - 1, -1, -1):
+            acc = X[i, c]
+            for j in range(i + 1, k):
+                acc -= L[j, i] * X[j, c]
+            X[i, c] = acc / L[i, i]
+    return X
+
+
+@njit(cache=True, nogil=True)
+def _newton(st, m, nu_mode, free):
+    """One Newton step on the free variables F among the active slots, the bounded ones held:
+    d minimises ½dᵀQ_FF d + G_Fᵀd under the equality constraints A d = 0 (yᵀd = 0, or in ν mode
+    the sum of d over each class), as d = u − Vλ with Q_FF u = −G_F, Q_FF V = Aᵀ and λ from the
+    Schur complement A V. α_F moves by t·d with the largest t ≤ 1 that keeps the box, so the
+    objective decreases. Returns t, or 0 (nothing moved) when Q_FF is not safely positive
+    definite (a singular Q_FF has no unique Newton step) or the step would not lower the
+    objective."""
+    y, alpha, G, U = st[0], st[1], st[2], st[3]
+    k = free.shape[0]
+    nc = 2 if nu_mode else 1
+    H = np.empty((k, k))
+    B = np.zeros((k, 1 + nc))
+    for a in range(k):
+        fa = free[a]
+        row = _qrow(st, fa, m)
+        for b in range(k):
+            H[a, b] = row[free[b]]
+        B[a, 0] = -G[fa]
+        if nu_mode:
+            B[a, 1 if y[fa] > 0 else 2] = 1.0
+        else:
+            B[a, 1] = y[fa]
+    try:
+        L = np.linalg.cholesky(H)
+    except Exception:
+        return 0.0
+    if np.min(np.diag(L)) ** 2 < NEWTON_PIVOT * np.max(np.diag(H)):
+        return 0.0
+    X = _cholesky_solve(L, B)
+    S = B[:, 1:].T @ X[:, 1:]
+    rhs = B[:, 1:].T @ X[:, 0]
+    lam = np.zeros(nc)
+    if nc == 2 and S[0, 0] > 0 and S[1, 1] > 0:
+        det = S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0]
+        lam[0] = (rhs[0] * S[1, 1] - S[0, 1] * rhs[1]) / det
+        lam[1] = (S[0, 0] * rhs[1] - S[1, 0] * rhs[0]) / det
+    else:
+        # a class with no free variable leaves its constraint row zero, and λ for it free
+        for c in range(nc):
+            if S[c, c] > 0:
+                lam[c] = rhs[c] / S[c, c]
+    d = X[:, 0] - X[:, 1:] @ lam
+    t = 1.0
+    for a in range(k):
+        fa = free[a]
+        step = d[a]
+        if step > 0 and alpha[fa] + step > U[fa]:
+            t = min(t, (U[fa] - alpha[fa]) / step)
+        elif step < 0 and alpha[fa] + step < 0:
+            t = min(t, -alpha[fa] / step)
+    if not (t > 0):
+        return 0.0
+    new = np.empty(k)
+    for a in range(k):
+        fa = free[a]
+        new[a] = min(max(alpha[fa] + t * d[a], 0.0), U[fa])
+    delta = new - alpha[free]
+    # an ill-conditioned Q_FF gives a step whose rounding errors outweigh its gain
+    change = 0.0
+    for a in range(k):
+        change += delta[a] * (G[free[a]] + 0.5 * (H[a] @ delta))
+    if not (change < 0):
+        return 0.0
+    for a in range(k):
+        fa = free[a]
+        alpha[fa] = new[a]
+        row = _qrow(st, fa, m)
+        for s in range(m):
+            G[s] += row[s] * delta[a]
+    return t
+
+
+@njit(cache=True, nogil=True)
+def _free_slots(st, m):
+    alpha, U = st[1], st[3]
+    out = np.empty(m, dtype=np.int64)
+    k = 0
+    for t in range(m):
+        if 0 < alpha[t] < U[t]:
+            out[k] = t
+            k += 1
+    return out[:k]
+
+
+@njit(cache=True, nogil=True)
 def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit):
     """LIBSVM's SMO, second-order selection and shrinking, on one block B of variables.
 
@@ -315,12 +424,24 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
     m = q
     counter = min(q, SHRINK_EVERY)
     it = 0
+    since = 0
     while it < max_iter:
         counter -= 1
         if counter == 0:
             counter = min(q, SHRINK_EVERY)
             if shrinking:
                 m = _shrink(st, m, q, eps, nu_mode, unshrunk)
+            free = _free_slots(st, m)
+            k = free.shape[0]
+            # a Newton step costs about k³/3 + k·m flops, a pair update about 4m
+            if k >= 2 and 16.0 * m * (it - since) >= k * k * k / 3.0 + k * m:
+                since = it
+                for _ in range(NEWTON_TRIES):
+                    if not (0 < _newton(st, m, nu_mode, free) < 1):
+                        break
+                    free = _free_slots(st, m)
+                    if free.shape[0] < 2:
+                        break
         i, j, gap = _select(st, m, nu_mode)
         if gap < eps or j < 0:
             if m == q:
