@@ -50,11 +50,13 @@ class KernelExpansion(BaseEstimator):
         X = validate_data(self, X, reset=reset, **_X_FORMAT)
         return self._check_X_values(X, reset)
 
-    def _validate_Xy(self, X, y, y_numeric=False):
-        """Validate X and the target y (required; real and finite when `y_numeric`)."""
+    def _validate_Xy(self, X, y, y_numeric=False, multi_output=False):
+        """Validate X and the target y (required; real and finite when `y_numeric`; a column
+        per output when `multi_output`)."""
         if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
-            check_finite_rows(np.asarray(y).reshape(-1, 1), name="y")
-        X, y = validate_data(self, X, y, y_numeric=y_numeric, **_X_FORMAT)
+            y_arr = np.asarray(y)
+            check_finite_rows(y_arr.reshape(y_arr.shape[0], -1) if y_arr.ndim else y_arr.reshape(-1, 1), name="y")
+        X, y = validate_data(self, X, y, y_numeric=y_numeric, multi_output=multi_output, **_X_FORMAT)
         return self._check_X_values(X, True), y
 
     def _check_X_values(self, X, reset):
@@ -70,10 +72,11 @@ class KernelExpansion(BaseEstimator):
         check_finite_rows(sw.reshape(-1, 1), name="sample_weight")
         return sw
 
-    def _resolve_kernel(self, X):
-        """The kernel resolved on the training data (γ kept as `gamma_`) and X in kernel format."""
+    def _resolve_kernel(self, X, gamma=None):
+        """The kernel resolved on the training data (γ kept as `gamma_`) and X in kernel format;
+        `gamma` stands in for the parameter when given."""
         Xk = as_kernel_input(X, TRAIN_OVERLAP)
-        spec = make_kernel(self.kernel, X, self.gamma, self.degree, self.coef0)
+        spec = make_kernel(self.kernel, X, self.gamma if gamma is None else gamma, self.degree, self.coef0)
         if not (spec.is_callable or spec.is_precomputed):
             check_kernel_range(Xk)
         self.gamma_ = spec.gamma

@@ -1,0 +1,86 @@
+"""The base of the closed-form kernel models (kernel ridge, LS-SVM): the training kernel in
+float64, the choice of linear-algebra solver, and the Nyström path for N past memory."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from svmkit._validation import check_int, check_params, one_of
+from svmkit.kernels.gram import kernel_block, row_sq_norms
+from svmkit.models.expansion import KernelExpansion
+from svmkit.solvers.linsys import CholeskyShift, EigenShift, NotPositiveDefiniteError, nystrom_solve
+
+#: Largest N that 'auto' solves exactly (the N × N float64 kernel: 7.2 GB at 30,000).
+AUTO_EXACT_MAX = 30_000
+#: Centres 'auto' takes for Nyström past AUTO_EXACT_MAX.
+AUTO_COMPONENTS = 2_000
+
+
+def check_components(value, name):
+    if value is not None and check_int(value, name) < 1:
+        raise ValueError(f"{name} must be None or a positive integer, got {name}={value!r}")
+    return value
+
+
+class ClosedFormModel(KernelExpansion):
+    """Kernel models whose fit is one symmetric positive definite solve with H = K + sI."""
+
+    _constraints = {**KernelExpansion._constraints,
+                    "solver": one_of("auto", "cholesky", "eigen", "nystrom"),
+                    "n_components": check_components}
+
+    def _check_fit_params(self):
+        check_params(self, self._constraints)
+        if self.solver == "nystrom" and self.kernel == "precomputed":
+            raise ValueError("solver='nystrom' computes kernel blocks from X; it cannot take kernel='precomputed'")
+
+    def _solver_for(self, n):
+        if self.solver != "auto":
+            return self.solver
+        return "cholesky" if n <= AUTO_EXACT_MAX or self.kernel == "precomputed" else "nystrom"
+
+    def _kernel_matrix(self, X, spec, Xk):
+        """K(X, X) in float64, a fresh array the solver may overwrite."""
+        if spec.is_precomputed:
+            return np.array(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        return kernel_block(spec, Xk, Xk)
+
+    def _factor(self, solver, K, shift):
+        """The factorisation of K + shift·I for `solver` ('cholesky' or 'eigen')."""
+        if solver == "eigen":
+            return EigenShift(K)
+        return CholeskyShift(K, shift)
+
+    def _centres(self, n):
+        """Indices of the Nyström centres: uniform without replacement, sorted."""
+        m = AUTO_COMPONENTS if self.n_components is None else self.n_components
+        if m > n:
+            raise ValueError(f"n_components={m} is larger than the number of samples ({n})")
+        rng = np.random.default_rng(self.random_state)
+        return np.sort(rng.choice(n, size=min(m, n), replace=False))
+
+    def _nystrom(self, spec, Xk, B, shift, bias, row_scale=None):
+        """β over the centres (and b when `bias`) minimising ‖S K_NM β + b − B‖² + shift·βᵀK_MM β,
+        S = diag(`row_scale`), by preconditioned CG (see `nystrom_solve`). Returns (centres, β, b)."""
+        centres = self._centres(Xk.shape[0])
+        C = Xk[centres]
+        c_sq = row_sq_norms(C) if spec.uses_norms else None
+
+        def block(rows):
+            K = kernel_block(spec, Xk[rows], C, c_sq)
+            return K if row_scale is None else K * row_scale[rows, None]
+
+        beta, b = nystrom_solve(block, Xk.shape[0], kernel_block(spec, C, C), B, shift, bias)
+        return centres, beta, b
+
+    def _set_expansion(self, X, centres, beta, intercept):
+        """Store centres and weights (β: n_centres × n_outputs) for prediction."""
+        self._store_support(X, centres)
+        self._dual_coef_ = np.ascontiguousarray(beta.T)
+        self._intercept_ = np.asarray(intercept, dtype=np.float64).reshape(-1)
+        self.shape_fit_ = X.shape
+        self._prepare_prediction()
+
+
+__all__ = ["ClosedFormModel", "NotPositiveDefiniteError"]

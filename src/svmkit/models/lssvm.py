@@ -1,0 +1,229 @@
+"""Least-squares support vector machines (seed 001, (6)–(7.1); seed 000, 9.53–9.54: LS-SVM as
+kernel ridge for classification).
+
+The seeds' regularisation γ is svmkit's `C` (so that it cannot be confused with the RBF γ,
+`gamma`), their α and b are `dual_coef_` and `intercept_`. Regression solves (seed 001, 7.1)
+
+    [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y],   f(x) = Σ_i α_i K(x, x_i) + b,
+
+by one Cholesky (or eigen) factorisation of H = K + I/C and the Schur complement of the
+border. Classification (seed 001, 6.1) solves [[0, yᵀ], [y, Ω + I/C]]·[b; α] = [0; 1] with
+Ω = (y yᵀ) ∘ K; since Ω + I/C = D H D for D = diag(y), y_i ∈ {−1, +1}, its solution is the
+regression one on the targets y (α_seed = D·α), so every class of a one-vs-rest fit shares one
+factorisation. Every training point is a support vector.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+
+from svmkit._validation import check_bool, one_of, real
+from svmkit.models import ovo
+from svmkit.models.closed_form import ClosedFormModel
+from svmkit.models.ridge import r2_from_residuals
+from svmkit.solvers.linsys import bordered_loo, bordered_solution
+
+
+class BaseLSSVM(ClosedFormModel):
+    """The bordered system of seed 001 on one factorisation per problem."""
+
+    _constraints = {**ClosedFormModel._constraints, "C": real(low=0), "loo": check_bool}
+
+    def _fit_targets(self, X, Y, rows=None):
+        """α (n × k), b (k) and, with `loo`, the LOO residuals (n × k) for the targets Y (n × k)
+        on the training rows `rows` (all by default)."""
+        self._check_fit_params()
+        spec, Xk = self._spec_and_input
+        n = Y.shape[0]
+        solver = self._solver_for(n)
+        if solver == "nystrom":
+            if self.loo:
+                raise ValueError("loo=True needs an exact solver ('cholesky' or 'eigen'), not 'nystrom'")
+            centres, beta, b = self._nystrom(spec, Xk if rows is None else Xk[rows], Y, 1.0 / self.C, bias=True)
+            return centres, beta, b, None
+        K = self._K if rows is None else self._K[np.ix_(rows, rows)]
+        shift = 1.0 / self.C
+        factor = self._factor(solver, K.copy(), shift)
+        solve = factor.solve if solver == "cholesky" else (lambda B: factor.solve(shift, factor.projected(B)))
+        alpha, b, eta = bordered_solution(solve, Y)
+        loo = None
+        if self.loo:
+            diag = factor.inverse_diag() if solver == "cholesky" else factor.inverse_diag(shift)
+            loo = np.column_stack([bordered_loo(alpha[:, k], eta, diag) for k in range(Y.shape[1])])
+        return np.arange(n), alpha, b, loo
+
+    def _prepare_kernel(self, X):
+        spec, Xk = self._resolve_kernel(X)
+        self._spec_and_input = (spec, Xk)
+        self._K = None if self._solver_for(X.shape[0]) == "nystrom" else self._kernel_matrix(X, spec, Xk)
+
+    def _forget_kernel(self):
+        del self._spec_and_input, self._K
+
+
+class LSSVR(RegressorMixin, BaseLSSVM):
+    """Least-squares SVM regression (seed 001, (7)–(7.1)): min ½wᵀw + (C/2)Σe_i² subject to
+    y_i = wᵀφ(x_i) + b + e_i, solved in the dual as the bordered system above.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The seeds' γ: the weight of the squared errors; the ridge on K is 1/C.
+    kernel, gamma, degree, coef0 : as SVR's ('rbf', 'scale', 3, 0.0).
+    solver : {'auto', 'cholesky', 'eigen', 'nystrom'}, default='auto'
+        As KernelRidge's; 'nystrom' fits b unpenalised beside the centres' weights.
+    n_components, random_state : the Nyström centres, as KernelRidge's.
+    loo : bool, default=False
+        Also compute the exact leave-one-out residuals α_i / (M⁻¹)_ii (Cawley & Talbot 2004).
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (1, n_samples)
+        The seeds' α; every training point is a support vector (`support_` is every row).
+    intercept_ : ndarray of shape (1,)
+        b.
+    loo_residuals_ : ndarray of shape (n_samples,)
+        y_i − f₋ᵢ(x_i).
+    loo_score_ : float
+        R² of the leave-one-out predictions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit import LSSVR
+    >>> X = np.linspace(0, 1, 30)[:, None]
+    >>> model = LSSVR(C=100.0, gamma=10.0).fit(X, 2 + np.sin(4 * X[:, 0]))
+    >>> round(float(model.predict([[0.5]])[0]), 2)
+    2.91
+    """
+
+    def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
+                 n_components=None, random_state=None, loo=False):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.solver = solver
+        self.n_components = n_components
+        self.random_state = random_state
+        self.loo = loo
+
+    def fit(self, X, y):
+        """Fit α and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
+        self._check_fit_params()
+        X, y = self._validate_Xy(X, y, y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        self._prepare_kernel(X)
+        centres, alpha, b, loo = self._fit_targets(X, y[:, None])
+        self._forget_kernel()
+        self._set_expansion(X, centres, alpha, b)
+        if loo is not None:
+            self.loo_residuals_ = loo[:, 0]
+            self.loo_score_ = r2_from_residuals(y, loo[:, 0])
+        return self
+
+
+class LSSVC(ClassifierMixin, BaseLSSVM):
+    """Least-squares SVM classification (seed 001, (6)–(6.1)): min ½wᵀw + (C/2)Σe_i² subject to
+    y_i(wᵀφ(x_i) + b) = 1 − e_i, y_i ∈ {−1, +1}; f(x) = Σ_i α_i y_i K(x, x_i) + b.
+
+    Parameters
+    ----------
+    C, kernel, gamma, degree, coef0, solver, n_components, random_state, loo : as LSSVR's.
+    multi_class : {'ovr', 'ovo'}, default='ovr'
+        One-vs-rest: one problem per class (labels +1 for the class, −1 for the rest), all
+        on one factorisation; predict takes the largest decision value. One-vs-one: one
+        problem per class pair on its rows, predicted by votes as SVC.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    dual_coef_ : ndarray of shape (n_problems, n_samples)
+        The seeds' α_i y_i per problem (binary: one problem, class classes_[1] positive).
+    intercept_ : ndarray of shape (n_problems,)
+    loo_decision_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        Each row's decision value from the fit without it (ovr and binary; `loo=True`).
+    loo_score_ : float
+        Leave-one-out accuracy (`loo=True`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmkit import LSSVC
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    >>> LSSVC(C=10.0, gamma=1.0).fit(X, [0, 0, 1, 1]).predict([[0.9, 0.2], [0.1, 0.8]]).tolist()
+    [1, 0]
+    """
+
+    _constraints = {**BaseLSSVM._constraints, "multi_class": one_of("ovr", "ovo")}
+
+    def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
+                 n_components=None, random_state=None, loo=False, multi_class="ovr"):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.solver = solver
+        self.n_components = n_components
+        self.random_state = random_state
+        self.loo = loo
+        self.multi_class = multi_class
+
+    def fit(self, X, y):
+        """Fit one problem (binary), one per class (ovr) or one per pair (ovo)."""
+        self._check_fit_params()
+        X, y = self._validate_Xy(X, y)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        n_classes = self.classes_.size
+        if n_classes < 2:
+            raise ValueError(f"LSSVC needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]!r})")
+        if self.loo and self.multi_class == "ovo" and n_classes > 2:
+            raise ValueError("loo=True is computed for binary and one-vs-rest fits; use multi_class='ovr'")
+        self._prepare_kernel(X)
+        if n_classes == 2 or self.multi_class == "ovr":
+            classes = [1] if n_classes == 2 else range(n_classes)
+            Y = np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes])
+            centres, alpha, b, loo = self._fit_targets(X, Y)
+            if loo is not None:
+                self.loo_decision_ = (Y - loo) if n_classes > 2 else (Y - loo)[:, 0]
+                self.loo_score_ = float(np.mean(self._predict_from_raw(Y - loo) == y))
+        else:
+            centres, alpha, b = self._fit_pairs(X, y_enc)
+        self._forget_kernel()
+        self._set_expansion(X, centres, alpha, b)
+        return self
+
+    def _fit_pairs(self, X, y_enc):
+        """One problem per class pair on its rows; weights of rows outside a pair are 0."""
+        pairs = ovo.class_pairs(self.classes_.size)
+        alpha = np.zeros((X.shape[0], len(pairs)))
+        bs = np.zeros(len(pairs))
+        for k, (a, c) in enumerate(pairs):
+            rows = np.flatnonzero((y_enc == a) | (y_enc == c))
+            target = np.where(y_enc[rows] == a, 1.0, -1.0)[:, None]
+            centres, coef, b, _ = self._fit_targets(X, target, rows)
+            alpha[rows[centres], k] = coef[:, 0]
+            bs[k] = b[0]
+        return np.arange(X.shape[0]), alpha, bs
+
+    def _uses_votes(self):
+        return self.multi_class == "ovo" and self.classes_.size > 2
+
+    def decision_function(self, X):
+        """Decision values: (n,) for two classes (positive: classes_[1]), (n, n_classes) for
+        one-vs-rest, (n, n_pairs) for one-vs-one."""
+        raw = self._raw_decision(X)
+        return raw[:, 0] if self.classes_.size == 2 else raw
+
+    def _predict_from_raw(self, raw):
+        raw = raw.reshape(raw.shape[0], -1)
+        if self.classes_.size == 2:
+            return self.classes_[(raw[:, 0] > 0).astype(int)]
+        if self._uses_votes():
+            return self.classes_[np.argmax(ovo.vote(raw, self.classes_.size), axis=1)]
+        return self.classes_[np.argmax(raw, axis=1)]

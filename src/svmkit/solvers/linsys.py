@@ -1,0 +1,202 @@
+"""Linear-algebra solvers of the closed-form kernel models; they see plain arrays only.
+
+Kernel ridge solves (K + λI)β = y (seed 000, 9.52); the least-squares SVM solves the bordered
+system [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y] (seed 001, (7.1); the classifier's (6.1) is
+the same system on labels ±1). Both factorise one symmetric matrix H = K + sI: a Cholesky
+factor for one shift, or the eigendecomposition of K, which then serves every shift at the
+cost of a matrix–vector product. Exact leave-one-out residuals come from diag(H⁻¹) (Cawley &
+Talbot 2004). Large N goes through conjugate gradient on a matrix–vector function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as la
+
+
+class NotPositiveDefiniteError(ValueError):
+    """K + sI is not positive definite: the kernel is indefinite (e.g. sigmoid) or the shift
+    is too small for its rounding errors (duplicate rows with a shift near 0)."""
+
+
+def _not_pd(shift: float, detail: str) -> NotPositiveDefiniteError:
+    return NotPositiveDefiniteError(
+        f"the kernel matrix plus {shift:g}·I is not positive definite ({detail}): the kernel is "
+        "indefinite (sigmoid, or a callable that is not a kernel) or the regularisation is too small "
+        "for duplicate or nearly duplicate rows; use a positive definite kernel or more regularisation")
+
+
+class CholeskyShift:
+    """H = K + sI factorised once by Cholesky (LAPACK potrf, float64). `K` is overwritten."""
+
+    def __init__(self, K: np.ndarray, shift: float):
+        K[np.diag_indices_from(K)] += shift
+        self.shift = shift
+        try:
+            self.factor = la.cho_factor(K, lower=True, overwrite_a=True, check_finite=False)
+        except la.LinAlgError as err:
+            raise _not_pd(shift, str(err)) from None
+        if not np.all(np.isfinite(np.diag(self.factor[0]))):
+            raise _not_pd(shift, "non-finite pivots")
+
+    def solve(self, B: np.ndarray) -> np.ndarray:
+        """H⁻¹B."""
+        return la.cho_solve(self.factor, B, check_finite=False)
+
+    def inverse_diag(self) -> np.ndarray:
+        """diag(H⁻¹) = squared column norms of L⁻¹."""
+        L_inv, info = la.lapack.dtrtri(self.factor[0], lower=1)
+        if info != 0:
+            raise _not_pd(self.shift, f"triangular inverse failed, LAPACK info {info}")
+        return np.einsum("ij,ij->j", np.tril(L_inv), np.tril(L_inv))
+
+
+class EigenShift:
+    """K = V diag(w) Vᵀ factorised once (LAPACK syevr); H = K + sI for any shift s then costs
+    a product with V. Eigenvalues below −1e-10·max|w| (an indefinite kernel) are refused at
+    the shift that makes H singular or indefinite."""
+
+    def __init__(self, K: np.ndarray):
+        self.w, self.V = la.eigh(K, overwrite_a=True, check_finite=False, driver="evr")
+        self._V2 = self.V * self.V
+        self._scale = max(float(np.max(np.abs(self.w))), np.finfo(float).tiny) if self.w.size else 1.0
+
+    def _inverse_values(self, shift: float) -> np.ndarray:
+        values = self.w + shift
+        if values.size and np.min(values) <= 1e-12 * self._scale:
+            raise _not_pd(shift, f"smallest eigenvalue {np.min(values):.3g}")
+        return 1.0 / values
+
+    def projected(self, B: np.ndarray) -> np.ndarray:
+        """VᵀB, which `solve` takes so that many shifts share one product."""
+        return self.V.T @ B
+
+    def solve(self, shift: float, VtB: np.ndarray) -> np.ndarray:
+        """(K + sI)⁻¹B from VtB = VᵀB."""
+        inv = self._inverse_values(shift)
+        return self.V @ (inv[:, None] * VtB if VtB.ndim == 2 else inv * VtB)
+
+    def inverse_diag(self, shift: float) -> np.ndarray:
+        """diag((K + sI)⁻¹) = Σ_j V_ij² / (w_j + s)."""
+        return self._V2 @ self._inverse_values(shift)
+
+
+def bordered_solution(solve, Y: np.ndarray):
+    """b and α of [[0, 1ᵀ], [1, H]]·[b; α] = [0; y] for each column y of Y (n × k), through H
+    only (the Schur complement of the border): η = H⁻¹1, ν = H⁻¹y, b = 1ᵀν / 1ᵀη, α = ν − bη.
+    `solve(B)` gives H⁻¹B; one call serves every column. Returns (α (n × k), b (k), η)."""
+    n = Y.shape[0]
+    both = solve(np.column_stack([np.ones(n), Y]))
+    eta, nu = both[:, 0], both[:, 1:]
+    b = nu.sum(axis=0) / eta.sum()
+    return nu - eta[:, None] * b, b, eta
+
+
+def bordered_loo(alpha: np.ndarray, eta: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
+    """Leave-one-out residuals y_i − f₋ᵢ(x_i) = α_i / (M⁻¹)_ii of the bordered LS-SVM system M,
+    whose α-block of the inverse is H⁻¹ − ηηᵀ/1ᵀη (Cawley & Talbot 2004)."""
+    return alpha / (inverse_diag - eta * eta / eta.sum())
+
+
+def conjugate_gradient(matvec, b: np.ndarray, precondition=None, tol: float = 1e-10, max_iter: int = 1000):
+    """x with A x = b for symmetric positive definite A given by `matvec`, preconditioned by
+    `precondition(r)` ≈ A⁻¹r; b may hold several right-hand sides as columns, all iterated
+    together. Stops when every ‖r‖ ≤ tol·‖b‖ or after `max_iter` steps. Returns (x, steps)."""
+    B = b.reshape(b.shape[0], -1)
+    x = np.zeros_like(B)
+    r = B.copy()
+    z = precondition(r) if precondition is not None else r
+    p = z.copy()
+    rz = np.einsum("ij,ij->j", r, z)
+    target = tol * np.linalg.norm(B, axis=0)
+    steps = 0
+    while steps < max_iter and np.any(np.linalg.norm(r, axis=0) > target):
+        Ap = matvec(p).reshape(p.shape)
+        pAp = np.einsum("ij,ij->j", p, Ap)
+        step = np.divide(rz, pAp, out=np.zeros_like(rz), where=pAp > 0)
+        x += step * p
+        r -= step * Ap
+        z = precondition(r) if precondition is not None else r
+        rz_new = np.einsum("ij,ij->j", r, z)
+        p = z + np.divide(rz_new, rz, out=np.zeros_like(rz), where=rz > 0) * p
+        rz = rz_new
+        steps += 1
+    return x.reshape(b.shape), steps
+
+
+#: Relative residual at which the Nyström CG stops, and its step limit.
+NYSTROM_TOL = 1e-9
+NYSTROM_MAX_ITER = 200
+#: Largest K_NM kept in memory between CG steps (bytes); past it, blocks are recomputed.
+NYSTROM_KEEP_BYTES = 1 << 30
+#: Rows of K_NM computed at a time.
+NYSTROM_BLOCK_ELEMENTS = 1 << 22
+
+
+def falkon_preconditioner(K_MM: np.ndarray, n: int, shift: float):
+    """P⁻¹r ≈ (K_NMᵀK_NM + s·K_MM)⁻¹r from K_NMᵀK_NM ≈ (n/M)·K_MM² (Rudi, Carratino & Rosasco
+    2017): with K_MM = TᵀT and (n/M)·TTᵀ + sI = AᵀA (Cholesky, T jittered when K_MM is
+    singular), P = TᵀAᵀAT and P⁻¹r = T⁻¹A⁻¹A⁻ᵀT⁻ᵀr."""
+    m = K_MM.shape[0]
+    jitter = 1e-9 * m * max(float(np.mean(np.diag(K_MM))), np.finfo(float).tiny)
+    try:
+        T = la.cholesky(K_MM + jitter * np.eye(m), lower=False, check_finite=False)
+        A = la.cholesky((n / m) * (T @ T.T) + shift * np.eye(m), lower=False, check_finite=False)
+    except la.LinAlgError as err:
+        raise _not_pd(shift, f"centres' kernel: {err}") from None
+
+    def apply(r):
+        v = la.solve_triangular(T, r, trans="T", check_finite=False)
+        v = la.solve_triangular(A, v, trans="T", check_finite=False)
+        v = la.solve_triangular(A, v, check_finite=False)
+        return la.solve_triangular(T, v, check_finite=False)
+
+    return apply
+
+
+def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, bias: bool):
+    """β (M × k) and b (k) minimising ‖K_NM β + 1bᵀ − B‖² + s·tr(βᵀK_MM β) (b = 0 unless
+    `bias`), by CG on the normal equations preconditioned as Falkon does; b, unpenalised, is
+    preconditioned by 1/n. `block(rows)` gives K(X[rows], centres) in float64; K_NM is never
+    formed whole unless it fits NYSTROM_KEEP_BYTES."""
+    m = K_MM.shape[0]
+    B = B.reshape(n, -1)
+    k = B.shape[1]
+    step = max(1, NYSTROM_BLOCK_ELEMENTS // max(m, 1))
+    spans = [np.arange(s, min(n, s + step)) for s in range(0, n, step)]
+    kept = [block(rows) for rows in spans] if 8 * n * m <= NYSTROM_KEEP_BYTES else None
+
+    def blocks():
+        for i, rows in enumerate(spans):
+            yield rows, (kept[i] if kept is not None else block(rows))
+
+    rhs = np.zeros((m + 1, k))
+    for rows, Kb in blocks():
+        rhs[:m] += Kb.T @ B[rows]
+        rhs[m] += B[rows].sum(axis=0)
+
+    def matvec(z):
+        z = z.reshape(m + 1, k)
+        beta, b = z[:m], z[m] if bias else np.zeros(k)
+        out = np.zeros((m + 1, k))
+        for rows, Kb in blocks():
+            u = Kb @ beta + b
+            out[:m] += Kb.T @ u
+            out[m] += u.sum(axis=0)
+        out[:m] += shift * (K_MM @ beta)
+        if not bias:
+            out[m] = 0.0
+        return out
+
+    falkon = falkon_preconditioner(K_MM, n, shift)
+
+    def precondition(r):
+        out = np.empty_like(r)
+        out[:m] = falkon(r[:m])
+        out[m] = r[m] / n if bias else 0.0
+        return out
+
+    if not bias:
+        rhs[m] = 0.0
+    z, _ = conjugate_gradient(matvec, rhs, precondition, NYSTROM_TOL, NYSTROM_MAX_ITER)
+    return z[:m], z[m]
