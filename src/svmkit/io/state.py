@@ -7,24 +7,22 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit.io.data import pad_columns
-from svmkit.models.smo_base import KernelModel
-from svmkit.models.nusvc import NuSVC
-from svmkit.models.one_class import OneClassSVM
-from svmkit.models.svc import SVC
-from svmkit.models.svr import SVR, NuSVR
+from svmkit.models import LSSVC, LSSVR, SVC, SVR, KernelRidge, NuSVC, NuSVR, OneClassSVM
+from svmkit.models.expansion import KernelExpansion
 
-ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM)}
+ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM, KernelRidge, LSSVR, LSSVC)}
 
 #: Fitted attributes kept, when the estimator has them.
 FITTED = ("classes_", "class_weight_", "support_", "support_vectors_", "n_support_", "_dual_coef_",
           "_intercept_", "gamma_", "n_features_in_", "shape_fit_", "fit_status_", "objective_", "n_iter_",
           "free_support_", "bounded_support_", "loo_bound_", "inside_tube_", "on_tube_", "outside_tube_",
-          "offset_", "epsilon_", "probA_", "probB_", "prob_density_marks_")
+          "offset_", "epsilon_", "probA_", "probB_", "prob_density_marks_", "_multi_output", "loo_residuals_",
+          "loo_score_", "loo_decision_")
 
 _CSR_PARTS = ("data", "indices", "indptr", "shape")
 
 
-def get_state(est: KernelModel) -> dict[str, np.ndarray]:
+def get_state(est: KernelExpansion) -> dict[str, np.ndarray]:
     """The fitted attributes as arrays; a CSR matrix becomes its four parts (`name.data`, …)."""
     state = {}
     for name in FITTED:
@@ -44,7 +42,7 @@ def get_state(est: KernelModel) -> dict[str, np.ndarray]:
 _RENAMED = {"_gamma": "gamma_"}
 
 
-def set_state(est: KernelModel, state: dict[str, np.ndarray]) -> KernelModel:
+def set_state(est: KernelExpansion, state: dict[str, np.ndarray]) -> KernelExpansion:
     """Give an unfitted estimator the fitted attributes in `state` and prepare it to predict."""
     state = {_RENAMED.get(name, name): value for name, value in state.items()}
     for name in FITTED:
@@ -60,7 +58,7 @@ def set_state(est: KernelModel, state: dict[str, np.ndarray]) -> KernelModel:
     return est
 
 
-def widen_features(est: KernelModel, n_features: int) -> KernelModel:
+def widen_features(est: KernelExpansion, n_features: int) -> KernelExpansion:
     """Give the support vectors zero features up to n_features (a LIBSVM model file names only
     the features its support vectors use) and prepare the model to predict at that width."""
     est.support_vectors_ = pad_columns(est.support_vectors_, n_features)
@@ -70,7 +68,7 @@ def widen_features(est: KernelModel, n_features: int) -> KernelModel:
     return est
 
 
-def index_precomputed_support(est: KernelModel, ids: np.ndarray, n_columns: int) -> KernelModel:
+def index_precomputed_support(est: KernelExpansion, ids: np.ndarray, n_columns: int) -> KernelExpansion:
     """For a model fitted on a precomputed kernel whose training rows carry LIBSVM's `0:ID`:
     make support_ the kernel columns of the support vectors (ID − 1), and expect test kernels
     with n_columns columns indexed the same way, as svm-predict does."""

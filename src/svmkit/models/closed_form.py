@@ -47,9 +47,10 @@ class ClosedFormModel(KernelExpansion):
         return kernel_block(spec, Xk, Xk)
 
     def _factor(self, solver, K, shift):
-        """The factorisation of K + shift·I for `solver` ('cholesky' or 'eigen')."""
+        """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K is overwritten); the
+        result has `solve(B)` and `inverse_diag()`."""
         if solver == "eigen":
-            return EigenShift(K)
+            return EigenShift(K).at(shift)
         return CholeskyShift(K, shift)
 
     def _centres(self, n):

@@ -19,11 +19,11 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 
-from svmkit._validation import check_bool, one_of, real
+from svmkit._validation import check_bool, check_real, one_of, real
 from svmkit.models import ovo
 from svmkit.models.closed_form import ClosedFormModel
 from svmkit.models.ridge import r2_from_residuals
-from svmkit.solvers.linsys import bordered_loo, bordered_solution
+from svmkit.solvers.linsys import EigenShift, bordered_loo, bordered_solution
 
 
 class BaseLSSVM(ClosedFormModel):
@@ -46,13 +46,23 @@ class BaseLSSVM(ClosedFormModel):
         K = self._K if rows is None else self._K[np.ix_(rows, rows)]
         shift = 1.0 / self.C
         factor = self._factor(solver, K.copy(), shift)
-        solve = factor.solve if solver == "cholesky" else (lambda B: factor.solve(shift, factor.projected(B)))
-        alpha, b, eta = bordered_solution(solve, Y)
-        loo = None
-        if self.loo:
-            diag = factor.inverse_diag() if solver == "cholesky" else factor.inverse_diag(shift)
-            loo = np.column_stack([bordered_loo(alpha[:, k], eta, diag) for k in range(Y.shape[1])])
+        alpha, b, eta = bordered_solution(factor.solve(np.column_stack([np.ones(n), Y])))
+        loo = bordered_loo(alpha, eta, factor.inverse_diag()) if self.loo else None
         return np.arange(n), alpha, b, loo
+
+    def _loo_scores(self, X, y, values):
+        """Leave-one-out score for each C in `values`, from one eigendecomposition of K."""
+        self._check_fit_params()
+        X, Y, y = self._targets(X, y)
+        spec, Xk = self._resolve_kernel(X)
+        eigen = EigenShift(self._kernel_matrix(X, spec, Xk))
+        VtB = eigen.projected(np.column_stack([np.ones(X.shape[0]), Y]))
+        scores = []
+        for C in values:
+            at = eigen.at(1.0 / check_real(C, "C", low=0))
+            alpha, _, eta = bordered_solution(at.solve_projected(VtB))
+            scores.append(self._loo_score(Y, bordered_loo(alpha, eta, at.inverse_diag()), y))
+        return np.array(scores)
 
     def _prepare_kernel(self, X):
         spec, Xk = self._resolve_kernel(X)
@@ -114,16 +124,23 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     def fit(self, X, y):
         """Fit α and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
         self._check_fit_params()
-        X, y = self._validate_Xy(X, y, y_numeric=True)
-        y = np.asarray(y, dtype=np.float64)
+        X, Y, y = self._targets(X, y)
         self._prepare_kernel(X)
-        centres, alpha, b, loo = self._fit_targets(X, y[:, None])
+        centres, alpha, b, loo = self._fit_targets(X, Y)
         self._forget_kernel()
         self._set_expansion(X, centres, alpha, b)
         if loo is not None:
             self.loo_residuals_ = loo[:, 0]
-            self.loo_score_ = r2_from_residuals(y, loo[:, 0])
+            self.loo_score_ = self._loo_score(Y, loo, y)
         return self
+
+    def _targets(self, X, y):
+        X, y = self._validate_Xy(X, y, y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        return X, y[:, None], y
+
+    def _loo_score(self, Y, loo, y):
+        return r2_from_residuals(y, loo[:, 0])
 
 
 class LSSVC(ClassifierMixin, BaseLSSVM):
@@ -176,27 +193,35 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     def fit(self, X, y):
         """Fit one problem (binary), one per class (ovr) or one per pair (ovo)."""
         self._check_fit_params()
+        if self.loo and self.multi_class == "ovo":
+            raise ValueError("loo=True is computed for one-vs-rest fits; use multi_class='ovr'")
+        X, Y, y = self._targets(X, y)
+        self._prepare_kernel(X)
+        if not self._uses_votes():
+            centres, alpha, b, loo = self._fit_targets(X, Y)
+            if loo is not None:
+                self.loo_decision_ = (Y - loo) if Y.shape[1] > 1 else (Y - loo)[:, 0]
+                self.loo_score_ = self._loo_score(Y, loo, y)
+        else:
+            centres, alpha, b = self._fit_pairs(X, np.searchsorted(self.classes_, y))
+        self._forget_kernel()
+        self._set_expansion(X, centres, alpha, b)
+        return self
+
+    def _targets(self, X, y):
+        """Validated X, the ±1 target columns (one, or one per class for one-vs-rest) and y;
+        sets `classes_`."""
         X, y = self._validate_Xy(X, y)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         n_classes = self.classes_.size
         if n_classes < 2:
             raise ValueError(f"LSSVC needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]!r})")
-        if self.loo and self.multi_class == "ovo" and n_classes > 2:
-            raise ValueError("loo=True is computed for binary and one-vs-rest fits; use multi_class='ovr'")
-        self._prepare_kernel(X)
-        if n_classes == 2 or self.multi_class == "ovr":
-            classes = [1] if n_classes == 2 else range(n_classes)
-            Y = np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes])
-            centres, alpha, b, loo = self._fit_targets(X, Y)
-            if loo is not None:
-                self.loo_decision_ = (Y - loo) if n_classes > 2 else (Y - loo)[:, 0]
-                self.loo_score_ = float(np.mean(self._predict_from_raw(Y - loo) == y))
-        else:
-            centres, alpha, b = self._fit_pairs(X, y_enc)
-        self._forget_kernel()
-        self._set_expansion(X, centres, alpha, b)
-        return self
+        classes = [1] if n_classes == 2 else range(n_classes)
+        return X, np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes]), y
+
+    def _loo_score(self, Y, loo, y):
+        return float(np.mean(self._predict_from_raw(Y - loo) == y))
 
     def _fit_pairs(self, X, y_enc):
         """One problem per class pair on its rows; weights of rows outside a pair are 0."""

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import MultiOutputMixin, RegressorMixin
 
-from svmkit._validation import check_bool, real
+from svmkit._validation import check_bool, check_real, real
 from svmkit.models.closed_form import ClosedFormModel
+from svmkit.solvers.linsys import EigenShift
 
 
 def r2_from_residuals(y: np.ndarray, residuals: np.ndarray) -> float:
@@ -19,6 +20,12 @@ def r2_from_residuals(y: np.ndarray, residuals: np.ndarray) -> float:
     sq = (residuals**2).sum(axis=0)
     r2 = np.where(total > 0, 1.0 - sq / np.where(total > 0, total, 1.0), np.where(sq == 0, 1.0, 0.0))
     return float(np.mean(r2))
+
+
+def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
+    """Leave-one-out residuals of weighted kernel ridge, A = SKS + λI, β' = A⁻¹Sy: since
+    y − ŷ = λβ'/s and 1 − H_ii = λ(A⁻¹)_ii, (y − ŷ)_i / (1 − H_ii) = β'_i / (s_i (A⁻¹)_ii)."""
+    return scaled / (s * inverse_diag[:, None])
 
 
 class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
@@ -111,18 +118,36 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
             if sample_weight is not None:
                 K *= s * s.T
             factor = self._factor(solver, K, self.alpha)
-            scaled = factor.solve(s * Y) if solver == "cholesky" else factor.solve(self.alpha, factor.projected(s * Y))
+            scaled = factor.solve(s * Y)
             beta = s * scaled
             if self.loo:
-                diag = factor.inverse_diag() if solver == "cholesky" else factor.inverse_diag(self.alpha)
-                # y − ŷ = λβ'/s and 1 − H_ii = λ(A⁻¹)_ii, so the LOO residual is β'/(s·(A⁻¹)_ii)
-                loo = scaled / (s * diag[:, None])
+                loo = ridge_loo(scaled, s, factor.inverse_diag())
                 self.loo_residuals_ = loo if self._multi_output else loo.ravel()
                 self.loo_score_ = r2_from_residuals(Y, loo)
         self._set_expansion(X, centres, beta, np.zeros(Y.shape[1]))
-        self.dual_coef_ = beta if self._multi_output else beta.ravel()
-        self.X_fit_ = self.support_vectors_
         return self
+
+    def _prepare_prediction(self):
+        super()._prepare_prediction()
+        self.dual_coef_ = self._dual_coef_.T if self._multi_output else self._dual_coef_.ravel()
+        self.X_fit_ = self.support_vectors_
+
+    def _loo_scores(self, X, y, values, sample_weight=None):
+        """Leave-one-out R² for each λ in `values`, from one eigendecomposition of SKS."""
+        self._check_fit_params()
+        X, y = self._validate_Xy(X, y, y_numeric=True, multi_output=True)
+        Y = np.asarray(y, dtype=np.float64).reshape(X.shape[0], -1)
+        s = np.sqrt(self._sample_weight(sample_weight, X))[:, None]
+        spec, Xk = self._resolve_kernel(X, "auto" if self.gamma is None else self.gamma)
+        K = self._kernel_matrix(X, spec, Xk)
+        K *= s * s.T
+        eigen = EigenShift(K)
+        VtB = eigen.projected(s * Y)
+        scores = []
+        for lam in values:
+            at = eigen.at(check_real(lam, "alpha", low=0))
+            scores.append(r2_from_residuals(Y, ridge_loo(at.solve_projected(VtB), s, at.inverse_diag())))
+        return np.array(scores)
 
     def _predict_from_raw(self, raw):
         return raw if self._multi_output else raw.ravel()

@@ -52,50 +52,58 @@ class CholeskyShift:
 
 
 class EigenShift:
-    """K = V diag(w) Vᵀ factorised once (LAPACK syevr); H = K + sI for any shift s then costs
-    a product with V. Eigenvalues below −1e-10·max|w| (an indefinite kernel) are refused at
-    the shift that makes H singular or indefinite."""
+    """K = V diag(w) Vᵀ factorised once (LAPACK syevr); `at(s)` gives H = K + sI for any shift
+    s at the cost of products with V. A shift that leaves an eigenvalue of H at or below
+    1e-12·max|w| (an indefinite kernel, or a singular one at s = 0) is refused."""
 
     def __init__(self, K: np.ndarray):
         self.w, self.V = la.eigh(K, overwrite_a=True, check_finite=False, driver="evr")
         self._V2 = self.V * self.V
         self._scale = max(float(np.max(np.abs(self.w))), np.finfo(float).tiny) if self.w.size else 1.0
 
-    def _inverse_values(self, shift: float) -> np.ndarray:
+    def projected(self, B: np.ndarray) -> np.ndarray:
+        """VᵀB: many shifts of one right-hand side share it (`ShiftedEigen.solve_projected`)."""
+        return self.V.T @ B
+
+    def at(self, shift: float) -> "ShiftedEigen":
         values = self.w + shift
         if values.size and np.min(values) <= 1e-12 * self._scale:
             raise _not_pd(shift, f"smallest eigenvalue {np.min(values):.3g}")
-        return 1.0 / values
-
-    def projected(self, B: np.ndarray) -> np.ndarray:
-        """VᵀB, which `solve` takes so that many shifts share one product."""
-        return self.V.T @ B
-
-    def solve(self, shift: float, VtB: np.ndarray) -> np.ndarray:
-        """(K + sI)⁻¹B from VtB = VᵀB."""
-        inv = self._inverse_values(shift)
-        return self.V @ (inv[:, None] * VtB if VtB.ndim == 2 else inv * VtB)
-
-    def inverse_diag(self, shift: float) -> np.ndarray:
-        """diag((K + sI)⁻¹) = Σ_j V_ij² / (w_j + s)."""
-        return self._V2 @ self._inverse_values(shift)
+        return ShiftedEigen(self, 1.0 / values)
 
 
-def bordered_solution(solve, Y: np.ndarray):
-    """b and α of [[0, 1ᵀ], [1, H]]·[b; α] = [0; y] for each column y of Y (n × k), through H
-    only (the Schur complement of the border): η = H⁻¹1, ν = H⁻¹y, b = 1ᵀν / 1ᵀη, α = ν − bη.
-    `solve(B)` gives H⁻¹B; one call serves every column. Returns (α (n × k), b (k), η)."""
-    n = Y.shape[0]
-    both = solve(np.column_stack([np.ones(n), Y]))
-    eta, nu = both[:, 0], both[:, 1:]
+class ShiftedEigen:
+    """(K + sI)⁻¹ as V diag(1/(w + s)) Vᵀ, with CholeskyShift's `solve` and `inverse_diag`."""
+
+    def __init__(self, eigen: EigenShift, inverse_values: np.ndarray):
+        self.eigen = eigen
+        self.inv = inverse_values
+
+    def solve_projected(self, VtB: np.ndarray) -> np.ndarray:
+        """H⁻¹B from VtB = VᵀB."""
+        return self.eigen.V @ (self.inv[:, None] * VtB if VtB.ndim == 2 else self.inv * VtB)
+
+    def solve(self, B: np.ndarray) -> np.ndarray:
+        return self.solve_projected(self.eigen.projected(B))
+
+    def inverse_diag(self) -> np.ndarray:
+        """diag(H⁻¹) = Σ_j V_ij² / (w_j + s)."""
+        return self.eigen._V2 @ self.inv
+
+
+def bordered_solution(solved: np.ndarray):
+    """b and α of [[0, 1ᵀ], [1, H]]·[b; α] = [0; y] for each column y of Y, through H only (the
+    Schur complement of the border), from `solved` = H⁻¹[1, Y]: η = H⁻¹1, ν = H⁻¹y,
+    b = 1ᵀν / 1ᵀη, α = ν − bη. Returns (α (n × k), b (k), η)."""
+    eta, nu = solved[:, 0], solved[:, 1:]
     b = nu.sum(axis=0) / eta.sum()
     return nu - eta[:, None] * b, b, eta
 
 
 def bordered_loo(alpha: np.ndarray, eta: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
-    """Leave-one-out residuals y_i − f₋ᵢ(x_i) = α_i / (M⁻¹)_ii of the bordered LS-SVM system M,
-    whose α-block of the inverse is H⁻¹ − ηηᵀ/1ᵀη (Cawley & Talbot 2004)."""
-    return alpha / (inverse_diag - eta * eta / eta.sum())
+    """Leave-one-out residuals y_i − f₋ᵢ(x_i) = α_i / (M⁻¹)_ii of the bordered LS-SVM system M
+    (α: n × k), whose α-block of the inverse is H⁻¹ − ηηᵀ/1ᵀη (Cawley & Talbot 2004)."""
+    return alpha / (inverse_diag - eta * eta / eta.sum())[:, None]
 
 
 def conjugate_gradient(matvec, b: np.ndarray, precondition=None, tol: float = 1e-10, max_iter: int = 1000):

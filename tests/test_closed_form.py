@@ -1,0 +1,219 @@
+"""Kernel ridge and LS-SVM against independent oracles: scikit-learn's KernelRidge, dense solves
+of the seeds' bordered systems, brute-force leave-one-out refits."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn.kernel_ridge
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import LeaveOneOut, cross_val_predict
+
+import svmkit
+from conftest import diabetes, iris
+from svmkit.model_selection import KernelRidgeCV, LSSVMCV
+from svmkit.solvers.linsys import NotPositiveDefiniteError
+
+
+def _small_regression(n=60):
+    X, y = diabetes()
+    return X[:n], y[:n]
+
+
+def _bordered(K, top, rhs_tail, C):
+    """Dense solve of [[0, topᵀ], [top, K + I/C]]·[b; α] = [0; rhs_tail]."""
+    n = K.shape[0]
+    M = np.zeros((n + 1, n + 1))
+    M[0, 1:] = top
+    M[1:, 0] = top
+    M[1:, 1:] = K + np.eye(n) / C
+    sol = np.linalg.solve(M, np.r_[0.0, rhs_tail])
+    return sol[0], sol[1:]
+
+
+@pytest.mark.parametrize("solver", ["cholesky", "eigen"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kernel_ridge_equals_scikit_learns_on_diabetes(solver, sparse):
+    X, y = diabetes()
+    Xf = sp.csr_matrix(X) if sparse else X
+    ours = svmkit.KernelRidge(alpha=0.1, gamma=0.05, solver=solver).fit(Xf, y)
+    theirs = sklearn.kernel_ridge.KernelRidge(alpha=0.1, kernel="rbf", gamma=0.05).fit(X, y)
+    np.testing.assert_allclose(ours.predict(Xf), theirs.predict(X), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-7, atol=1e-9)
+    assert ours.support_.size == X.shape[0]
+
+
+def test_kernel_ridge_multi_output_and_weights_equal_scikit_learns():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 5))
+    Y = np.column_stack([np.sin(X[:, 0]), X[:, 1] ** 2, X[:, 2] - X[:, 3]])
+    w = rng.uniform(0.2, 3.0, size=80)
+    ours = svmkit.KernelRidge(alpha=0.5, kernel="poly", gamma=0.3, degree=2, coef0=1.0).fit(X, Y, sample_weight=w)
+    theirs = sklearn.kernel_ridge.KernelRidge(alpha=0.5, kernel="poly", gamma=0.3, degree=2, coef0=1.0)
+    theirs.fit(X, Y, sample_weight=w)
+    assert ours.predict(X).shape == (80, 3)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["cholesky", "eigen"])
+def test_lssvr_equals_a_dense_solve_of_the_bordered_system(solver):
+    X, y = _small_regression()
+    ours = svmkit.LSSVR(C=10.0, gamma=0.2, solver=solver).fit(X, y)
+    b, alpha = _bordered(rbf_kernel(X, gamma=0.2), np.ones(y.size), y, 10.0)
+    np.testing.assert_allclose(ours.dual_coef_[0], alpha, rtol=1e-8, atol=1e-10)
+    assert ours.intercept_[0] == pytest.approx(b, rel=1e-8, abs=1e-12)
+    np.testing.assert_array_equal(ours.support_, np.arange(y.size))
+
+
+def test_lssvc_is_seed_001_system_6_1_on_four_points():
+    # two points per class at the corners of a unit square, linear kernel: Ω = (yyᵀ) ∘ XXᵀ
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    ours = svmkit.LSSVC(C=2.0, kernel="linear").fit(X, y)
+    b, alpha_seed = _bordered(np.outer(y, y) * (X @ X.T), y, np.ones(4), 2.0)
+    np.testing.assert_allclose(ours.dual_coef_[0], alpha_seed * y, rtol=1e-10, atol=1e-12)
+    assert ours.intercept_[0] == pytest.approx(b, abs=1e-12)
+    # by symmetry b = −w·(½, ½) and w = (w₁, 0): the decision is w₁(x₁ − ½)
+    dec = ours.decision_function(np.array([[0.5, 0.3], [1.0, 0.7]]))
+    assert dec[0] == pytest.approx(0.0, abs=1e-12)
+    assert dec[1] > 0
+    np.testing.assert_array_equal(ours.predict(X), y)
+
+
+def test_lssvc_binary_on_labels_equals_the_seed_system_on_real_data():
+    X, y = _small_regression()
+    labels = np.where(y > 0, "high", "low")
+    ours = svmkit.LSSVC(C=5.0, gamma=0.3).fit(X, labels)
+    signs = np.where(labels == ours.classes_[1], 1.0, -1.0)
+    b, alpha_seed = _bordered(np.outer(signs, signs) * rbf_kernel(X, gamma=0.3), signs, np.ones(y.size), 5.0)
+    np.testing.assert_allclose(ours.dual_coef_[0], alpha_seed * signs, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "ovo"])
+def test_lssvc_multiclass_predicts_iris(multi_class):
+    X, y = iris()
+    ours = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class=multi_class).fit(X, y)
+    n_problems = 3
+    assert ours.decision_function(X).shape == (150, n_problems)
+    assert ours.score(X, y) > 0.97
+
+
+def _brute_force_residuals(make, X, y, sample_weight=None):
+    out = []
+    for i in range(X.shape[0]):
+        keep = np.arange(X.shape[0]) != i
+        kw = {} if sample_weight is None else {"sample_weight": sample_weight[keep]}
+        out.append(y[i] - make().fit(X[keep], y[keep], **kw).predict(X[i:i + 1])[0])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("solver", ["cholesky", "eigen"])
+def test_kernel_ridge_loo_equals_refitting_without_each_row(solver):
+    X, y = _small_regression()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, size=y.size)
+    ours = svmkit.KernelRidge(alpha=0.05, gamma=0.1, solver=solver, loo=True).fit(X, y, sample_weight=w)
+    brute = _brute_force_residuals(lambda: svmkit.KernelRidge(alpha=0.05, gamma=0.1), X, y, w)
+    np.testing.assert_allclose(ours.loo_residuals_, brute, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["cholesky", "eigen"])
+def test_lssvr_loo_equals_refitting_without_each_row(solver):
+    X, y = _small_regression()
+    ours = svmkit.LSSVR(C=20.0, gamma=0.1, solver=solver, loo=True).fit(X, y)
+    brute = _brute_force_residuals(lambda: svmkit.LSSVR(C=20.0, gamma=0.1), X, y)
+    np.testing.assert_allclose(ours.loo_residuals_, brute, rtol=1e-8, atol=1e-10)
+
+
+def test_lssvc_loo_decisions_equal_refitting_without_each_row():
+    X, y = iris()
+    X, y = X[::2], y[::2]
+    ours = svmkit.LSSVC(C=10.0, gamma=0.5, loo=True).fit(X, y)
+    brute = np.array([svmkit.LSSVC(C=10.0, gamma=0.5).fit(np.delete(X, i, 0), np.delete(y, i))
+                      .decision_function(X[i:i + 1])[0] for i in range(y.size)])
+    np.testing.assert_allclose(ours.loo_decision_, brute, rtol=1e-8, atol=1e-10)
+    assert ours.loo_score_ == pytest.approx(np.mean(ours.classes_[np.argmax(brute, axis=1)] == y))
+
+
+def test_kernel_ridge_cv_scores_are_scikit_learns_leave_one_out():
+    X, y = _small_regression(40)
+    search = KernelRidgeCV(alphas=[1e-2, 1e-1], gammas=[0.05, 0.5]).fit(X, y)
+    for params, score in zip(search.cv_results_["params"], search.cv_results_["loo_score"]):
+        model = sklearn.kernel_ridge.KernelRidge(kernel="rbf", coef0=1.0, **params)
+        pred = cross_val_predict(model, X, y, cv=LeaveOneOut())
+        r2 = 1 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2)
+        assert score == pytest.approx(r2, rel=1e-8)
+    assert search.best_score_ == pytest.approx(np.max(search.cv_results_["loo_score"]))
+    assert search.best_estimator_.alpha == search.best_params_["alpha"]
+
+
+def test_lssvm_cv_scores_equal_each_cells_own_loo():
+    X, y = iris()
+    search = LSSVMCV(svmkit.LSSVC(), Cs=[0.5, 50.0], gammas=[0.05, 2.0]).fit(X, y)
+    for params, score in zip(search.cv_results_["params"], search.cv_results_["loo_score"]):
+        assert score == svmkit.LSSVC(loo=True, **params).fit(X, y).loo_score_
+    assert search.score(X, y) > 0.95
+
+
+@pytest.mark.parametrize("model", [svmkit.KernelRidge(alpha=0.1, gamma=0.1), svmkit.LSSVR(C=10.0, gamma=0.1)])
+def test_nystrom_with_every_row_a_centre_equals_the_exact_solver(model):
+    X, y = diabetes()
+    exact = model.set_params(solver="cholesky").fit(X, y).predict(X)
+    nystrom = model.set_params(solver="nystrom", n_components=X.shape[0]).fit(X, y).predict(X)
+    np.testing.assert_allclose(nystrom, exact, rtol=1e-6, atol=1e-8)
+
+
+def test_nystrom_with_few_centres_predicts_held_out_rows_nearly_as_well():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(4000, 3))
+    y = np.sin(3 * X[:, 0]) * np.cos(2 * X[:, 1]) + X[:, 2] ** 2 + 0.1 * rng.normal(size=4000)
+    train, test = slice(0, 3000), slice(3000, None)
+    rmse = {}
+    for solver, m in (("cholesky", None), ("nystrom", 300)):
+        model = svmkit.KernelRidge(alpha=1e-2, gamma=1.0, solver=solver, n_components=m, random_state=0)
+        rmse[solver] = np.sqrt(np.mean((model.fit(X[train], y[train]).predict(X[test]) - y[test]) ** 2))
+    assert rmse["nystrom"] <= 1.05 * rmse["cholesky"]
+
+
+def test_closed_form_models_save_and_load_without_code(tmp_path):
+    X, y = _small_regression()
+    for model in (svmkit.KernelRidge(loo=True), svmkit.LSSVR(), svmkit.LSSVC(multi_class="ovo")):
+        target = np.digitize(y, [-0.5, 0.5]) if isinstance(model, svmkit.LSSVC) else y
+        model.fit(X, target)
+        svmkit.save(model, tmp_path / "m.svmkit")
+        loaded = svmkit.load(tmp_path / "m.svmkit")
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("model, message", [
+    (svmkit.KernelRidge(alpha=0.0), "alpha"),
+    (svmkit.KernelRidge(alpha=-1.0), "alpha"),
+    (svmkit.LSSVR(C=0.0), "C"),
+    (svmkit.KernelRidge(solver="lu"), "solver"),
+    (svmkit.KernelRidge(solver="nystrom", n_components=10_000), "n_components=10000 is larger"),
+    (svmkit.KernelRidge(solver="nystrom", loo=True), "loo=True needs an exact solver"),
+])
+def test_bad_parameters_raise_naming_the_parameter(model, message):
+    X, y = _small_regression()
+    with pytest.raises(ValueError, match=message):
+        model.fit(X, y)
+
+
+def test_non_finite_target_raises_naming_the_row():
+    X, y = _small_regression()
+    y = y.copy()
+    y[7] = np.nan
+    with pytest.raises(ValueError, match="row 7"):
+        svmkit.KernelRidge().fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["cholesky", "eigen"])
+def test_indefinite_kernel_raises_instead_of_a_nan_model(solver):
+    X, y = _small_regression()
+    with pytest.raises(NotPositiveDefiniteError, match="not positive definite"):
+        svmkit.KernelRidge(alpha=1e-6, kernel="sigmoid", gamma=1.0, coef0=-1.0, solver=solver).fit(X, y)
+
+
+def test_duplicate_rows_at_a_vanishing_ridge_raise_or_fit_finitely():
+    X, y = _small_regression()
+    X2, y2 = np.vstack([X, X]), np.r_[y, y]
+    with pytest.raises(NotPositiveDefiniteError, match="duplicate"):
+        svmkit.KernelRidge(alpha=1e-300, gamma=0.1, solver="eigen").fit(X2, y2)
