@@ -217,3 +217,20 @@ def test_duplicate_rows_at_a_vanishing_ridge_raise_or_fit_finitely():
     X2, y2 = np.vstack([X, X]), np.r_[y, y]
     with pytest.raises(NotPositiveDefiniteError, match="duplicate"):
         svmkit.KernelRidge(alpha=1e-300, gamma=0.1, solver="eigen").fit(X2, y2)
+
+
+def test_nystrom_on_a_dask_cluster_equals_the_in_memory_fit():
+    da = pytest.importorskip("dask.array")
+    distributed = pytest.importorskip("distributed")
+    X, y = diabetes()
+    Y = np.column_stack([y, np.sin(y)])
+    model = svmkit.KernelRidge(alpha=0.1, gamma=0.1, solver="nystrom", n_components=100, random_state=0)
+    in_memory = model.fit(X, Y).predict(X)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False) as cluster, \
+            distributed.Client(cluster):
+        on_cluster = svmkit.KernelRidge(alpha=0.1, gamma=0.1, solver="nystrom", n_components=100, random_state=0)
+        on_cluster.fit(da.from_array(X, chunks=(100, 5)), da.from_array(Y, chunks=(100, 2)))
+        lazy = on_cluster.predict(da.from_array(X, chunks=(150, 10)))
+        assert isinstance(lazy, da.Array)
+        np.testing.assert_allclose(lazy.compute(), in_memory, rtol=0, atol=1e-8 * np.abs(in_memory).max())
+    np.testing.assert_array_equal(on_cluster.support_, model.support_)

@@ -7,9 +7,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import MultiOutputMixin, RegressorMixin
 
-from svmkit._validation import check_bool, check_real, real
+from svmkit._dask_support import is_dask, map_rows, row_blocks
+from svmkit._validation import check_bool, check_finite_rows, check_real, real
+from svmkit.kernels.gram import kernel_block, row_sq_norms
+from svmkit.kernels.spec import make_kernel
 from svmkit.models.closed_form import ClosedFormModel
-from svmkit.solvers.linsys import EigenShift
+from svmkit.solvers.linsys import EigenShift, nystrom_normal_solve
 
 
 def r2_from_residuals(y: np.ndarray, residuals: np.ndarray) -> float:
@@ -26,6 +29,10 @@ def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np
     """Leave-one-out residuals of weighted kernel ridge, A = SKS + λI, β' = A⁻¹Sy: since
     y − ŷ = λβ'/s and 1 − H_ii = λ(A⁻¹)_ii, (y − ŷ)_i / (1 − H_ii) = β'_i / (s_i (A⁻¹)_ii)."""
     return scaled / (s * inverse_diag[:, None])
+
+
+def _add_pairs(a, b):
+    return a[0] + b[0], a[1] + b[1]
 
 
 class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
@@ -96,6 +103,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         """Fit β. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: (n_samples,)
         or (n_samples, n_targets); sample_weight scales each row's squared error."""
         self._check_fit_params()
+        if is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
         X, y = self._validate_Xy(X, y, y_numeric=True, multi_output=True)
         y = np.asarray(y, dtype=np.float64)
         self._multi_output = y.ndim == 2
@@ -131,6 +140,63 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         super()._prepare_prediction()
         self.dual_coef_ = self._dual_coef_.T if self._multi_output else self._dual_coef_.ravel()
         self.X_fit_ = self.support_vectors_
+
+    def _fit_dask(self, X, y, sample_weight):
+        """Nyström on a Dask array X (rows in blocks) and y: K_NMᵀK_NM and K_NMᵀy are summed
+        over the blocks on the workers, so only M × M results travel, then solved here."""
+        if self.solver not in ("auto", "nystrom"):
+            raise ValueError(f"a Dask array X is fitted by solver='nystrom' (or 'auto'), not solver={self.solver!r}")
+        if sample_weight is not None or self.loo:
+            raise ValueError("a Dask array X is fitted without sample_weight and without loo")
+        import dask
+        import dask.array as da
+
+        X = row_blocks(X)
+        n, d = X.shape
+        y = da.asarray(y).astype(np.float64).rechunk({0: X.chunks[0]})
+        if y.shape[0] != n:
+            raise ValueError(f"y has {y.shape[0]} rows, X has {n}")
+        self._multi_output = y.ndim == 2
+        Y = y if y.ndim == 2 else y[:, None]
+        Y = Y.rechunk({1: -1})
+        centres = self._centres(n)
+        C = np.asarray(X[centres].compute(), dtype=np.float64)
+        check_finite_rows(C)
+        gamma = "auto" if self.gamma is None else self.gamma
+        if isinstance(gamma, str) and gamma == "scale":
+            gamma = 1.0 / (d * float(X.var().compute()))
+        spec = make_kernel(self.kernel, C, gamma, self.degree, self.coef0)
+        c_sq = row_sq_norms(C) if spec.uses_norms else None
+        starts = np.r_[0, np.cumsum(X.chunks[0])[:-1]]
+
+        def reduce(Xb, Yb, start):
+            check_finite_rows(np.asarray(Xb), name=f"X (block from row {start})")
+            check_finite_rows(np.asarray(Yb), name=f"y (block from row {start})")
+            K = kernel_block(spec, np.ascontiguousarray(Xb, dtype=np.float64), C, c_sq)
+            return K.T @ K, K.T @ Yb
+
+        parts = [dask.delayed(reduce)(xb, yb, int(s)) for xb, yb, s in
+                 zip(X.to_delayed().ravel(), Y.to_delayed().ravel(), starts)]
+        while len(parts) > 1:
+            parts = [dask.delayed(_add_pairs)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                     for i in range(0, len(parts), 2)]
+        KtK, KtY = dask.compute(parts[0])[0]
+        beta = nystrom_normal_solve(KtK, KtY, kernel_block(spec, C, C), self.alpha)
+        self.n_features_in_ = d
+        self.gamma_ = spec.gamma
+        self.support_ = centres.astype(np.int32)
+        self.support_vectors_ = C
+        self._dual_coef_ = np.ascontiguousarray(beta.T)
+        self._intercept_ = np.zeros(beta.shape[1])
+        self.shape_fit_ = (n, d)
+        self._prepare_prediction()
+        return self
+
+    def predict(self, X):
+        """f(x) for every row of X; a Dask array gives a lazy Dask array, block by block."""
+        if is_dask(X):
+            return map_rows(super().predict, X)
+        return super().predict(X)
 
     def _loo_scores(self, X, y, values, sample_weight=None):
         """Leave-one-out R² for each λ in `values`, from one eigendecomposition of SKS."""

@@ -4,15 +4,10 @@ its kernel rows there."""
 
 from __future__ import annotations
 
+from svmkit._dask_support import require_dask
+
 #: Seconds allowed to reach a scheduler.
 CONNECT_TIMEOUT = 10
-
-
-def require_dask():
-    import importlib.util
-
-    if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
-        raise ImportError("backend='dask' and svmkit.parallel need Dask: pip install 'svmkit[dask]'")
 
 
 def run_tasks(func, data, task_args, extra, scheduler_address=None, on_task=None):

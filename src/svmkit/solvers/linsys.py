@@ -208,3 +208,14 @@ def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, 
         rhs[m] = 0.0
     z, _ = conjugate_gradient(matvec, rhs, precondition, NYSTROM_TOL, NYSTROM_MAX_ITER)
     return z[:m], z[m]
+
+
+def nystrom_normal_solve(KtK: np.ndarray, KtY: np.ndarray, K_MM: np.ndarray, shift: float) -> np.ndarray:
+    """β from the Nyström normal equations (K_NMᵀK_NM + s·K_MM)β = K_NMᵀY, formed whole (as a
+    map-reduce over row blocks gives them); least squares when a singular K_MM leaves the
+    matrix singular."""
+    H = KtK + shift * K_MM
+    try:
+        return la.cho_solve(la.cho_factor(H, lower=True, check_finite=False), KtY, check_finite=False)
+    except la.LinAlgError:
+        return la.lstsq(H, KtY, check_finite=False)[0]

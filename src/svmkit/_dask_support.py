@@ -1,0 +1,39 @@
+"""Dask collections for every layer: recognising them, requiring the extra, and mapping a
+function over a 2-D Dask array's blocks of rows. Dask is imported only when one is given."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+
+
+def require_dask():
+    if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
+        raise ImportError("backend='dask' and svmkit.parallel need Dask: pip install 'svmkit[dask]'")
+
+
+def is_dask(X) -> bool:
+    return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
+def row_blocks(X):
+    """A 2-D Dask array with every column in each block (rows chunked only); raises naming X
+    otherwise."""
+    require_dask()
+    import dask.array as da
+
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise ValueError(f"X must be a 2-D Dask array or a Dask dataframe, got {type(X).__name__}")
+    return X.rechunk({1: -1})
+
+
+def map_rows(func, X):
+    """func over each block of rows of the 2-D Dask array X, lazily (a Dask array of func's
+    1-D or 2-D results, rows in X's blocks)."""
+    X = row_blocks(X)
+    sample = np.asarray(func(np.zeros((1, X.shape[1]))))
+    if sample.ndim == 1:
+        return X.map_blocks(lambda block: np.asarray(func(block)), drop_axis=1, dtype=sample.dtype)
+    return X.map_blocks(lambda block: np.asarray(func(block)), chunks=(X.chunks[0], (sample.shape[1],)),
+                        dtype=sample.dtype)
