@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from svmkit._validation import check_int, check_params, one_of
+from svmkit._validation import check_int, check_params, one_of, real
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.models.expansion import KernelExpansion
-from svmkit.solvers.linsys import CholeskyShift, EigenShift, NotPositiveDefiniteError, nystrom_solve
+from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, CholeskyShift, EigenShift, NotPositiveDefiniteError,
+                                   nystrom_solve)
 
 #: Largest N that 'auto' solves exactly (the N × N float64 kernel: 7.2 GB at 30,000).
 AUTO_EXACT_MAX = 30_000
@@ -28,7 +29,7 @@ class ClosedFormModel(KernelExpansion):
 
     _constraints = {**KernelExpansion._constraints,
                     "solver": one_of("auto", "cholesky", "eigen", "nystrom"),
-                    "n_components": check_components}
+                    "n_components": check_components, "tol": real(low=0)}
 
     def _check_fit_params(self):
         check_params(self, self._constraints)
@@ -68,11 +69,16 @@ class ClosedFormModel(KernelExpansion):
         C = Xk[centres]
         c_sq = row_sq_norms(C) if spec.uses_norms else None
 
-        def block(rows):
-            K = kernel_block(spec, Xk[rows], C, c_sq)
-            return K if row_scale is None else K * row_scale[rows, None]
+        # one buffer for every block: fresh pages would be faulted in on every pass
+        buf = np.empty(min(Xk.shape[0], max(1, NYSTROM_BLOCK_ELEMENTS // C.shape[0])) * C.shape[0])
 
-        beta, b = nystrom_solve(block, Xk.shape[0], kernel_block(spec, C, C), B, shift, bias)
+        def block(rows, keep=False):
+            K = kernel_block(spec, Xk[rows], C, c_sq, out=None if keep else buf)
+            if row_scale is not None:
+                K *= row_scale[rows, None]
+            return K
+
+        beta, b = nystrom_solve(block, Xk.shape[0], kernel_block(spec, C, C), B, shift, bias, self.tol)
         return centres, beta, b
 
     def _set_expansion(self, X, centres, beta, intercept):

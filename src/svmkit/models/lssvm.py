@@ -84,7 +84,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     kernel, gamma, degree, coef0 : as SVR's ('rbf', 'scale', 3, 0.0).
     solver : {'auto', 'cholesky', 'eigen', 'nystrom'}, default='auto'
         As KernelRidge's; 'nystrom' fits b unpenalised beside the centres' weights.
-    n_components, random_state : the Nyström centres, as KernelRidge's.
+    n_components, random_state, tol : the Nyström centres and CG tolerance, as KernelRidge's.
     loo : bool, default=False
         Also compute the exact leave-one-out residuals α_i / (M⁻¹)_ii (Cawley & Talbot 2004).
 
@@ -110,7 +110,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     """
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
-                 n_components=None, random_state=None, loo=False):
+                 n_components=None, random_state=None, tol=1e-6, loo=False):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -119,6 +119,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         self.solver = solver
         self.n_components = n_components
         self.random_state = random_state
+        self.tol = tol
         self.loo = loo
 
     def fit(self, X, y):
@@ -149,7 +150,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     Parameters
     ----------
-    C, kernel, gamma, degree, coef0, solver, n_components, random_state, loo : as LSSVR's.
+    C, kernel, gamma, degree, coef0, solver, n_components, random_state, tol, loo : as LSSVR's.
     multi_class : {'ovr', 'ovo'}, default='ovr'
         One-vs-rest: one problem per class (labels +1 for the class, −1 for the rest), all
         on one factorisation; predict takes the largest decision value. One-vs-one: one
@@ -178,7 +179,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     _constraints = {**BaseLSSVM._constraints, "multi_class": one_of("ovr", "ovo")}
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
-                 n_components=None, random_state=None, loo=False, multi_class="ovr"):
+                 n_components=None, random_state=None, tol=1e-6, loo=False, multi_class="ovr"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -187,6 +188,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         self.solver = solver
         self.n_components = n_components
         self.random_state = random_state
+        self.tol = tol
         self.loo = loo
         self.multi_class = multi_class
 

@@ -56,6 +56,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         Nyström centres M (None: 2,000).
     random_state : int, Generator or None, default=None
         Draws the Nyström centres.
+    tol : float, default=1e-6
+        Nyström only: CG stops when the normal equations' residual is below tol times the
+        right-hand side's norm.
     loo : bool, default=False
         Also compute the exact leave-one-out residuals (exact solvers only): one more N³/3
         with 'cholesky', O(N²) with 'eigen'.
@@ -88,7 +91,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     _constraints = {**ClosedFormModel._constraints, "alpha": real(low=0), "loo": check_bool}
 
     def __init__(self, alpha=1.0, kernel="rbf", gamma=None, degree=3, coef0=1.0, solver="auto",
-                 n_components=None, random_state=None, loo=False):
+                 n_components=None, random_state=None, tol=1e-6, loo=False):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -97,6 +100,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         self.solver = solver
         self.n_components = n_components
         self.random_state = random_state
+        self.tol = tol
         self.loo = loo
 
     def fit(self, X, y, sample_weight=None):
@@ -120,7 +124,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         # weighted rows: A = SKS + λI, β = S·A⁻¹·S·y with S = diag(√w)
         s = np.sqrt(sw)[:, None]
         if solver == "nystrom":
-            centres, beta, _ = self._nystrom(spec, Xk, s * Y, self.alpha, bias=False, row_scale=s[:, 0])
+            centres, beta, _ = self._nystrom(spec, Xk, s * Y, self.alpha, bias=False,
+                                             row_scale=None if sample_weight is None else s[:, 0])
         else:
             centres = np.arange(X.shape[0])
             K = self._kernel_matrix(X, spec, Xk)

@@ -132,9 +132,8 @@ def conjugate_gradient(matvec, b: np.ndarray, precondition=None, tol: float = 1e
     return x.reshape(b.shape), steps
 
 
-#: Relative residual at which the Nyström CG stops, and its step limit.
-NYSTROM_TOL = 1e-9
-NYSTROM_MAX_ITER = 200
+#: Step limit of the Nyström CG.
+NYSTROM_MAX_ITER = 500
 #: Largest K_NM kept in memory between CG steps (bytes); past it, blocks are recomputed.
 NYSTROM_KEEP_BYTES = 1 << 30
 #: Rows of K_NM computed at a time.
@@ -162,17 +161,18 @@ def falkon_preconditioner(K_MM: np.ndarray, n: int, shift: float):
     return apply
 
 
-def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, bias: bool):
+def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, bias: bool, tol: float):
     """β (M × k) and b (k) minimising ‖K_NM β + 1bᵀ − B‖² + s·tr(βᵀK_MM β) (b = 0 unless
     `bias`), by CG on the normal equations preconditioned as Falkon does; b, unpenalised, is
-    preconditioned by 1/n. `block(rows)` gives K(X[rows], centres) in float64; K_NM is never
-    formed whole unless it fits NYSTROM_KEEP_BYTES."""
+    preconditioned by 1/n. `block(rows, keep)` gives K(X[rows], centres) in float64, in a
+    buffer it reuses unless `keep`; K_NM is kept whole only when it fits NYSTROM_KEEP_BYTES.
+    CG stops at relative residual `tol` of the normal equations."""
     m = K_MM.shape[0]
     B = B.reshape(n, -1)
     k = B.shape[1]
     step = max(1, NYSTROM_BLOCK_ELEMENTS // max(m, 1))
     spans = [np.arange(s, min(n, s + step)) for s in range(0, n, step)]
-    kept = [block(rows) for rows in spans] if 8 * n * m <= NYSTROM_KEEP_BYTES else None
+    kept = [block(rows, keep=True) for rows in spans] if 8 * n * m <= NYSTROM_KEEP_BYTES else None
 
     def blocks():
         for i, rows in enumerate(spans):
@@ -206,7 +206,7 @@ def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, 
 
     if not bias:
         rhs[m] = 0.0
-    z, _ = conjugate_gradient(matvec, rhs, precondition, NYSTROM_TOL, NYSTROM_MAX_ITER)
+    z, _ = conjugate_gradient(matvec, rhs, precondition, tol, NYSTROM_MAX_ITER)
     return z[:m], z[m]
 
 
