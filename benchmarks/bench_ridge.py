@@ -6,13 +6,15 @@ search by exact leave-one-out beside GridSearchCV(KernelRidge, 5 folds), and Nys
 
 Data: a synthetic regression problem, x uniform in [−1, 1]^8, y = sin(3x₁)cos(2x₂) + x₃² + x₄x₅
 + 0.1·noise, RBF kernel γ = 0.5, λ = 1e-3; RMSE on 5,000 held-out rows. Every (part, size,
-system) runs in its own process, so its peak memory (ru_maxrss) is its own. Prints one table per
-part with time, RMSE and peak memory, and the ratios.
+system) runs in its own process, so its peak memory (ru_maxrss) is its own. From N = 16,384 (a 2 GB
+kernel) both systems factorise on one BLAS thread: the threaded OpenBLAS potrf of the numpy and scipy
+wheels segfaults there. Prints one table per part with time, RMSE and peak memory, and the ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import platform
 import resource
@@ -44,6 +46,7 @@ def run(part, n, system, components):
     import svmkit
     from sklearn.kernel_ridge import KernelRidge as SKKernelRidge
     from sklearn.model_selection import GridSearchCV
+    from threadpoolctl import threadpool_limits
 
     svmkit.KernelRidge(gamma=GAMMA).fit(X[:50], y[:50])  # compiled loops loaded before the clock
     t0 = time.perf_counter()
@@ -51,7 +54,9 @@ def run(part, n, system, components):
     if part == "single" and system == "svmkit":
         model = svmkit.KernelRidge(alpha=ALPHA, gamma=GAMMA, solver="cholesky").fit(X, y)
     elif part == "single":
-        model = SKKernelRidge(alpha=ALPHA, kernel="rbf", gamma=GAMMA).fit(X, y)
+        # as svmkit does past 2 GB: the wheels' threaded OpenBLAS potrf segfaults there
+        with threadpool_limits(limits=1) if 8 * n * n >= 1 << 31 else contextlib.nullcontext():
+            model = SKKernelRidge(alpha=ALPHA, kernel="rbf", gamma=GAMMA).fit(X, y)
     elif part == "search" and system == "svmkit":
         from svmkit.model_selection import KernelRidgeCV
         model = KernelRidgeCV(alphas=GRID_ALPHAS, gammas=GRID_GAMMAS).fit(X, y)

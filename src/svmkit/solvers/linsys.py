@@ -10,8 +10,11 @@ Talbot 2004). Large N goes through conjugate gradient on a matrix–vector funct
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import scipy.linalg as la
+from threadpoolctl import threadpool_limits
 
 
 class NotPositiveDefiniteError(ValueError):
@@ -26,6 +29,24 @@ def _not_pd(shift: float, detail: str) -> NotPositiveDefiniteError:
         "for duplicate or nearly duplicate rows; use a positive definite kernel or more regularisation")
 
 
+#: Bytes of a matrix from which LAPACK factorisations run on one BLAS thread.
+SERIAL_FACTOR_BYTES = 1 << 31
+
+
+def _factor_threads(A: np.ndarray):
+    """A context that keeps BLAS on one thread while A is factorised when A has 2 GB or more:
+    there, the threaded OpenBLAS potrf of the scipy and numpy wheels segfaults once another
+    OpenBLAS has run in the process (and, measured at N = 20,000, is no faster than one thread)."""
+    if A.nbytes < SERIAL_FACTOR_BYTES:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1)
+
+
+def _fortran_view(K: np.ndarray) -> np.ndarray:
+    """The symmetric K as a Fortran-ordered array without a copy when K is C-ordered."""
+    return K.T if K.flags.c_contiguous else K
+
+
 class CholeskyShift:
     """H = K + sI factorised once by Cholesky (LAPACK potrf, float64). `K` is overwritten."""
 
@@ -33,7 +54,9 @@ class CholeskyShift:
         K[np.diag_indices_from(K)] += shift
         self.shift = shift
         try:
-            self.factor = la.cho_factor(K, lower=True, overwrite_a=True, check_finite=False)
+            # LAPACK wants Fortran order: Kᵀ (= K) is that view of a C-ordered K, so no copy is made
+            with _factor_threads(K):
+                self.factor = la.cho_factor(_fortran_view(K), lower=True, overwrite_a=True, check_finite=False)
         except la.LinAlgError as err:
             raise _not_pd(shift, str(err)) from None
         if not np.all(np.isfinite(np.diag(self.factor[0]))):
@@ -45,19 +68,21 @@ class CholeskyShift:
 
     def inverse_diag(self) -> np.ndarray:
         """diag(H⁻¹) = squared column norms of L⁻¹."""
-        L_inv, info = la.lapack.dtrtri(self.factor[0], lower=1)
+        with _factor_threads(self.factor[0]):
+            L_inv, info = la.lapack.dtrtri(self.factor[0], lower=1)
         if info != 0:
             raise _not_pd(self.shift, f"triangular inverse failed, LAPACK info {info}")
         return np.einsum("ij,ij->j", np.tril(L_inv), np.tril(L_inv))
 
 
 class EigenShift:
-    """K = V diag(w) Vᵀ factorised once (LAPACK syevr); `at(s)` gives H = K + sI for any shift
+    """K = V diag(w) Vᵀ factorised once (LAPACK syevd); `at(s)` gives H = K + sI for any shift
     s at the cost of products with V. A shift that leaves an eigenvalue of H at or below
     1e-12·max|w| (an indefinite kernel, or a singular one at s = 0) is refused."""
 
     def __init__(self, K: np.ndarray):
-        self.w, self.V = la.eigh(K, overwrite_a=True, check_finite=False, driver="evr")
+        with _factor_threads(K):
+            self.w, self.V = la.eigh(_fortran_view(K), overwrite_a=True, check_finite=False, driver="evd")
         self._V2 = self.V * self.V
         self._scale = max(float(np.max(np.abs(self.w))), np.finfo(float).tiny) if self.w.size else 1.0
 
