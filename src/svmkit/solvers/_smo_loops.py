@@ -350,8 +350,10 @@ def _newton(st, m, nu_mode, free):
     if np.min(np.diag(L)) ** 2 < NEWTON_PIVOT * np.max(np.diag(H)):
         return 0.0
     X = _cholesky_solve(L, B)
-    S = B[:, 1:].T @ X[:, 1:]
-    rhs = B[:, 1:].T @ X[:, 0]
+    At = np.ascontiguousarray(B[:, 1:])
+    V = np.ascontiguousarray(X[:, 1:])
+    S = At.T @ V
+    rhs = At.T @ np.ascontiguousarray(X[:, 0])
     lam = np.zeros(nc)
     if nc == 2 and S[0, 0] > 0 and S[1, 1] > 0:
         det = S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0]
@@ -362,7 +364,7 @@ def _newton(st, m, nu_mode, free):
         for c in range(nc):
             if S[c, c] > 0:
                 lam[c] = rhs[c] / S[c, c]
-    d = X[:, 0] - X[:, 1:] @ lam
+    d = X[:, 0] - V @ lam
     t = 1.0
     for a in range(k):
         fa = free[a]
