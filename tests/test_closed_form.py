@@ -161,16 +161,28 @@ def test_nystrom_with_every_row_a_centre_equals_the_exact_solver(model):
     np.testing.assert_allclose(nystrom, exact, rtol=1e-6, atol=1e-8)
 
 
-def test_nystrom_with_few_centres_predicts_held_out_rows_nearly_as_well():
+@pytest.mark.parametrize("centers", ["uniform", "leverage"])
+def test_nystrom_with_few_centres_predicts_held_out_rows_nearly_as_well(centers):
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(4000, 3))
     y = np.sin(3 * X[:, 0]) * np.cos(2 * X[:, 1]) + X[:, 2] ** 2 + 0.1 * rng.normal(size=4000)
     train, test = slice(0, 3000), slice(3000, None)
     rmse = {}
     for solver, m in (("cholesky", None), ("nystrom", 300)):
-        model = svmkit.KernelRidge(alpha=1e-2, gamma=1.0, solver=solver, n_components=m, random_state=0)
+        model = svmkit.KernelRidge(alpha=1e-2, gamma=1.0, solver=solver, n_components=m, centers=centers,
+                                   random_state=0)
         rmse[solver] = np.sqrt(np.mean((model.fit(X[train], y[train]).predict(X[test]) - y[test]) ** 2))
     assert rmse["nystrom"] <= 1.05 * rmse["cholesky"]
+
+
+def test_leverage_scores_through_every_row_are_the_exact_ridge_leverages():
+    from svmkit.kernels.spec import make_kernel
+    X, _ = _small_regression()
+    spec = make_kernel("rbf", X, 0.3)
+    K = rbf_kernel(X, gamma=0.3)
+    exact = np.diag(K @ np.linalg.inv(K + 0.05 * np.eye(X.shape[0])))
+    scores = svmkit.KernelRidge._leverage_scores(spec, X, 0.05, np.arange(X.shape[0]))
+    np.testing.assert_allclose(scores, exact, rtol=1e-6, atol=1e-9)
 
 
 def test_closed_form_models_save_and_load_without_code(tmp_path):
@@ -188,6 +200,7 @@ def test_closed_form_models_save_and_load_without_code(tmp_path):
     (svmkit.KernelRidge(alpha=-1.0), "alpha"),
     (svmkit.LSSVR(C=0.0), "C"),
     (svmkit.KernelRidge(solver="lu"), "solver"),
+    (svmkit.KernelRidge(solver="nystrom", centers="kmeans"), "centers"),
     (svmkit.KernelRidge(solver="nystrom", n_components=10_000), "n_components=10000 is larger"),
     (svmkit.KernelRidge(solver="nystrom", loo=True), "loo=True needs an exact solver"),
 ])

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit._validation import check_int, check_params, one_of, real
-from svmkit.kernels.gram import kernel_block, row_sq_norms
+from svmkit.kernels.gram import kernel_block, kernel_diag, row_sq_norms
 from svmkit.models.expansion import KernelExpansion
 from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, CholeskyShift, EigenShift, NotPositiveDefiniteError,
                                    nystrom_solve)
@@ -16,6 +16,8 @@ from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, CholeskyShift, EigenS
 AUTO_EXACT_MAX = 30_000
 #: Centres 'auto' takes for Nyström past AUTO_EXACT_MAX.
 AUTO_COMPONENTS = 2_000
+#: Most rows through which leverage scores are approximated.
+LEVERAGE_SAMPLE = 512
 
 
 def check_components(value, name):
@@ -29,7 +31,8 @@ class ClosedFormModel(KernelExpansion):
 
     _constraints = {**KernelExpansion._constraints,
                     "solver": one_of("auto", "cholesky", "eigen", "nystrom"),
-                    "n_components": check_components, "tol": real(low=0)}
+                    "n_components": check_components, "tol": real(low=0),
+                    "centers": one_of("uniform", "leverage")}
 
     def _check_fit_params(self):
         check_params(self, self._constraints)
@@ -54,18 +57,40 @@ class ClosedFormModel(KernelExpansion):
             return EigenShift(K).at(shift)
         return CholeskyShift(K, shift)
 
-    def _centres(self, n):
-        """Indices of the Nyström centres: uniform without replacement, sorted."""
+    def _centres(self, n, spec=None, Xk=None, shift=None):
+        """Indices of the Nyström centres, sorted, drawn without replacement: uniformly, or with
+        probabilities proportional to approximate ridge leverage scores (`centers='leverage'`)."""
         m = AUTO_COMPONENTS if self.n_components is None else self.n_components
         if m > n:
             raise ValueError(f"n_components={m} is larger than the number of samples ({n})")
         rng = np.random.default_rng(self.random_state)
-        return np.sort(rng.choice(n, size=min(m, n), replace=False))
+        if self.centers == "uniform" or m == n:
+            return np.sort(rng.choice(n, size=m, replace=False))
+        sample = np.sort(rng.choice(n, size=min(m, LEVERAGE_SAMPLE), replace=False))
+        scores = np.maximum(self._leverage_scores(spec, Xk, shift, sample), np.finfo(float).tiny)
+        return np.sort(rng.choice(n, size=m, replace=False, p=scores / scores.sum()))
+
+    @staticmethod
+    def _leverage_scores(spec, Xk, shift, sample):
+        """Ridge leverage scores τ_i = [K(K + sI)⁻¹]_ii approximated through the rows `sample`
+        (Alaoui & Mahoney 2015): τ_i ≈ (K_ii − k_iSᵀ(K_SS + sI)⁻¹k_iS) / s, exact when the
+        sample is every row. Computed in row blocks, O(N·|S|²)."""
+        S = Xk[sample]
+        s_sq = row_sq_norms(S) if spec.uses_norms else None
+        factor = CholeskyShift(kernel_block(spec, S, S), shift)
+        diag = kernel_diag(spec, Xk)
+        n = Xk.shape[0]
+        step = max(1, NYSTROM_BLOCK_ELEMENTS // sample.size)
+        scores = np.empty(n)
+        for lo in range(0, n, step):
+            Kb = kernel_block(spec, Xk[lo:lo + step], S, s_sq)
+            scores[lo:lo + step] = diag[lo:lo + step] - np.einsum("ij,ji->i", Kb, factor.solve(Kb.T))
+        return scores / shift
 
     def _nystrom(self, spec, Xk, B, shift, bias, row_scale=None):
         """β over the centres (and b when `bias`) minimising ‖S K_NM β + b − B‖² + shift·βᵀK_MM β,
         S = diag(`row_scale`), by preconditioned CG (see `nystrom_solve`). Returns (centres, β, b)."""
-        centres = self._centres(Xk.shape[0])
+        centres = self._centres(Xk.shape[0], spec, Xk, shift)
         C = Xk[centres]
         c_sq = row_sq_norms(C) if spec.uses_norms else None
 

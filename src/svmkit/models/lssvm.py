@@ -84,7 +84,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     kernel, gamma, degree, coef0 : as SVR's ('rbf', 'scale', 3, 0.0).
     solver : {'auto', 'cholesky', 'eigen', 'nystrom'}, default='auto'
         As KernelRidge's; 'nystrom' fits b unpenalised beside the centres' weights.
-    n_components, random_state, tol : the Nyström centres and CG tolerance, as KernelRidge's.
+    n_components, centers, random_state, tol : the Nyström centres and CG tolerance, as KernelRidge's.
     loo : bool, default=False
         Also compute the exact leave-one-out residuals α_i / (M⁻¹)_ii (Cawley & Talbot 2004).
 
@@ -110,7 +110,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     """
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
-                 n_components=None, random_state=None, tol=1e-6, loo=False):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -118,6 +118,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         self.coef0 = coef0
         self.solver = solver
         self.n_components = n_components
+        self.centers = centers
         self.random_state = random_state
         self.tol = tol
         self.loo = loo
@@ -150,7 +151,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     Parameters
     ----------
-    C, kernel, gamma, degree, coef0, solver, n_components, random_state, tol, loo : as LSSVR's.
+    C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo : as LSSVR's.
     multi_class : {'ovr', 'ovo'}, default='ovr'
         One-vs-rest: one problem per class (labels +1 for the class, −1 for the rest), all
         on one factorisation; predict takes the largest decision value. One-vs-one: one
@@ -179,7 +180,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     _constraints = {**BaseLSSVM._constraints, "multi_class": one_of("ovr", "ovo")}
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
-                 n_components=None, random_state=None, tol=1e-6, loo=False, multi_class="ovr"):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, multi_class="ovr"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -187,6 +188,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         self.coef0 = coef0
         self.solver = solver
         self.n_components = n_components
+        self.centers = centers
         self.random_state = random_state
         self.tol = tol
         self.loo = loo

@@ -54,6 +54,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         O(N·M), never the N × N kernel. 'auto': 'cholesky' up to 30,000 rows, else 'nystrom'.
     n_components : int or None, default=None
         Nyström centres M (None: 2,000).
+    centers : {'uniform', 'leverage'}, default='uniform'
+        How the Nyström centres are drawn: uniformly, or in proportion to approximate ridge
+        leverage scores (through 512 uniformly drawn rows; one more pass over the data).
     random_state : int, Generator or None, default=None
         Draws the Nyström centres.
     tol : float, default=1e-6
@@ -91,7 +94,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     _constraints = {**ClosedFormModel._constraints, "alpha": real(low=0), "loo": check_bool}
 
     def __init__(self, alpha=1.0, kernel="rbf", gamma=None, degree=3, coef0=1.0, solver="auto",
-                 n_components=None, random_state=None, tol=1e-6, loo=False):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -99,6 +102,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         self.coef0 = coef0
         self.solver = solver
         self.n_components = n_components
+        self.centers = centers
         self.random_state = random_state
         self.tol = tol
         self.loo = loo
@@ -151,6 +155,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         over the blocks on the workers, so only M × M results travel, then solved here."""
         if self.solver not in ("auto", "nystrom"):
             raise ValueError(f"a Dask array X is fitted by solver='nystrom' (or 'auto'), not solver={self.solver!r}")
+        if self.centers != "uniform":
+            raise ValueError("a Dask array X takes centers='uniform'")
         if sample_weight is not None or self.loo:
             raise ValueError("a Dask array X is fitted without sample_weight and without loo")
         import dask
