@@ -123,14 +123,17 @@ def test_lssvr_loo_equals_refitting_without_each_row(solver):
     np.testing.assert_allclose(ours.loo_residuals_, brute, rtol=1e-8, atol=1e-10)
 
 
-def test_lssvc_loo_decisions_equal_refitting_without_each_row():
+@pytest.mark.parametrize("multi_class", ["ovr", "ovo"])
+def test_lssvc_loo_decisions_equal_refitting_without_each_row(multi_class):
     X, y = iris()
     X, y = X[::2], y[::2]
-    ours = svmkit.LSSVC(C=10.0, gamma=0.5, loo=True).fit(X, y)
-    brute = np.array([svmkit.LSSVC(C=10.0, gamma=0.5).fit(np.delete(X, i, 0), np.delete(y, i))
-                      .decision_function(X[i:i + 1])[0] for i in range(y.size)])
+    make = lambda: svmkit.LSSVC(C=10.0, gamma=0.5, multi_class=multi_class)  # noqa: E731
+    ours = make().set_params(loo=True).fit(X, y)
+    refits = [make().fit(np.delete(X, i, 0), np.delete(y, i)) for i in range(y.size)]
+    brute = np.array([m.decision_function(X[i:i + 1])[0] for i, m in enumerate(refits)])
     np.testing.assert_allclose(ours.loo_decision_, brute, rtol=1e-8, atol=1e-10)
-    assert ours.loo_score_ == pytest.approx(np.mean(ours.classes_[np.argmax(brute, axis=1)] == y))
+    loo_pred = np.array([m.predict(X[i:i + 1])[0] for i, m in enumerate(refits)])
+    assert ours.loo_score_ == pytest.approx(np.mean(loo_pred == y))
 
 
 def test_kernel_ridge_cv_scores_are_scikit_learns_leave_one_out():
@@ -208,6 +211,12 @@ def test_bad_parameters_raise_naming_the_parameter(model, message):
     X, y = _small_regression()
     with pytest.raises(ValueError, match=message):
         model.fit(X, y)
+
+
+def test_loo_search_refuses_one_vs_one():
+    X, y = iris()
+    with pytest.raises(ValueError, match="multi_class='ovr'"):
+        LSSVMCV(svmkit.LSSVC(multi_class="ovo"), Cs=[1.0], gammas=[0.5]).fit(X, y)
 
 
 def test_non_finite_target_raises_naming_the_row():

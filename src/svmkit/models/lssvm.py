@@ -54,6 +54,9 @@ class BaseLSSVM(ClosedFormModel):
         """Leave-one-out score for each C in `values`, from one eigendecomposition of K."""
         self._check_fit_params()
         X, Y, y = self._targets(X, y)
+        if self._uses_votes():
+            raise ValueError("the LOO search takes binary or one-vs-rest LSSVC (one eigendecomposition per γ "
+                             "serves every class); set multi_class='ovr'")
         spec, Xk = self._resolve_kernel(X)
         eigen = EigenShift(self._kernel_matrix(X, spec, Xk))
         VtB = eigen.projected(np.column_stack([np.ones(X.shape[0]), Y]))
@@ -63,6 +66,9 @@ class BaseLSSVM(ClosedFormModel):
             alpha, _, eta = bordered_solution(at.solve_projected(VtB))
             scores.append(self._loo_score(Y, bordered_loo(alpha, eta, at.inverse_diag()), y))
         return np.array(scores)
+
+    def _uses_votes(self):
+        return False
 
     def _prepare_kernel(self, X):
         spec, Xk = self._resolve_kernel(X)
@@ -163,8 +169,8 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     dual_coef_ : ndarray of shape (n_problems, n_samples)
         The seeds' α_i y_i per problem (binary: one problem, class classes_[1] positive).
     intercept_ : ndarray of shape (n_problems,)
-    loo_decision_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
-        Each row's decision value from the fit without it (ovr and binary; `loo=True`).
+    loo_decision_ : ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+        Each row's decision values from the fit without it (`loo=True`).
     loo_score_ : float
         Leave-one-out accuracy (`loo=True`).
 
@@ -197,8 +203,6 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     def fit(self, X, y):
         """Fit one problem (binary), one per class (ovr) or one per pair (ovo)."""
         self._check_fit_params()
-        if self.loo and self.multi_class == "ovo":
-            raise ValueError("loo=True is computed for one-vs-rest fits; use multi_class='ovr'")
         X, Y, y = self._targets(X, y)
         self._prepare_kernel(X)
         if not self._uses_votes():
@@ -207,7 +211,10 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
                 self.loo_decision_ = (Y - loo) if Y.shape[1] > 1 else (Y - loo)[:, 0]
                 self.loo_score_ = self._loo_score(Y, loo, y)
         else:
-            centres, alpha, b = self._fit_pairs(X, np.searchsorted(self.classes_, y))
+            centres, alpha, b, loo_decision = self._fit_pairs(X, np.searchsorted(self.classes_, y))
+            if loo_decision is not None:
+                self.loo_decision_ = loo_decision
+                self.loo_score_ = float(np.mean(self._predict_from_raw(loo_decision) == y))
         self._forget_kernel()
         self._set_expansion(X, centres, alpha, b)
         return self
@@ -228,17 +235,23 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         return float(np.mean(self._predict_from_raw(Y - loo) == y))
 
     def _fit_pairs(self, X, y_enc):
-        """One problem per class pair on its rows; weights of rows outside a pair are 0."""
+        """One problem per class pair on its rows; weights of rows outside a pair are 0. With
+        `loo`, also each row's decision values without it: its own pairs' from their LOO
+        residuals, the other pairs' from their fits (which never saw the row)."""
         pairs = ovo.class_pairs(self.classes_.size)
         alpha = np.zeros((X.shape[0], len(pairs)))
         bs = np.zeros(len(pairs))
+        loo_decision = np.empty((X.shape[0], len(pairs))) if self.loo else None
         for k, (a, c) in enumerate(pairs):
             rows = np.flatnonzero((y_enc == a) | (y_enc == c))
             target = np.where(y_enc[rows] == a, 1.0, -1.0)[:, None]
-            centres, coef, b, _ = self._fit_targets(X, target, rows)
+            centres, coef, b, loo = self._fit_targets(X, target, rows)
             alpha[rows[centres], k] = coef[:, 0]
             bs[k] = b[0]
-        return np.arange(X.shape[0]), alpha, bs
+            if loo is not None:
+                loo_decision[:, k] = self._K[:, rows] @ coef[:, 0] + b[0]
+                loo_decision[rows, k] = (target - loo)[:, 0]
+        return np.arange(X.shape[0]), alpha, bs, loo_decision
 
     def _uses_votes(self):
         return self.multi_class == "ovo" and self.classes_.size > 2
