@@ -7,7 +7,8 @@ import pytest
 
 
 @pytest.mark.parametrize("module", ["svmkit.models.svc", "svmkit.models.nusvc", "svmkit.models.svr",
-                                    "svmkit.models.one_class", "svmkit.preprocessing.scaler", "svmkit.io.data"])
+                                    "svmkit.models.one_class", "svmkit.models.ridge", "svmkit.models.lssvm",
+                                    "svmkit.selection.loo", "svmkit.preprocessing.scaler", "svmkit.io.data"])
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0
