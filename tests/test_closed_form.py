@@ -7,6 +7,7 @@ import scipy.sparse as sp
 import sklearn.kernel_ridge
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import LeaveOneOut, cross_val_predict
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import svmkit
 from conftest import diabetes, iris
@@ -256,3 +257,8 @@ def test_nystrom_on_a_dask_cluster_equals_the_in_memory_fit():
         assert isinstance(lazy, da.Array)
         np.testing.assert_allclose(lazy.compute(), in_memory, rtol=0, atol=1e-8 * np.abs(in_memory).max())
     np.testing.assert_array_equal(on_cluster.support_, model.support_)
+
+
+@parametrize_with_checks([svmkit.KernelRidge(), svmkit.LSSVR(), svmkit.LSSVC(), svmkit.LSSVC(multi_class="ovo")])
+def test_scikit_learn_estimator_contract(estimator, check):
+    check(estimator)

@@ -161,16 +161,18 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     multi_class : {'ovr', 'ovo'}, default='ovr'
         One-vs-rest: one problem per class (labels +1 for the class, −1 for the rest), all
         on one factorisation; predict takes the largest decision value. One-vs-one: one
-        problem per class pair on its rows, predicted by votes as SVC.
+        problem per class pair on its rows, predicted by votes, ties going to the larger summed
+        confidence (SVC's `break_ties`).
 
     Attributes
     ----------
     classes_ : ndarray
     dual_coef_ : ndarray of shape (n_problems, n_samples)
+        (n_problems: 1 for two classes, n_classes for one-vs-rest, n_pairs for one-vs-one)
         The seeds' α_i y_i per problem (binary: one problem, class classes_[1] positive).
     intercept_ : ndarray of shape (n_problems,)
-    loo_decision_ : ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
-        Each row's decision values from the fit without it (`loo=True`).
+    loo_decision_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        Each row's `decision_function` from the fit without it (`loo=True`).
     loo_score_ : float
         Leave-one-out accuracy (`loo=True`).
 
@@ -213,7 +215,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         else:
             centres, alpha, b, loo_decision = self._fit_pairs(X, np.searchsorted(self.classes_, y))
             if loo_decision is not None:
-                self.loo_decision_ = loo_decision
+                self.loo_decision_ = ovo.ovr_decision(loo_decision, self.classes_.size)
                 self.loo_score_ = float(np.mean(self._predict_from_raw(loo_decision) == y))
         self._forget_kernel()
         self._set_expansion(X, centres, alpha, b)
@@ -257,15 +259,18 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         return self.multi_class == "ovo" and self.classes_.size > 2
 
     def decision_function(self, X):
-        """Decision values: (n,) for two classes (positive: classes_[1]), (n, n_classes) for
-        one-vs-rest, (n, n_pairs) for one-vs-one."""
+        """Decision values: (n,) for two classes (positive: classes_[1]), else (n, n_classes):
+        one-vs-rest, each class's own; one-vs-one, each class's votes plus its pairs' summed
+        decisions squashed into (−1/3, 1/3), as SVC's 'ovr' shape, so that predict is the argmax."""
         raw = self._raw_decision(X)
-        return raw[:, 0] if self.classes_.size == 2 else raw
+        if self.classes_.size == 2:
+            return raw[:, 0]
+        return ovo.ovr_decision(raw, self.classes_.size) if self._uses_votes() else raw
 
     def _predict_from_raw(self, raw):
         raw = raw.reshape(raw.shape[0], -1)
         if self.classes_.size == 2:
             return self.classes_[(raw[:, 0] > 0).astype(int)]
         if self._uses_votes():
-            return self.classes_[np.argmax(ovo.vote(raw, self.classes_.size), axis=1)]
+            return self.classes_[np.argmax(ovo.ovr_decision(raw, self.classes_.size), axis=1)]
         return self.classes_[np.argmax(raw, axis=1)]
