@@ -40,9 +40,13 @@ class ClosedFormModel(KernelExpansion):
             raise ValueError("solver='nystrom' computes kernel blocks from X; it cannot take kernel='precomputed'")
 
     def _solver_for(self, n):
-        if self.solver != "auto":
-            return self.solver
-        return "cholesky" if n <= AUTO_EXACT_MAX or self.kernel == "precomputed" else "nystrom"
+        """The solver for n rows; raises when `loo` asks for what Nyström cannot give."""
+        solver = self.solver
+        if solver == "auto":
+            solver = "cholesky" if n <= AUTO_EXACT_MAX or self.kernel == "precomputed" else "nystrom"
+        if self.loo and solver == "nystrom":
+            raise ValueError("loo=True needs an exact solver ('cholesky' or 'eigen'), not 'nystrom'")
+        return solver
 
     def _kernel_matrix(self, X, spec, Xk):
         """K(X, X) in float64, a fresh array the solver may overwrite."""
@@ -106,9 +110,14 @@ class ClosedFormModel(KernelExpansion):
         beta, b = nystrom_solve(block, Xk.shape[0], kernel_block(spec, C, C), B, shift, bias, self.tol)
         return centres, beta, b
 
-    def _set_expansion(self, X, centres, beta, intercept):
-        """Store centres and weights (β: n_centres × n_outputs) for prediction."""
-        self._store_support(X, centres)
+    def _set_expansion(self, X, centres, beta, intercept, support_vectors=None):
+        """Store centres (rows `centres` of X, or `support_vectors` when given) and weights
+        (β: n_centres × n_outputs) for prediction."""
+        if support_vectors is None:
+            self._store_support(X, centres)
+        else:
+            self.support_ = np.asarray(centres, dtype=np.int32)
+            self.support_vectors_ = support_vectors
         self._dual_coef_ = np.ascontiguousarray(beta.T)
         self._intercept_ = np.asarray(intercept, dtype=np.float64).reshape(-1)
         self.shape_fit_ = X.shape

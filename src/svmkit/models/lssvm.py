@@ -19,10 +19,10 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 
+from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_real, one_of, real
 from svmkit.models import ovo
 from svmkit.models.closed_form import ClosedFormModel
-from svmkit.models.ridge import r2_from_residuals
 from svmkit.solvers.linsys import EigenShift, bordered_loo, bordered_solution
 
 
@@ -34,18 +34,19 @@ class BaseLSSVM(ClosedFormModel):
     def _fit_targets(self, X, Y, rows=None):
         """α (n × k), b (k) and, with `loo`, the LOO residuals (n × k) for the targets Y (n × k)
         on the training rows `rows` (all by default)."""
-        self._check_fit_params()
         spec, Xk = self._spec_and_input
         n = Y.shape[0]
         solver = self._solver_for(n)
         if solver == "nystrom":
-            if self.loo:
-                raise ValueError("loo=True needs an exact solver ('cholesky' or 'eigen'), not 'nystrom'")
             centres, beta, b = self._nystrom(spec, Xk if rows is None else Xk[rows], Y, 1.0 / self.C, bias=True)
             return centres, beta, b, None
-        K = self._K if rows is None else self._K[np.ix_(rows, rows)]
+        if rows is None:
+            # the only problem on every row: the factorisation may take the kernel itself
+            K, self._K = self._K, None
+        else:
+            K = self._K[np.ix_(rows, rows)]
         shift = 1.0 / self.C
-        factor = self._factor(solver, K.copy(), shift)
+        factor = self._factor(solver, K, shift)
         alpha, b, eta = bordered_solution(factor.solve(np.column_stack([np.ones(n), Y])))
         loo = bordered_loo(alpha, eta, factor.inverse_diag()) if self.loo else None
         return np.arange(n), alpha, b, loo

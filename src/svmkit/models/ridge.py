@@ -8,21 +8,12 @@ import numpy as np
 from sklearn.base import MultiOutputMixin, RegressorMixin
 
 from svmkit._dask_support import is_dask, map_rows, row_blocks
+from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_finite_rows, check_real, real
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.kernels.spec import make_kernel
 from svmkit.models.closed_form import ClosedFormModel
 from svmkit.solvers.linsys import EigenShift, nystrom_normal_solve
-
-
-def r2_from_residuals(y: np.ndarray, residuals: np.ndarray) -> float:
-    """R² of predictions y − residuals, averaged uniformly over the outputs, as `score` does."""
-    y = y.reshape(y.shape[0], -1)
-    residuals = residuals.reshape(y.shape)
-    total = ((y - y.mean(axis=0)) ** 2).sum(axis=0)
-    sq = (residuals**2).sum(axis=0)
-    r2 = np.where(total > 0, 1.0 - sq / np.where(total > 0, total, 1.0), np.where(sq == 0, 1.0, 0.0))
-    return float(np.mean(r2))
 
 
 def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
@@ -113,29 +104,17 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         self._check_fit_params()
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
-        X, y = self._validate_Xy(X, y, y_numeric=True, multi_output=True)
-        y = np.asarray(y, dtype=np.float64)
-        self._multi_output = y.ndim == 2
-        Y = y.reshape(y.shape[0], -1)
-        sw = self._sample_weight(sample_weight, X)
-        if self.loo and not np.all(sw > 0):
+        X, Y, s, spec, Xk = self._prepare(X, y, sample_weight)
+        if self.loo and not np.all(s > 0):
             raise ValueError("loo=True needs every sample_weight positive: a row of weight 0 takes no "
                              "part in the fit, so leaving it out changes nothing to measure")
-        spec, Xk = self._resolve_kernel(X, "auto" if self.gamma is None else self.gamma)
         solver = self._solver_for(X.shape[0])
-        if self.loo and solver == "nystrom":
-            raise ValueError("loo=True needs an exact solver ('cholesky' or 'eigen'), not 'nystrom'")
-        # weighted rows: A = SKS + λI, β = S·A⁻¹·S·y with S = diag(√w)
-        s = np.sqrt(sw)[:, None]
         if solver == "nystrom":
             centres, beta, _ = self._nystrom(spec, Xk, s * Y, self.alpha, bias=False,
                                              row_scale=None if sample_weight is None else s[:, 0])
         else:
             centres = np.arange(X.shape[0])
-            K = self._kernel_matrix(X, spec, Xk)
-            if sample_weight is not None:
-                K *= s * s.T
-            factor = self._factor(solver, K, self.alpha)
+            factor = self._factor(solver, self._weighted_kernel(X, spec, Xk, s, sample_weight), self.alpha)
             scaled = factor.solve(s * Y)
             beta = s * scaled
             if self.loo:
@@ -144,6 +123,27 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
                 self.loo_score_ = r2_from_residuals(Y, loo)
         self._set_expansion(X, centres, beta, np.zeros(Y.shape[1]))
         return self
+
+    def _prepare(self, X, y, sample_weight):
+        """Validated X, the targets as columns Y, S = √w as a column, the resolved kernel and X
+        in kernel format. Weighted rows solve A = SKS + λI, β = S·A⁻¹·S·y."""
+        X, y = self._validate_Xy(X, y, y_numeric=True, multi_output=True)
+        y = np.asarray(y, dtype=np.float64)
+        self._multi_output = y.ndim == 2
+        s = np.sqrt(self._sample_weight(sample_weight, X))[:, None]
+        spec, Xk = self._resolve_kernel(X, self._gamma_or_default())
+        return X, y.reshape(y.shape[0], -1), s, spec, Xk
+
+    def _weighted_kernel(self, X, spec, Xk, s, sample_weight):
+        """SKS, a fresh array the solver may overwrite."""
+        K = self._kernel_matrix(X, spec, Xk)
+        if sample_weight is not None:
+            K *= s * s.T
+        return K
+
+    def _gamma_or_default(self):
+        """γ as given; None is 1 / n_features, as scikit-learn's KernelRidge."""
+        return "auto" if self.gamma is None else self.gamma
 
     def _prepare_prediction(self):
         super()._prepare_prediction()
@@ -173,7 +173,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         centres = self._centres(n)
         C = np.asarray(X[centres].compute(), dtype=np.float64)
         check_finite_rows(C)
-        gamma = "auto" if self.gamma is None else self.gamma
+        gamma = self._gamma_or_default()
         if isinstance(gamma, str) and gamma == "scale":
             gamma = 1.0 / (d * float(X.var().compute()))
         spec = make_kernel(self.kernel, C, gamma, self.degree, self.coef0)
@@ -195,12 +195,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         beta = nystrom_normal_solve(KtK, KtY, kernel_block(spec, C, C), self.alpha)
         self.n_features_in_ = d
         self.gamma_ = spec.gamma
-        self.support_ = centres.astype(np.int32)
-        self.support_vectors_ = C
-        self._dual_coef_ = np.ascontiguousarray(beta.T)
-        self._intercept_ = np.zeros(beta.shape[1])
-        self.shape_fit_ = (n, d)
-        self._prepare_prediction()
+        self._set_expansion(X, centres, beta, np.zeros(beta.shape[1]), support_vectors=C)
         return self
 
     def predict(self, X):
@@ -212,13 +207,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     def _loo_scores(self, X, y, values, sample_weight=None):
         """Leave-one-out R² for each λ in `values`, from one eigendecomposition of SKS."""
         self._check_fit_params()
-        X, y = self._validate_Xy(X, y, y_numeric=True, multi_output=True)
-        Y = np.asarray(y, dtype=np.float64).reshape(X.shape[0], -1)
-        s = np.sqrt(self._sample_weight(sample_weight, X))[:, None]
-        spec, Xk = self._resolve_kernel(X, "auto" if self.gamma is None else self.gamma)
-        K = self._kernel_matrix(X, spec, Xk)
-        K *= s * s.T
-        eigen = EigenShift(K)
+        X, Y, s, spec, Xk = self._prepare(X, y, sample_weight)
+        eigen = EigenShift(self._weighted_kernel(X, spec, Xk, s, sample_weight))
         VtB = eigen.projected(s * Y)
         scores = []
         for lam in values:

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 
+from svmkit._metrics import r2_from_residuals
 from svmkit.kernels.gram import TRAIN_OVERLAP, TrainingKernel, as_kernel_input
 from svmkit.kernels.spec import make_kernel
 from svmkit.solvers.row_source import row_source
@@ -74,8 +75,7 @@ def _fast_score(scoring, est, K_test, y_test):
     sq = float(np.sum((y_test - pred) ** 2))
     if scoring == "neg_mean_squared_error":
         return -sq / y_test.size
-    total = float(np.sum((y_test - y_test.mean()) ** 2))
-    return 1.0 - sq / total if total > 0 else (1.0 if sq == 0 else 0.0)
+    return r2_from_residuals(y_test, y_test - pred)
 
 
 def _shared_rows(estimator, X, Xk, spec, memory_mb):
