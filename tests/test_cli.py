@@ -185,3 +185,40 @@ def test_svm_train_class_order(labels, expected):
     ordered, codes = libsvm_class_order(classes, y_enc)
     assert ordered.tolist() == expected
     assert np.array_equal(ordered[codes], y)
+
+
+def test_train_b1_writes_a_model_whose_probabilities_libsvm_reproduces(tmp_path):
+    from libsvm.svmutil import svm_load_model, svm_predict, svm_read_problem
+
+    result = svmkit_cli("train", "-q", "-b", "1", "-c", "2", HEART, tmp_path / "ours.model")
+    assert result.returncode == 0, result.stderr
+    assert "\nprobA " in (tmp_path / "ours.model").read_text()
+    result = svmkit_cli("predict", "-b", "1", HEART, tmp_path / "ours.model", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Accuracy = ")
+    lines = (tmp_path / "out").read_text().splitlines()
+    assert lines[0] == "labels 1 -1"  # svm-train's class order
+    ours = np.array([[float(v) for v in line.split()] for line in lines[1:]])
+    y, x = svm_read_problem(HEART, return_scipy=True)
+    labels, _, proba = svm_predict(y, x, svm_load_model(str(tmp_path / "ours.model")), "-b 1 -q")
+    np.testing.assert_array_equal(ours[:, 0], labels)
+    np.testing.assert_allclose(ours[:, 1:], proba, atol=1e-5)  # svm-predict prints %g
+
+
+def test_predict_b1_on_a_model_without_probabilities_is_refused(tmp_path):
+    svmkit_cli("train", "-q", HEART, tmp_path / "plain.model")
+    result = svmkit_cli("predict", "-b", "1", HEART, tmp_path / "plain.model", tmp_path / "out")
+    assert result.returncode == 1 and "does not support probability estimates" in result.stderr
+    result = svmkit_cli("predict", HEART, tmp_path / "plain.model", tmp_path / "out")
+    assert "probability" not in result.stdout
+
+
+def test_regression_b1_prints_the_laplace_sigma_as_libsvm(tmp_path):
+    result = svmkit_cli("train", "-s", "3", "-b", "1", HOUSING, tmp_path / "svr.model")
+    assert result.returncode == 0, result.stderr
+    assert "z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= " in result.stdout
+    assert "\nprobA " in (tmp_path / "svr.model").read_text()
+    result = svmkit_cli("predict", "-b", "1", HOUSING, tmp_path / "svr.model", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Prob. model for test data: target value = predicted value + z")
+    assert len((tmp_path / "out").read_text().splitlines()) == 506

@@ -16,12 +16,6 @@ def release_workers():
     get_reusable_executor().shutdown(wait=True)
 
 
-def refuse_probability(flag):
-    """-b 1 of svm-train and svm-predict: probability estimates are not available yet."""
-    if flag:
-        raise ValueError("-b 1: probability estimates are not available in this version of svmkit")
-
-
 def read_data(path, precomputed=False):
     """(X, y, ids) from a LIBSVM data file. With a precomputed kernel each row is `0:ID 1:K(x, x_1)
     2:K(x, x_2) …`: X holds the kernel columns and ids the IDs; otherwise ids is None."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from svmkit.cli.common import fit_width, read_data, read_model, refuse_probability
+from svmkit.cli.common import fit_width, read_data, read_model
 from svmkit.cli.progress import progress
 from svmkit.cli.report import accuracy_line, regression_lines
 from svmkit.io.atomic import atomic_write
@@ -29,16 +29,55 @@ def add_parser(sub):
 def run(args) -> int:
     from svmkit.models import SVR, NuSVR  # scikit-learn and Numba: only when the command runs
 
-    refuse_probability(args.probability)
     est = read_model(args.model_file)
+    regression = isinstance(est, (SVR, NuSVR))
+    supported = probability_model(est)
+    if args.probability and not supported:
+        raise ValueError(f"-b 1: the model {args.model_file} does not support probability estimates "
+                         "(train it with -b 1)")
+    if not args.quiet and supported and not args.probability:
+        print("Model supports probability estimates, but disabled in prediction.")
     X, y, _ = read_data(args.test_file, precomputed=est.kernel == "precomputed")
     est, X = fit_width(est, X)
+    with_proba = bool(args.probability) and not regression
     steps = range(0, X.shape[0], _CHUNK)
     bar = progress(steps, "predict", "block", args.quiet)
-    pred = np.concatenate([est.predict(X[s:s + _CHUNK]) for s in bar]) if X.shape[0] else np.empty(0)
+    chunks = [_predict_chunk(est, X[s:s + _CHUNK], with_proba) for s in bar]
+    pred = np.concatenate([c[0] for c in chunks]) if chunks else np.empty(0)
     with atomic_write(args.output_file) as fh:
-        fh.writelines(f"{float(v):.17g}\n" for v in pred)
+        if with_proba:
+            fh.write(_probability_header(est))
+            for labels, proba in chunks:
+                fh.writelines(f"{float(v):g} " + " ".join(f"{p:g}" for p in row) + "\n" for v, row in zip(labels, proba))
+        else:
+            fh.writelines(f"{float(v):.17g}\n" for v in pred)
     if not args.quiet:
-        lines = regression_lines(y, pred) if isinstance(est, (SVR, NuSVR)) else [accuracy_line(y, pred)]
+        if args.probability and regression:
+            print("Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution "
+                  f"e^(-|z|/sigma)/(2sigma),sigma={est.probA_[0]:g}")
+        lines = regression_lines(y, pred) if regression else [accuracy_line(y, pred)]
         print("\n".join(lines))
     return 0
+
+
+def probability_model(est) -> bool:
+    """svm_check_probability_model: a classifier with probA and probB, a regressor with probA,
+    a one-class model with density marks."""
+    return any(np.size(getattr(est, name, ())) for name in ("probA_", "prob_density_marks_"))
+
+
+def _predict_chunk(est, X, with_proba):
+    """(predictions, probabilities or None): with probabilities a classifier predicts the class
+    of highest probability and a one-class model its sign, as svm_predict_probability does."""
+    if not with_proba:
+        return est.predict(X), None
+    proba = est.predict_proba(X)
+    labels = est.predict(X) if not hasattr(est, "classes_") else est.classes_[np.argmax(proba, axis=1)]
+    return labels, proba
+
+
+def _probability_header(est) -> str:
+    """svm-predict -b 1's first line: the classes in the model's order, or one-class's names."""
+    if not hasattr(est, "classes_"):
+        return "label normal outlier\n"
+    return "labels " + " ".join(str(int(v)) for v in est.classes_) + "\n"

@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from svmkit.cli.common import read_data, refuse_probability
+from svmkit.cli.common import read_data
 from svmkit.cli.progress import progress
 from svmkit.cli.report import accuracy_line, regression_lines
 
@@ -67,12 +67,12 @@ def build_estimator(args, n_features):
     from svmkit.io.libsvm_model import KERNEL_TYPES
     from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 
-    refuse_probability(args.probability)
     kernel = list(KERNEL_TYPES.values())[args.kernel_type]  # -t codes in the order of LIBSVM's table
     # svm-train: gamma 0 means 1/num_features
     gamma = args.gamma if args.gamma != 0 else 1.0 / max(n_features, 1)
     common = dict(kernel=kernel, degree=args.degree, gamma=gamma, coef0=args.coef0, tol=args.tolerance,
-                  shrinking=bool(args.shrinking), cache_size=args.cache_size, verbose=not args.quiet)
+                  shrinking=bool(args.shrinking), cache_size=args.cache_size, verbose=not args.quiet,
+                  probability=bool(args.probability))
     s = args.svm_type
     if s == 0:
         return SVC(C=args.cost, class_weight=_class_weight(args.weight), **common)
@@ -114,7 +114,8 @@ def _kernel_columns(X, ids):
 
 def cross_validate(est, K, y, folds, quiet):
     """svm-train -v: predictions of each fold's model on its held-out rows, then LIBSVM's summary.
-    A precomputed kernel is cut to the fold's training columns."""
+    A precomputed kernel is cut to the fold's training columns; with -b 1 a classifier predicts
+    the class of highest probability, as svm-train does."""
     from sklearn.model_selection import KFold, StratifiedKFold
 
     from svmkit.models import SVR, NuSVR, OneClassSVM
@@ -129,7 +130,9 @@ def cross_validate(est, K, y, folds, quiet):
     precomputed = est.kernel == "precomputed"
     for train, test in progress(splits, "cross validation", "fold", quiet):
         cols = train if precomputed else slice(None)
-        pred[test] = est.fit(K[train][:, cols], y[train]).predict(K[test][:, cols])
+        est.fit(K[train][:, cols], y[train])
+        by_probability = est.probability and not regression and not isinstance(est, OneClassSVM)
+        pred[test] = (est.predict_by_probability if by_probability else est.predict)(K[test][:, cols])
     if regression:
         return regression_lines(y, pred, prefix="Cross Validation ")
     return [accuracy_line(y, pred, prefix="Cross Validation ")]

@@ -65,7 +65,7 @@ def save_libsvm_model(est, path) -> None:
             raise ValueError(f"LIBSVM model files need integer class labels, got classes_={labels.tolist()}")
         lines.append("label " + " ".join(str(int(v)) for v in labels))
     for key in _FLOAT_LISTS[1:]:
-        if hasattr(est, f"{key}_"):
+        if np.size(getattr(est, f"{key}_", ())):
             lines.append(f"{key} {_g17(getattr(est, f'{key}_'))}")
     if classifier:
         lines.append("nr_sv " + " ".join(str(int(v)) for v in est.n_support_))
@@ -166,6 +166,7 @@ def load_libsvm_model(path, n_features=None):
     for key in ("degree", "gamma", "coef0"):
         if key in header:
             params[key] = header[key]
+    params["probability"] = any(key in header for key in _FLOAT_LISTS[1:])
     est = ESTIMATORS[SVM_TYPES[svm_type]](**params)
     precomputed = kernel == "precomputed"
     if precomputed:

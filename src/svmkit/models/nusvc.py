@@ -28,8 +28,9 @@ class NuSVC(BaseSVC):
         Scales each row's bound w_i, as does `sample_weight`.
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
-    decision_function_shape, break_ties, random_state :
-        As for `SVC`.
+    probability, decision_function_shape, break_ties, random_state :
+        As for `SVC`; a calibration fold's pair is a ν-SVC with the same ν, which must be
+        feasible on the fold as on the whole pair.
 
     Attributes
     ----------
@@ -49,7 +50,7 @@ class NuSVC(BaseSVC):
     _constraints = {**BaseSVC._constraints, "nu": check_nu}
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
-                 tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
+                 probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False):
         self.nu = nu
         self.kernel = kernel
@@ -57,6 +58,7 @@ class NuSVC(BaseSVC):
         self.gamma = gamma
         self.coef0 = coef0
         self.shrinking = shrinking
+        self.probability = probability
         self.tol = tol
         self.cache_size = cache_size
         self.class_weight = class_weight

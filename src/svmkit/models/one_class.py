@@ -3,12 +3,19 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import OutlierMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_nu
 from svmkit.models import duals
+from svmkit.models.probability import N_MARKS, density_marks, density_probability
 from svmkit.models.smo_base import KernelModel, positive_rows, read_back
+from svmkit.solvers.row_source import row_products
 
 
 class OneClassSVM(OutlierMixin, KernelModel):
@@ -21,6 +28,9 @@ class OneClassSVM(OutlierMixin, KernelModel):
     ----------
     nu : float in (0, 1], default 0.5
         Upper bound on the fraction of outliers, lower bound on the fraction of support vectors.
+    probability : bool, default False
+        Also compute LIBSVM's 10 density marks of the training decision values (needs at least 5
+        on each side of the boundary) for `predict_proba`.
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
 
@@ -31,6 +41,8 @@ class OneClassSVM(OutlierMixin, KernelModel):
     support_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, objective_,
     n_iter_, free_support_, bounded_support_, fit_status_ :
         As for `SVR`.
+    prob_density_marks_ : ndarray of shape (10,)
+        With `probability`: the decision values separating the probability bins.
 
     Examples
     --------
@@ -45,7 +57,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
     _constraints = {**KernelModel._constraints, "nu": check_nu}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
-                 shrinking=True, cache_size=1024, verbose=False, max_iter=-1, warm_start=False):
+                 shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -53,6 +65,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
         self.tol = tol
         self.nu = nu
         self.shrinking = shrinking
+        self.probability = probability
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter
@@ -76,6 +89,35 @@ class OneClassSVM(OutlierMixin, KernelModel):
     def _set_fitted(self, X, target, fits):
         super()._set_fitted(X, target, fits)
         self.offset_ = -self._intercept_[0]
+
+    def _calibrate(self, X, rows, row_index, target, sw):
+        """LIBSVM's density marks (Que & Lin) from the training decision values."""
+        if hasattr(self, "prob_density_marks_"):
+            del self.prob_density_marks_
+        if not self.probability:
+            return
+        dec = row_products(rows, row_index[self.support_], self._dual_coef_[0], row_index) + self._intercept_[0]
+        marks = density_marks(dec)
+        if marks is None:
+            warnings.warn(f"probability=True: fewer than {N_MARKS // 2} training points on one side of the "
+                          "boundary; no density marks, so predict_proba is unavailable", UserWarning, stacklevel=4)
+            return
+        self.prob_density_marks_ = marks
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """(P(normal), P(outlier)) per row of X from the density marks of the training decision
+        values (LIBSVM 3.30): 0.001 below the first mark, 0.999 above the last, i/10 between."""
+        check_is_fitted(self)
+        if not hasattr(self, "prob_density_marks_"):
+            raise NotFittedError("predict_proba is not available: the model has no density marks")
+        p = density_probability(self.decision_function(X), self.prob_density_marks_)
+        return np.column_stack([p, 1 - p])
 
     def decision_function(self, X):
         """Σ α_i K(x_i, x) − ρ: positive inside the region, negative outside."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 
 from svmkit._validation import check_bool, check_max_iter, check_params, real
 from svmkit.kernels.gram import TrainingKernel
@@ -20,6 +21,8 @@ from svmkit.solvers.smo import DualProblem, DualResult, solve
 
 #: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
 LP_MAX_ROWS = 3000
+#: Folds of the internal cross-validation that calibrates probabilities (LIBSVM's 5).
+PROBABILITY_FOLDS = 5
 
 
 @dataclass
@@ -75,6 +78,17 @@ def data_fingerprint(*arrays) -> str:
     return h.hexdigest()
 
 
+def probability_folds(labels: np.ndarray, seed: int) -> np.ndarray:
+    """The fold (0 … PROBABILITY_FOLDS − 1) of every row: rows shuffled by `seed`, then each
+    label's rows dealt round the folds in turn, so that every fold holds its share of each label."""
+    order = np.random.default_rng(seed).permutation(labels.size)
+    order = order[np.argsort(labels[order], kind="stable")]
+    rank = np.arange(labels.size) - np.searchsorted(labels[order], labels[order])
+    fold = np.empty(labels.size, dtype=np.int64)
+    fold[order] = rank % PROBABILITY_FOLDS
+    return fold
+
+
 def positive_rows(sample_weight: np.ndarray) -> np.ndarray:
     """The rows of positive weight, which the dual keeps (as scikit-learn's LIBSVM does)."""
     keep = np.flatnonzero(sample_weight > 0)
@@ -95,7 +109,8 @@ class KernelModel(KernelExpansion):
 
     #: The expansion's checks and the solver's.
     _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
-                    "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool}
+                    "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool,
+                    "probability": check_bool}
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
@@ -124,9 +139,21 @@ class KernelModel(KernelExpansion):
                 starts = self._starts_from(self._problem_fits, self._warm_params)
         fits = self._solve_problems(rows, row_index, target, weight, starts)
         self._set_fitted(X, target, fits)
+        self._calibrate(X, rows, row_index, target, weight)
         self._warm_key = warm_key
         self._warm_params = {p: getattr(self, p) for p in self._scaled_params}
         return self
+
+    def _calibrate(self, X, rows, row_index, target, weight):
+        """Fit what `probability=True` asks for on the training kernel `rows` (the models with
+        probabilities override this)."""
+
+    def _probability_seed(self, X, labels) -> int:
+        """The seed of the calibration folds: from `random_state` when it is given, else from
+        the data, so that two fits on the same data agree."""
+        if getattr(self, "random_state", None) is not None:
+            return int(check_random_state(self.random_state).randint(2**31 - 1))
+        return int(data_fingerprint(X, labels)[:15], 16)
 
     def _starts_from(self, fits, params) -> list[Start] | None:
         """Starts for this model's problems from `fits`, solved on the same data and kernel

@@ -146,3 +146,16 @@ class CachedRows:
         age[fresh] = np.iinfo(np.int64).max
         victims = np.argpartition(age, k - fresh.size - 1)[: k - fresh.size]
         return np.concatenate([fresh, victims])
+
+
+def row_products(rows: RowSource, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Σ_k coef_k K(x_idx[k], x_cols[j]) for every j, in float64, from the rows of `idx`
+    fetched a bounded number at a time (a repeated index adds its coefficients first)."""
+    idx, inv = np.unique(np.asarray(idx, dtype=np.int64), return_inverse=True)
+    coef = np.bincount(inv, weights=coef, minlength=idx.size)
+    out = np.zeros(np.size(cols))
+    step = max(1, min(_BLOCK_ROWS, rows.capacity))
+    for s in range(0, idx.size, step):
+        store, pos = rows.fetch(idx[s:s + step])
+        out += coef[s:s + step] @ store[pos][:, cols].astype(np.float64)
+    return out
