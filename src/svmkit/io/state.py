@@ -7,10 +7,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit.io.data import pad_columns
-from svmkit.models import LSSVC, LSSVR, SVC, SVR, KernelRidge, NuSVC, NuSVR, OneClassSVM
+from svmkit.models import (LSSVC, LSSVR, SVC, SVR, KernelLogisticRegression, KernelRidge, NuSVC, NuSVR,
+                           OneClassSVM)
 from svmkit.models.expansion import KernelExpansion
 
-ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM, KernelRidge, LSSVR, LSSVC)}
+ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM, KernelRidge, LSSVR, LSSVC,
+                                               KernelLogisticRegression)}
 
 #: Fitted attributes kept, when the estimator has them.
 FITTED = ("classes_", "class_weight_", "support_", "support_vectors_", "n_support_", "_dual_coef_",
