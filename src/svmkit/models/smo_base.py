@@ -5,7 +5,9 @@ starts, store the fitted state — on the kernel-expansion base."""
 from __future__ import annotations
 
 import hashlib
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,6 +89,16 @@ def probability_folds(labels: np.ndarray, seed: int) -> np.ndarray:
     fold = np.empty(labels.size, dtype=np.int64)
     fold[order] = rank % PROBABILITY_FOLDS
     return fold
+
+
+def each_task(rows: RowSource, work, tasks) -> list:
+    """[work(t) for t in tasks], on threads when `rows` may be fetched concurrently (the
+    compiled loops release the GIL), else in turn."""
+    workers = min(len(tasks), os.cpu_count() or 1)
+    if not getattr(rows, "concurrent", False) or workers < 2:
+        return [work(t) for t in tasks]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(work, tasks))
 
 
 def positive_rows(sample_weight: np.ndarray) -> np.ndarray:

@@ -22,7 +22,8 @@ from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, ovo
 from svmkit.models.expansion import read_only
 from svmkit.models.probability import couple, fit_sigmoid, pairwise_probabilities
-from svmkit.models.smo_base import LP_MAX_ROWS, PROBABILITY_FOLDS, KernelModel, probability_folds, read_back
+from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, KernelModel, each_task, probability_folds,
+                                    read_back)
 from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.row_source import row_products
 from svmkit.solvers.smo import UnboundedDualError
@@ -102,34 +103,40 @@ class BaseSVC(ClassifierMixin, KernelModel):
         if not self.probability:
             return
         fold = probability_folds(y_enc, self._probability_seed(X, y_enc))
+        pairs = [(a, b, *self._pair_rows(y_enc, weight, a, b)) for a, b in ovo.class_pairs(self.classes_.shape[0])]
+
+        def fold_decisions(task):
+            a, b, idx, ypair = pairs[task[0]]
+            return self._fold_decisions(rows, row_index[idx], ypair, weight[idx], fold[idx] == task[1], (a, b))
+
+        tasks = [(k, f) for k in range(len(pairs)) for f in range(PROBABILITY_FOLDS)]
+        decisions = each_task(rows, fold_decisions, tasks)
         params = []
-        for a, b in ovo.class_pairs(self.classes_.shape[0]):
-            idx, ypair = self._pair_rows(y_enc, weight, a, b)
-            dec = self._cv_decisions(rows, row_index[idx], ypair, weight[idx], fold[idx], (a, b))
+        for k, (_, _, idx, ypair) in enumerate(pairs):
+            dec = np.empty(idx.size)
+            for (task_pair, f), values in zip(tasks, decisions):
+                if task_pair == k:
+                    dec[fold[idx] == f] = values
             params.append(fit_sigmoid(dec, ypair))
         self.probA_, self.probB_ = (np.array(v) for v in zip(*params))
 
-    def _cv_decisions(self, rows, kidx, ypair, weight, fold, pair):
-        """Each row's decision value from the pair's dual solved without its fold; a training
-        part with one class only gives its ±1, as LIBSVM does."""
-        dec = np.empty(kidx.size)
-        for f in range(PROBABILITY_FOLDS):
-            test, train = fold == f, fold != f
-            if not test.any():
-                continue
-            labels = np.unique(ypair[train])
-            if labels.size < 2:
-                dec[test] = labels[0] if labels.size else 0.0
-                continue
-            try:
-                problem, res, scale = self._solve_pair(rows, kidx[train], ypair[train], weight[train], pair, None)
-            except ValueError as err:
-                raise ValueError(f"probability=True: fold {f} of the internal {PROBABILITY_FOLDS}-fold "
-                                 f"cross-validation of class pair {self._pair_label(pair)} cannot be fitted: {err}") from None
-            coef = scale * problem.y * res.alpha
-            nz = coef != 0
-            dec[test] = row_products(rows, problem.kidx[nz], coef[nz], kidx[test]) - scale * res.rho
-        return dec
+    def _fold_decisions(self, rows, kidx, ypair, weight, test, pair):
+        """The decision values of the rows `test` from the pair's dual solved on the others; a
+        training part with one class only gives its ±1, as LIBSVM does."""
+        train = ~test
+        if not test.any():
+            return np.empty(0)
+        labels = np.unique(ypair[train])
+        if labels.size < 2:
+            return np.full(np.count_nonzero(test), labels[0] if labels.size else 0.0)
+        try:
+            problem, res, scale = self._solve_pair(rows, kidx[train], ypair[train], weight[train], pair, None)
+        except ValueError as err:
+            raise ValueError(f"probability=True: a fold of the internal {PROBABILITY_FOLDS}-fold "
+                             f"cross-validation of class pair {self._pair_label(pair)} cannot be fitted: {err}") from None
+        coef = scale * problem.y * res.alpha
+        nz = coef != 0
+        return row_products(rows, problem.kidx[nz], coef[nz], kidx[test]) - scale * res.rho
 
     def _check_proba(self):
         if not self.probability:

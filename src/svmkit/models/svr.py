@@ -16,7 +16,7 @@ from svmkit._validation import check_nu, check_real, real
 from svmkit.exceptions import TubeTooNarrowError
 from svmkit.models import duals
 from svmkit.models.probability import laplace_scale
-from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, KernelModel, positive_rows,
+from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, KernelModel, each_task, positive_rows,
                                     probability_folds, read_back)
 from svmkit.solvers.feasibility import fits_tube
 from svmkit.solvers.row_source import row_products
@@ -61,13 +61,17 @@ class BaseSVR(RegressorMixin, KernelModel):
             return
         keep = positive_rows(sw)
         fold = probability_folds(np.zeros(keep.size, dtype=np.int64), self._probability_seed(X, y))
-        pred = np.empty(keep.size)
-        for f in range(PROBABILITY_FOLDS):
+
+        def fold_predictions(f):
             test, train = keep[fold == f], keep[fold != f]
             if not test.size:
-                continue
+                return np.empty(0)
             (fit,) = self._solve_problems(rows, row_index[train], y[train], sw[train], None)
-            pred[fold == f] = row_products(rows, row_index[train][fit.rows], fit.coef, row_index[test]) - fit.rho
+            return row_products(rows, row_index[train][fit.rows], fit.coef, row_index[test]) - fit.rho
+
+        pred = np.empty(keep.size)
+        for f, values in enumerate(each_task(rows, fold_predictions, list(range(PROBABILITY_FOLDS)))):
+            pred[fold == f] = values
         self.probA_ = np.array([laplace_scale(y[keep] - pred)])
         if self.verbose:
             print("Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution "

@@ -8,6 +8,7 @@ kernel. `row_source` makes the right one for a kernel.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Protocol
 
@@ -35,13 +36,16 @@ class RowSource(Protocol):
     """Kernel rows K(x_i, ·) over all `n` data points, as float32.
 
     `diag`: K(x_i, x_i) in float64; `capacity`: rows one `fetch` may ask for (the solver
-    sizes its working sets to it); `computed_rows`: rows computed so far.
+    sizes its working sets to it); `computed_rows`: rows computed so far; `concurrent`:
+    whether several threads may fetch at once (no row is ever evicted, so rows a thread got
+    stay valid while another fetches).
     """
 
     n: int
     diag: np.ndarray
     capacity: int
     computed_rows: int
+    concurrent: bool
 
     def fetch(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """`(store, pos)`: row `pos[k]` of `store` is K(x_idx[k], ·); valid until the next fetch."""
@@ -84,6 +88,7 @@ class FullRows:
         self.n = K.shape[0]
         self.capacity = self.n
         self.computed_rows = 0
+        self.concurrent = True
 
     def fetch(self, idx: np.ndarray):
         return self.store, np.asarray(idx, dtype=np.int64)
@@ -112,9 +117,14 @@ class CachedRows:
         self.clock = 0
         self.n_used = 0
         self.computed_rows = 0
+        self.concurrent = self.capacity >= self.n
+        self._lock = threading.Lock()
 
     def fetch(self, idx: np.ndarray):
-        idx = np.asarray(idx, dtype=np.int64)
+        with self._lock:
+            return self._fetch(np.asarray(idx, dtype=np.int64))
+
+    def _fetch(self, idx: np.ndarray):
         self.clock += 1
         slots = self.slot_of[idx]
         missing = np.flatnonzero(slots < 0)
