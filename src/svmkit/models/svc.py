@@ -102,7 +102,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
         self.probA_, self.probB_ = np.empty(0), np.empty(0)
         if not self.probability:
             return
-        fold = probability_folds(y_enc, self._probability_seed(X, y_enc))
+        fold = probability_folds(y_enc.size, self._probability_seed(X, y_enc))
         pairs = [(a, b, *self._pair_rows(y_enc, weight, a, b)) for a, b in ovo.class_pairs(self.classes_.shape[0])]
 
         def fold_decisions(task):

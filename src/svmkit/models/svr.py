@@ -60,7 +60,7 @@ class BaseSVR(RegressorMixin, KernelModel):
                 del self.probA_
             return
         keep = positive_rows(sw)
-        fold = probability_folds(np.zeros(keep.size, dtype=np.int64), self._probability_seed(X, y))
+        fold = probability_folds(keep.size, self._probability_seed(X, y))
 
         def fold_predictions(f):
             test, train = keep[fold == f], keep[fold != f]
