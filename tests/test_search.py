@@ -69,6 +69,17 @@ def test_regression_search_matches_grid_search_cv_on_mean_squared_error():
     assert ours.best_params_ == theirs.best_params_
 
 
+def test_log_loss_search_of_probability_models_matches_grid_search_cv():
+    X, y = iris()
+    grid = {"C": [0.5, 2.0, 8.0], "gamma": [0.1, 1.0]}
+    est = svmkit.SVC(probability=True)
+    ours = SVMSearchCV(est, grid, scoring="neg_log_loss", prefer_fewer_sv=False).fit(X, y)
+    theirs = GridSearchCV(est, grid, scoring="neg_log_loss").fit(X, y)
+    # the same data give the same calibration folds; warm starts move α within tol only
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"], rtol=2e-2)
+    assert ours.best_estimator_.predict_proba(X[:2]).shape == (2, 3)
+
+
 def test_fewer_sv_rule_takes_the_sparsest_cell_within_one_standard_error():
     X, y = heart_scale()
     search = SVMSearchCV(svmkit.SVC(), GRID).fit(X, y)

@@ -155,7 +155,10 @@ class BaseSVC(ClassifierMixin, KernelModel):
         check_is_fitted(self)
         if np.size(getattr(self, "probA_", ())) == 0:
             raise NotFittedError("predict_proba is not available when fitted with probability=False")
-        dec = self._raw_decision(X)
+        return self._proba_from_raw(self._raw_decision(X))
+
+    def _proba_from_raw(self, dec):
+        """Class probabilities from LIBSVM's decision values, one column per class pair."""
         return couple(pairwise_probabilities(dec, self.probA_, self.probB_, self.classes_.shape[0]))
 
     @available_if(_check_proba)

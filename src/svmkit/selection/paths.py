@@ -63,6 +63,9 @@ class OnSharedKernel:
     def decision_function(self, K_test):
         return self.est._decision_from_raw(self._raw(K_test))
 
+    def predict_proba(self, K_test):
+        return self.est._proba_from_raw(self._raw(K_test))
+
 
 def _fast_score(scoring, est, K_test, y_test):
     """Accuracy, R² or −MSE from the shared kernel without a scorer's checks (which cost more
