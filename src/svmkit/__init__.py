@@ -11,7 +11,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from svmkit._version import __version__
 
 __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVR", "LSSVC", "KernelLogisticRegression",
-           "NotSeparableError", "TubeTooNarrowError",
+           "LinearSVC", "LinearSVR", "NotSeparableError", "TubeTooNarrowError",
            "ModelFileError", "DataFormatError", "LibsvmScaler", "load_svmlight", "save", "load",
            "model_selection", "__version__"]
 
@@ -19,7 +19,8 @@ __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVR"
 # estimators pull in scikit-learn and Numba, a second or more that `import svmkit` need not pay.
 _HOMES = {"SVC": "svmkit.models", "NuSVC": "svmkit.models", "SVR": "svmkit.models", "NuSVR": "svmkit.models",
           "OneClassSVM": "svmkit.models", "KernelRidge": "svmkit.models", "LSSVR": "svmkit.models",
-          "LSSVC": "svmkit.models", "KernelLogisticRegression": "svmkit.models", "NotSeparableError": "svmkit.exceptions",
+          "LSSVC": "svmkit.models", "KernelLogisticRegression": "svmkit.models",
+          "LinearSVC": "svmkit.models", "LinearSVR": "svmkit.models", "NotSeparableError": "svmkit.exceptions",
           "TubeTooNarrowError": "svmkit.exceptions", "ModelFileError": "svmkit.exceptions", "DataFormatError": "svmkit.exceptions",
           "LibsvmScaler": "svmkit.preprocessing", "load_svmlight": "svmkit.io.data",
           "save": "svmkit.io.native", "load": "svmkit.io.native"}

@@ -54,6 +54,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
     """
 
     _scaled_params = ("nu",)
+    _calibrates_alone = False  # the density marks are the full fit's decision values
     _constraints = {**KernelModel._constraints, "nu": check_nu}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,

@@ -116,6 +116,9 @@ class KernelModel(KernelExpansion):
     #: times the ratio of their new values to the old is feasible for the new ones.
     _scaled_params: tuple[str, ...] = ()
 
+    #: Whether `_calibrate` needs nothing of the full fit, so that both may run at once.
+    _calibrates_alone = True
+
     #: The expansion's checks and the solver's.
     _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
                     "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool,
@@ -146,9 +149,19 @@ class KernelModel(KernelExpansion):
                         self.kernel, self.gamma_, self.degree, self.coef0)
             if starts is None and getattr(self, "_warm_key", None) == warm_key:
                 starts = self._starts_from(self._problem_fits, self._warm_params)
-        fits = self._solve_problems(rows, row_index, target, weight, starts)
-        self._set_fitted(X, target, fits)
-        self._calibrate(X, rows, row_index, target, weight)
+        if (self._calibrates_alone and getattr(self, "probability", False) and getattr(rows, "concurrent", False)
+                and not self.verbose):
+            # the calibration folds need nothing of the full fit: both share the cores (with
+            # `verbose` in turn, so that LIBSVM's summaries keep their order)
+            with ThreadPoolExecutor(1) as pool:
+                full = pool.submit(self._solve_problems, rows, row_index, target, weight, starts)
+                self._calibrate(X, rows, row_index, target, weight)
+                fits = full.result()
+            self._set_fitted(X, target, fits)
+        else:
+            fits = self._solve_problems(rows, row_index, target, weight, starts)
+            self._set_fitted(X, target, fits)
+            self._calibrate(X, rows, row_index, target, weight)
         self._warm_key = warm_key
         self._warm_params = {p: getattr(self, p) for p in self._scaled_params}
         return self
