@@ -222,3 +222,43 @@ def test_regression_b1_prints_the_laplace_sigma_as_libsvm(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Prob. model for test data: target value = predicted value + z")
     assert len((tmp_path / "out").read_text().splitlines()) == 506
+
+
+def test_linear_train_writes_a_liblinear_model_that_liblinear_predicts_alike(tmp_path):
+    from liblinear.liblinearutil import load_model, predict, svm_read_problem
+
+    for solver, data in [("1", HEART), ("3", HEART), ("12", HOUSING), ("13", HOUSING)]:
+        model = tmp_path / f"s{solver}.model"
+        result = svmkit_cli("train", "--linear", "-s", solver, "-B", "1", data, model)
+        assert result.returncode == 0, result.stderr
+        assert model.read_text().startswith("solver_type L2R_")
+        result = svmkit_cli("predict", data, model, tmp_path / "out")
+        assert result.returncode == 0, result.stderr
+        ours = np.loadtxt(tmp_path / "out")
+        y, x = svm_read_problem(data)
+        theirs, _, _ = predict(y, x, load_model(str(model)), "-q")
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9)
+        info = svmkit_cli("info", model)
+        assert info.returncode == 0 and "kernel: linear (primal weights)" in info.stdout
+
+
+def test_predict_reads_models_liblinear_wrote(tmp_path):
+    from liblinear.liblinearutil import predict, save_model, svm_read_problem, train
+
+    y, x = svm_read_problem(HEART)
+    model = train(y, x, "-s 3 -B 1 -q")
+    save_model(str(tmp_path / "lib.model"), model)
+    _, (accuracy, _, _), _ = predict(y, x, model, "-q")
+    result = svmkit_cli("predict", HEART, tmp_path / "lib.model", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"Accuracy = {accuracy:g}%")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--linear", "-s", "2"], "svmkit builds LIBLINEAR's dual solvers [1, 3, 12, 13]"),
+    (["-s", "12"], "LIBLINEAR's solver numbers need --linear"),
+    (["--linear", "--format", "native"], "a --linear model is written as a LIBLINEAR file"),
+])
+def test_linear_flag_mistakes_are_named(args, message, tmp_path):
+    result = svmkit_cli("train", *args, HEART, cwd=tmp_path)
+    assert result.returncode == 1 and message in result.stderr

@@ -1,4 +1,5 @@
-"""What the subcommands share: reading data files as LIBSVM does, and reading either model file."""
+"""What the subcommands share: reading data files as LIBSVM does, and reading any model file
+(svmkit's, LIBSVM's, LIBLINEAR's)."""
 
 from __future__ import annotations
 
@@ -32,12 +33,15 @@ def read_data(path, precomputed=False):
 
 def read_model(path):
     """An estimator from svmkit's native file or a LIBSVM model file, told apart by the signature."""
+    from svmkit.io.liblinear_model import SIGNATURE, load_liblinear_model
     from svmkit.io.libsvm_model import load_libsvm_model
     from svmkit.io.native import MAGIC, load
 
     with open(path, "rb") as fh:
-        native = fh.read(len(MAGIC)) == MAGIC
-    return load(path) if native else load_libsvm_model(path)
+        start = fh.read(max(len(MAGIC), len(SIGNATURE)))
+    if start.startswith(MAGIC):
+        return load(path)
+    return load_liblinear_model(path) if start.startswith(SIGNATURE.encode()) else load_libsvm_model(path)
 
 
 def fit_width(est, X):
@@ -48,6 +52,8 @@ def fit_width(est, X):
     from svmkit.io.state import widen_features
 
     n = est.n_features_in_
+    if not hasattr(est, "kernel"):  # a linear model: LIBLINEAR ignores features past nr_feature
+        return est, (pad_columns(X, n) if X.shape[1] < n else X[:, :n])
     if X.shape[1] < n:
         return est, pad_columns(X, n)
     if X.shape[1] > n:

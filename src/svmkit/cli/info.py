@@ -9,7 +9,7 @@ from svmkit.cli.common import read_model
 
 
 def add_parser(sub):
-    p = sub.add_parser("info", help="describe a model file (LIBSVM or svmkit format)")
+    p = sub.add_parser("info", help="describe a model file (svmkit, LIBSVM or LIBLINEAR format)")
     p.add_argument("model_file")
     p.set_defaults(run=run)
 
@@ -21,7 +21,21 @@ def _kernel(est):
     return f"{est.kernel} ({shown})" if shown else est.kernel
 
 
+def _describe_linear(est) -> list[str]:
+    """A LIBLINEAR model: its loss, classes, ‖w‖ per class column and the intercepts."""
+    W = np.atleast_2d(est.coef_)
+    lines = [f"type: {type(est).__name__} (loss {est.loss})", "kernel: linear (primal weights)",
+             f"features: {est.n_features_in_}"]
+    if hasattr(est, "classes_"):
+        lines.append("classes: " + " ".join(str(c) for c in np.asarray(est.classes_).tolist()))
+    lines.append("|w|: " + " ".join(f"{v:.6g}" for v in np.linalg.norm(W, axis=1)))
+    lines.append("b: " + " ".join(f"{v:.6g}" for v in np.ravel(est.intercept_)))
+    return lines
+
+
 def describe(est) -> list[str]:
+    if not hasattr(est, "kernel"):
+        return _describe_linear(est)
     lines = [f"type: {type(est).__name__}", f"kernel: {_kernel(est)}", f"features: {est.n_features_in_}"]
     if hasattr(est, "classes_"):
         lines.append("classes: " + " ".join(str(c) for c in np.asarray(est.classes_).tolist()))

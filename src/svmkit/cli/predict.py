@@ -27,17 +27,17 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from svmkit.models import SVR, NuSVR  # scikit-learn and Numba: only when the command runs
+    from svmkit.models import SVR, LinearSVR, NuSVR  # scikit-learn and Numba: only when the command runs
 
     est = read_model(args.model_file)
-    regression = isinstance(est, (SVR, NuSVR))
+    regression = isinstance(est, (SVR, NuSVR, LinearSVR))
     supported = probability_model(est)
     if args.probability and not supported:
         raise ValueError(f"-b 1: the model {args.model_file} does not support probability estimates "
                          "(train it with -b 1)")
     if not args.quiet and supported and not args.probability:
         print("Model supports probability estimates, but disabled in prediction.")
-    X, y, _ = read_data(args.test_file, precomputed=est.kernel == "precomputed")
+    X, y, _ = read_data(args.test_file, precomputed=getattr(est, "kernel", None) == "precomputed")
     est, X = fit_width(est, X)
     with_proba = bool(args.probability) and not regression
     steps = range(0, X.shape[0], _CHUNK)

@@ -28,6 +28,11 @@ def add_parser(sub):
     p.add_argument("-v", "--cross-validation", type=int, metavar="N", help="N-fold cross validation only")
     p.add_argument("-q", "--quiet", action="store_true", help="quiet mode (no output)")
     p.add_argument("--format", choices=("libsvm", "native"), default="libsvm", help="model file format")
+    p.add_argument("--linear", action="store_true",
+                   help="LIBLINEAR's solvers, by its -s numbers: 1 L2-loss SVC (dual), 3 L1-loss SVC (dual), "
+                        "12 L2-loss SVR (dual), 13 L1-loss SVR (dual); the model is a LIBLINEAR file")
+    p.add_argument("-B", "--bias", type=float, default=-1.0,
+                   help="with --linear: bias b >= 0 adds a constant feature b (default -1: none)")
     p.add_argument("training_file")
     p.add_argument("model_file", nargs="?")
     p.set_defaults(run=run)
@@ -35,7 +40,7 @@ def add_parser(sub):
 
 def add_svm_options(p):
     """svm-train's model options (-s -t -d -g -r -c -n -p -m -e -h -b -w), for train and grid."""
-    p.add_argument("-s", "--svm-type", type=int, choices=range(5), default=0, help="(default 0)")
+    p.add_argument("-s", "--svm-type", type=int, default=0, help="(default 0)")
     p.add_argument("-t", "--kernel-type", type=int, choices=range(5), default=2, help="(default 2)")
     p.add_argument("-d", "--degree", type=int, default=3, help="degree in the kernel function (default 3)")
     p.add_argument("-g", "--gamma", type=float, default=0.0, help="gamma in the kernel (default 1/num_features)")
@@ -44,7 +49,8 @@ def add_svm_options(p):
     p.add_argument("-n", "--nu", type=float, default=0.5, help="nu of nu-SVC, one-class SVM, nu-SVR (default 0.5)")
     p.add_argument("-p", "--epsilon", type=float, default=0.1, help="epsilon of epsilon-SVR's loss (default 0.1)")
     p.add_argument("-m", "--cache-size", type=float, default=100.0, help="cache memory in MB (default 100)")
-    p.add_argument("-e", "--tolerance", type=float, default=0.001, help="stopping tolerance (default 0.001)")
+    p.add_argument("-e", "--tolerance", type=float, default=None,
+                   help="stopping tolerance (default 0.001; 0.1 with --linear, as LIBLINEAR)")
     p.add_argument("-h", "--shrinking", type=int, choices=(0, 1), default=1, help="use shrinking (default 1)")
     p.add_argument("-b", "--probability", type=int, choices=(0, 1), default=0,
                    help="train for probability estimates (default 0)")
@@ -63,17 +69,37 @@ def split_weight_flags(argv):
     return out
 
 
+#: LIBLINEAR's dual solvers by their -s numbers: (estimator, loss).
+LIBLINEAR_SOLVERS = {1: ("LinearSVC", "squared_hinge"), 3: ("LinearSVC", "hinge"),
+                     12: ("LinearSVR", "squared_epsilon_insensitive"), 13: ("LinearSVR", "epsilon_insensitive")}
+
+
 def build_estimator(args, n_features):
     from svmkit.io.libsvm_model import KERNEL_TYPES
+    from svmkit import models
     from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 
+    s = args.svm_type
+    if getattr(args, "linear", False):
+        if s not in LIBLINEAR_SOLVERS:
+            raise ValueError(f"--linear -s {s}: svmkit builds LIBLINEAR's dual solvers {sorted(LIBLINEAR_SOLVERS)}")
+        name, loss = LIBLINEAR_SOLVERS[s]
+        linear = dict(C=args.cost, loss=loss, tol=0.1 if args.tolerance is None else args.tolerance,
+                      fit_intercept=args.bias >= 0, intercept_scaling=args.bias if args.bias > 0 else 1.0,
+                      random_state=0)
+        if name == "LinearSVR":
+            return models.LinearSVR(epsilon=args.epsilon, **linear)
+        return models.LinearSVC(class_weight=_class_weight(args.weight), **linear)
+    if s not in range(5):
+        raise ValueError(f"-s {s}: svm_type must be 0-4 (C-SVC, nu-SVC, one-class SVM, epsilon-SVR, nu-SVR); "
+                         "LIBLINEAR's solver numbers need --linear")
     kernel = list(KERNEL_TYPES.values())[args.kernel_type]  # -t codes in the order of LIBSVM's table
     # svm-train: gamma 0 means 1/num_features
     gamma = args.gamma if args.gamma != 0 else 1.0 / max(n_features, 1)
-    common = dict(kernel=kernel, degree=args.degree, gamma=gamma, coef0=args.coef0, tol=args.tolerance,
+    tol = 0.001 if args.tolerance is None else args.tolerance
+    common = dict(kernel=kernel, degree=args.degree, gamma=gamma, coef0=args.coef0, tol=tol,
                   shrinking=bool(args.shrinking), cache_size=args.cache_size, verbose=not args.quiet,
                   probability=bool(args.probability))
-    s = args.svm_type
     if s == 0:
         return SVC(C=args.cost, class_weight=_class_weight(args.weight), **common)
     if s == 1:
@@ -118,20 +144,20 @@ def cross_validate(est, K, y, folds, quiet):
     the class of highest probability, as svm-train does."""
     from sklearn.model_selection import KFold, StratifiedKFold
 
-    from svmkit.models import SVR, NuSVR, OneClassSVM
+    from svmkit.models import SVR, LinearSVR, NuSVR, OneClassSVM
 
-    regression = isinstance(est, (SVR, NuSVR))
+    regression = isinstance(est, (SVR, NuSVR, LinearSVR))
     if folds < 2:
         raise ValueError(f"-v {folds}: n-fold cross validation needs n >= 2")
     splitter = (KFold if regression or isinstance(est, OneClassSVM) else StratifiedKFold)(
         folds, shuffle=True, random_state=0)
     pred = np.empty(y.shape[0])
     splits = list(splitter.split(K, y))
-    precomputed = est.kernel == "precomputed"
+    precomputed = getattr(est, "kernel", None) == "precomputed"
     for train, test in progress(splits, "cross validation", "fold", quiet):
         cols = train if precomputed else slice(None)
         est.fit(K[train][:, cols], y[train])
-        by_probability = est.probability and not regression and not isinstance(est, OneClassSVM)
+        by_probability = getattr(est, "probability", False) and not regression and not isinstance(est, OneClassSVM)
         pred[test] = (est.predict_by_probability if by_probability else est.predict)(K[test][:, cols])
     if regression:
         return regression_lines(y, pred, prefix="Cross Validation ")
@@ -171,19 +197,25 @@ def fit_in_libsvm_order(est, X, y):
 
 
 def run(args) -> int:
-    from svmkit.io import libsvm_model, native
+    from svmkit.io import libsvm_model, liblinear_model, native
     from svmkit.io.state import index_precomputed_support
-    from svmkit.models import SVC, NuSVC
+    from svmkit.models import SVC, LinearSVC, NuSVC
 
-    X, y, ids = read_data(args.training_file, precomputed=args.kernel_type == 4)
+    if args.linear and args.format == "native":
+        raise ValueError("--format native holds kernel models; a --linear model is written as a LIBLINEAR file")
+    X, y, ids = read_data(args.training_file, precomputed=args.kernel_type == 4 and not args.linear)
     est = build_estimator(args, X.shape[1])
-    classifier = isinstance(est, (SVC, NuSVC))
+    classifier = isinstance(est, (SVC, NuSVC, LinearSVC))
     if classifier:
         _check_class_labels(y)
     K = _kernel_columns(X, ids)
     if args.cross_validation is not None:
         for line in cross_validate(est, K, y, args.cross_validation, args.quiet):
             print(line)
+        return 0
+    if args.linear:
+        est.fit(K, y)
+        liblinear_model.save_liblinear_model(est, args.model_file or os.path.basename(args.training_file) + ".model")
         return 0
     if classifier and args.format == "libsvm":
         fit_in_libsvm_order(est, K, y)
