@@ -13,7 +13,7 @@ from svmkit._version import __version__
 __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVR", "LSSVC", "KernelLogisticRegression",
            "LinearSVC", "LinearSVR", "NotSeparableError", "TubeTooNarrowError",
            "ModelFileError", "DataFormatError", "LibsvmScaler", "load_svmlight", "save", "load",
-           "model_selection", "__version__"]
+           "model_selection", "band", "__version__"]
 
 # The module each public name comes from. They are imported on first use (PEP 562): the
 # estimators pull in scikit-learn and Numba, a second or more that `import svmkit` need not pay.
@@ -27,8 +27,8 @@ _HOMES = {"SVC": "svmkit.models", "NuSVC": "svmkit.models", "SVR": "svmkit.model
 
 
 def __getattr__(name):
-    if name == "model_selection":  # importing a submodule makes it an attribute of the package
-        return importlib.import_module("svmkit.model_selection")
+    if name in ("model_selection", "band"):  # importing a submodule makes it an attribute of the package
+        return importlib.import_module(f"svmkit.{name}")
     if name not in _HOMES:
         raise AttributeError(f"module 'svmkit' has no attribute {name!r}")
     value = getattr(importlib.import_module(_HOMES[name]), name)
