@@ -25,7 +25,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from svmkit._validation import check_bool, check_int, check_params, one_of, real
-from svmkit.solvers.dcd import aligned_records, dcd_classify, dcd_regress, row_arrays
+from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_arrays
 
 
 def _check_dual(value, name):
@@ -185,8 +185,8 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
 
         def solve(k):
             yk = np.where(y_enc[keep] == k, 1.0, -1.0)
-            w, alpha, it = dcd_classify(aligned_records(keep.size), *rows, X.shape[1], bias, yk, upper, diag, self.tol,
-                                        self.max_iter, seed)
+            w, alpha, it = dcd_classify(*rows, keep.size, X.shape[1], bias, yk, upper, diag, self.tol, self.max_iter,
+                                        seed)
             margin = 1.0 - yk * self._decision_rows(X[keep], w, bias)
             loss = np.maximum(margin, 0.0) ** (2 if self.loss == "squared_hinge" else 1)
             primal = 0.5 * float(w @ w) + float(c[keep] @ loss)
@@ -276,8 +276,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
             raise ValueError("sample_weight is zero for every sample; at least one must be positive")
         upper, diag = self._bounds(c[keep])
         bias = self.intercept_scaling if self.fit_intercept else 0.0
-        w, beta, it = dcd_regress(aligned_records(keep.size), *row_arrays(X[keep]), X.shape[1], bias, y[keep], upper,
-                                  diag, float(self.epsilon), self.tol, self.max_iter, self._seed())
+        w, beta, it = dcd_regress(*row_arrays(X[keep]), keep.size, X.shape[1], bias, y[keep], upper, diag,
+                                  float(self.epsilon), self.tol, self.max_iter, self._seed())
         residual = y[keep] - LinearSVC._decision_rows(X[keep], w, bias)
         loss = np.maximum(np.abs(residual) - self.epsilon, 0.0) ** (2 if self.loss in self._squared_losses else 1)
         primal = 0.5 * float(w @ w) + float(c[keep] @ loss)

@@ -24,18 +24,13 @@ from numba import njit
 #: A coordinate step smaller than this is skipped (LIBLINEAR's 1e-12).
 STEP_MIN = 1e-12
 
-# Each row's scalars sit together in one 64-byte record, and a sparse row's (index, value)
-# pairs interleaved: the coordinates are visited in random order, so every array read at row
-# i costs a cache miss; one record and one stream per row keep it to two.
-_Y, _QD, _U, _D, _A, _START, _END = range(7)
-
 
 @njit(cache=True, nogil=True, inline="always")
-def _dot(w, i, info, dense, packed, sparse, bias):
+def _dot(w, i, dense, data, indices, indptr, sparse, bias):
     s = w[w.size - 1] * bias
     if sparse:
-        for p in range(int(info[i, _START]), int(info[i, _END])):
-            s += w[int(packed[2 * p])] * packed[2 * p + 1]
+        for p in range(indptr[i], indptr[i + 1]):
+            s += w[indices[p]] * data[p]
     else:
         for j in range(dense.shape[1]):
             s += w[j] * dense[i, j]
@@ -43,75 +38,61 @@ def _dot(w, i, info, dense, packed, sparse, bias):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _axpy(d, w, i, info, dense, packed, sparse, bias):
+def _axpy(d, w, i, dense, data, indices, indptr, sparse, bias):
     w[w.size - 1] += d * bias
     if sparse:
-        for p in range(int(info[i, _START]), int(info[i, _END])):
-            w[int(packed[2 * p])] += d * packed[2 * p + 1]
+        for p in range(indptr[i], indptr[i + 1]):
+            w[indices[p]] += d * data[p]
     else:
         for j in range(dense.shape[1]):
             w[j] += d * dense[i, j]
 
 
-def aligned_records(n):
-    """An (n, 8) float64 array of zeros whose rows start on 64-byte boundaries (a record per
-    cache line)."""
-    raw = np.zeros(n * 8 + 8)
-    skip = (-raw.ctypes.data % 64) // 8
-    return raw[skip:skip + n * 8].reshape(n, 8)
-
-
 @njit(cache=True, nogil=True)
-def _records(info, dense, packed, indptr, sparse, bias, y, upper, diag):
-    """Fill the rows' records: y, ‖x‖² + bias² + D_ii, U, D, the variable (0), the row's span."""
-    for i in range(info.shape[0]):
-        q = bias * bias
+def _squared_norms(n, dense, data, indices, indptr, sparse, bias):
+    out = np.empty(n)
+    for i in range(n):
+        s = bias * bias
         if sparse:
             for p in range(indptr[i], indptr[i + 1]):
-                q += packed[2 * p + 1] * packed[2 * p + 1]
-            info[i, _START], info[i, _END] = indptr[i], indptr[i + 1]
+                s += data[p] * data[p]
         else:
             for j in range(dense.shape[1]):
-                q += dense[i, j] * dense[i, j]
-        info[i, _Y], info[i, _QD], info[i, _U], info[i, _D] = y[i], q + diag[i], upper[i], diag[i]
+                s += dense[i, j] * dense[i, j]
+        out[i] = s
+    return out
 
 
 @njit(cache=True, nogil=True)
-def _shuffle(index, active):
-    for s in range(active):
-        j = s + np.random.randint(active - s)
-        index[s], index[j] = index[j], index[s]
-
-
-@njit(cache=True, nogil=True)
-def dcd_classify(info, dense, packed, indptr, sparse, n_weights, bias, y, upper, diag, tol, max_iter, seed):
+def dcd_classify(dense, data, indices, indptr, sparse, n, n_weights, bias, y, upper, diag, tol, max_iter, seed):
     """Solve the classification dual; returns (w (n_weights + 1, the last entry the bias
     weight), α, passes). Stops when the projected gradient's spread over a full pass is ≤ tol."""
     np.random.seed(seed)
     w = np.zeros(n_weights + 1)
-    _records(info, dense, packed, indptr, sparse, bias, y, upper, diag)
-    n = info.shape[0]
+    alpha = np.zeros(n)
+    QD = _squared_norms(n, dense, data, indices, indptr, sparse, bias) + diag
     index = np.arange(n)
     active = n
     pg_max_old, pg_min_old = np.inf, -np.inf
     it = 0
     while it < max_iter:
         pg_max, pg_min = -np.inf, np.inf
-        _shuffle(index, active)
+        for s in range(active):
+            j = s + np.random.randint(active - s)
+            index[s], index[j] = index[j], index[s]
         s = 0
         while s < active:
             i = index[s]
-            yi, alpha, U = info[i, _Y], info[i, _A], info[i, _U]
-            G = yi * _dot(w, i, info, dense, packed, sparse, bias) - 1.0 + alpha * info[i, _D]
+            G = y[i] * _dot(w, i, dense, data, indices, indptr, sparse, bias) - 1.0 + alpha[i] * diag[i]
             PG = 0.0
-            if alpha == 0.0:
+            if alpha[i] == 0.0:
                 if G > pg_max_old:
                     active -= 1
                     index[s], index[active] = index[active], index[s]
                     continue
                 if G < 0.0:
                     PG = G
-            elif alpha == U:
+            elif alpha[i] == upper[i]:
                 if G < pg_min_old:
                     active -= 1
                     index[s], index[active] = index[active], index[s]
@@ -123,9 +104,9 @@ def dcd_classify(info, dense, packed, indptr, sparse, n_weights, bias, y, upper,
             pg_max = max(pg_max, PG)
             pg_min = min(pg_min, PG)
             if abs(PG) > STEP_MIN:
-                new = min(max(alpha - G / info[i, _QD], 0.0), U)
-                info[i, _A] = new
-                _axpy((new - alpha) * yi, w, i, info, dense, packed, sparse, bias)
+                old = alpha[i]
+                alpha[i] = min(max(old - G / QD[i], 0.0), upper[i])
+                _axpy((alpha[i] - old) * y[i], w, i, dense, data, indices, indptr, sparse, bias)
             s += 1
         it += 1
         if pg_max - pg_min <= tol and abs(pg_max) <= tol and abs(pg_min) <= tol:
@@ -136,17 +117,18 @@ def dcd_classify(info, dense, packed, indptr, sparse, n_weights, bias, y, upper,
             continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-    return w, info[:, _A].copy(), it
+    return w, alpha, it
 
 
 @njit(cache=True, nogil=True)
-def dcd_regress(info, dense, packed, indptr, sparse, n_weights, bias, y, upper, diag, epsilon, tol, max_iter, seed):
+def dcd_regress(dense, data, indices, indptr, sparse, n, n_weights, bias, y, upper, diag, epsilon, tol, max_iter,
+                seed):
     """Solve the regression dual; returns (w, β, passes). Stops when the pass's summed
     violation is ≤ tol times the first pass's (LIBLINEAR's rule)."""
     np.random.seed(seed)
     w = np.zeros(n_weights + 1)
-    _records(info, dense, packed, indptr, sparse, bias, y, upper, diag)
-    n = info.shape[0]
+    beta = np.zeros(n)
+    QD = _squared_norms(n, dense, data, indices, indptr, sparse, bias)
     index = np.arange(n)
     active = n
     g_max_old = np.inf
@@ -154,16 +136,17 @@ def dcd_regress(info, dense, packed, indptr, sparse, n_weights, bias, y, upper, 
     it = 0
     while it < max_iter:
         g_max, g_norm = 0.0, 0.0
-        _shuffle(index, active)
+        for s in range(active):
+            j = s + np.random.randint(active - s)
+            index[s], index[j] = index[j], index[s]
         s = 0
         while s < active:
             i = index[s]
-            beta, U, lam = info[i, _A], info[i, _U], info[i, _D]
-            G = -info[i, _Y] + lam * beta + _dot(w, i, info, dense, packed, sparse, bias)
-            H = info[i, _QD]
+            G = -y[i] + diag[i] * beta[i] + _dot(w, i, dense, data, indices, indptr, sparse, bias)
+            H = QD[i] + diag[i]
             Gp, Gn = G + epsilon, G - epsilon
             violation = 0.0
-            if beta == 0.0:
+            if beta[i] == 0.0:
                 if Gp < 0.0:
                     violation = -Gp
                 elif Gn > 0.0:
@@ -172,39 +155,39 @@ def dcd_regress(info, dense, packed, indptr, sparse, n_weights, bias, y, upper, 
                     active -= 1
                     index[s], index[active] = index[active], index[s]
                     continue
-            elif beta >= U:
+            elif beta[i] >= upper[i]:
                 if Gp > 0.0:
                     violation = Gp
                 elif Gp < -g_max_old:
                     active -= 1
                     index[s], index[active] = index[active], index[s]
                     continue
-            elif beta <= -U:
+            elif beta[i] <= -upper[i]:
                 if Gn < 0.0:
                     violation = -Gn
                 elif Gn > g_max_old:
                     active -= 1
                     index[s], index[active] = index[active], index[s]
                     continue
-            elif beta > 0.0:
+            elif beta[i] > 0.0:
                 violation = abs(Gp)
             else:
                 violation = abs(Gn)
             g_max = max(g_max, violation)
             g_norm += violation
-            if Gp < H * beta:
+            if Gp < H * beta[i]:
                 d = -Gp / H
-            elif Gn > H * beta:
+            elif Gn > H * beta[i]:
                 d = -Gn / H
             else:
-                d = -beta
+                d = -beta[i]
             s += 1
             if abs(d) < STEP_MIN:
                 continue
-            new = min(max(beta + d, -U), U)
-            if new != beta:
-                info[i, _A] = new
-                _axpy(new - beta, w, i, info, dense, packed, sparse, bias)
+            old = beta[i]
+            beta[i] = min(max(old + d, -upper[i]), upper[i])
+            if beta[i] != old:
+                _axpy(beta[i] - old, w, i, dense, data, indices, indptr, sparse, bias)
         if it == 0:
             g_norm_init = g_norm
         it += 1
@@ -215,17 +198,15 @@ def dcd_regress(info, dense, packed, indptr, sparse, n_weights, bias, y, upper, 
             g_max_old = np.inf
             continue
         g_max_old = g_max
-    return w, info[:, _A].copy(), it
+    return w, beta, it
 
 
 def row_arrays(X):
-    """(dense, packed, indptr, sparse) for the loops: a C-ordered float64 array, or a CSR
-    matrix's (index, value) pairs interleaved in one float64 array with its indptr (the other
-    slots hold empty placeholders)."""
+    """(dense, data, indices, indptr, sparse) for the loops: a C-ordered float64 array, or the
+    CSR parts (the other slots hold empty placeholders)."""
+    no_index = np.zeros(1, dtype=np.int64)
     if sp.issparse(X):
         X = X.tocsr()
-        packed = np.empty(2 * X.nnz)
-        packed[0::2] = X.indices
-        packed[1::2] = X.data
-        return np.zeros((1, 1)), packed, X.indptr.astype(np.int64), True
-    return np.ascontiguousarray(X, dtype=np.float64), np.zeros(2), np.zeros(2, dtype=np.int64), False
+        return (np.zeros((1, 1)), np.asarray(X.data, dtype=np.float64), X.indices.astype(np.int64),
+                X.indptr.astype(np.int64), True)
+    return np.ascontiguousarray(X, dtype=np.float64), np.zeros(1), no_index, no_index, False
