@@ -11,7 +11,7 @@ $(BIN)/python:
 # Each install ends by filling Numba's on-disk cache with svmkit's compiled loops (some 25 s
 # the first time, a few seconds once filled), so that no first fit pays for the compilation.
 install: $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ".[plot]"
 	$(BIN)/python -m svmkit._warmup
 
 install-dev: $(BIN)/python

@@ -127,12 +127,19 @@ def _kernel_input(template, X):
     return None if template.kernel == "precomputed" else as_kernel_input(X, TRAIN_OVERLAP)
 
 
-def fit_path(estimator, X, y, sample_weight, path, memory_mb):
-    """The last cell of `path` fitted on all of X, along the path from its first cell."""
+def path_fits(estimator, X, y, sample_weight, path, memory_mb):
+    """Every cell of `path` fitted on all of X in turn, each from the previous one's solution, on
+    one shared kernel: yields (cell, params, fitted estimator or the ValueError its fit raised)."""
     template = clone(estimator).set_params(**path[0][1])
     spec = make_kernel(template.kernel, X, template.gamma, template.degree, template.coef0)
     rows, _ = _shared_rows(template, X, _kernel_input(template, X), spec, memory_mb)
-    *_, (_, _, est, _) = _path_fits(estimator, X, y, sample_weight, rows, np.arange(X.shape[0]), path)
+    for cell, params, est, _ in _path_fits(estimator, X, y, sample_weight, rows, np.arange(X.shape[0]), path):
+        yield cell, params, est
+
+
+def fit_path(estimator, X, y, sample_weight, path, memory_mb):
+    """The last cell of `path` fitted on all of X, along the path from its first cell."""
+    *_, (_, _, est) = path_fits(estimator, X, y, sample_weight, path, memory_mb)
     if isinstance(est, ValueError):
         raise est
     return est
