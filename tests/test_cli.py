@@ -262,3 +262,29 @@ def test_predict_reads_models_liblinear_wrote(tmp_path):
 def test_linear_flag_mistakes_are_named(args, message, tmp_path):
     result = svmkit_cli("train", *args, HEART, cwd=tmp_path)
     assert result.returncode == 1 and message in result.stderr
+
+
+def _two_d_files(tmp_path):
+    from sklearn.datasets import dump_svmlight_file, make_moons
+
+    X, y = make_moons(80, noise=0.2, random_state=0)
+    dump_svmlight_file(X, 2 * y - 1, str(tmp_path / "moons"), zero_based=False)
+    x = np.linspace(-3, 3, 40)[:, None]
+    dump_svmlight_file(x, np.sinc(x).ravel(), str(tmp_path / "sinc"), zero_based=False)
+
+
+@pytest.mark.parametrize("train_args, data", [([], "moons"), (["-s", "3", "-c", "10"], "sinc"),
+                                              (["-s", "3", "--format", "native"], "sinc")])
+def test_plot_draws_two_d_classification_and_one_d_regression(train_args, data, tmp_path):
+    _two_d_files(tmp_path)
+    assert svmkit_cli("train", "-q", *train_args, tmp_path / data, tmp_path / "m.model").returncode == 0
+    result = svmkit_cli("plot", "-o", tmp_path / "m.png", tmp_path / "m.model", tmp_path / data)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_says_which_plot_applies_to_other_data(tmp_path):
+    svmkit_cli("train", "-q", HEART, tmp_path / "h.model")
+    result = svmkit_cli("plot", tmp_path / "h.model", HEART, cwd=tmp_path)
+    assert result.returncode == 1 and "draws 2-D classification or 1-D regression data" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -57,6 +57,13 @@ def test_svmguide1_story_of_the_practical_guide(tmp_path):
     assert r.returncode == 0, r.stderr
     accuracy = float(r.stdout.split("Accuracy = ")[1].split("%")[0])
     assert abs(accuracy - 96.875) <= 0.5
-    for name in ("svmguide1.range", "svmguide1.model", "svmguide1.grid.csv", "svmguide1.t.predict", "svmguide1.t.scale"):
+    for name in ("svmguide1.range", "svmguide1.model", "svmguide1.grid.csv", "svmguide1.t.predict", "svmguide1.t.scale",
+                 "svmguide1.grid.png"):
         assert (tmp_path / "out" / name).stat().st_size > 0
     assert len(list(csv.reader((tmp_path / "out" / "svmguide1.grid.csv").open()))) == 111
+
+
+def test_grid_plot_writes_the_heatmap(tmp_path):
+    r = svmkit_cli("grid", "-q", "-log2c", "-1,3,2", "-log2g", "-3,-1,2", "--plot", tmp_path / "g.png", DATA / "heart_scale")
+    assert r.returncode == 0, r.stderr
+    assert f"Output picture: {tmp_path / 'g.png'}" in r.stdout and (tmp_path / "g.png").stat().st_size > 0

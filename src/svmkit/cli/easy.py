@@ -30,6 +30,23 @@ def _write_data(path, X, y):
         fh.writelines(format_rows(X, [f"{v:g}" for v in y]))
 
 
+def _pictures(out, name, search, model, X, y):
+    """The CV heatmap and, for 2-D data, the decision boundary, as PNG files in `out`; none,
+    with a note, when matplotlib (the `plot` extra) is missing."""
+    try:
+        from svmkit.cli.plot import agg, save_png
+        from svmkit.plot import cv_heatmap, decision_boundary
+
+        agg()
+    except ImportError as err:
+        print(f"Pictures skipped: {err}")
+        return []
+    paths = [save_png(cv_heatmap(search)[0], os.path.join(out, f"{name}.grid.png"))]
+    if X.shape[1] == 2:
+        paths.append(save_png(decision_boundary(model, X, y), os.path.join(out, f"{name}.boundary.png")))
+    return paths
+
+
 def run(args) -> int:
     from svmkit.cli.report import accuracy_line
     from svmkit.cli.train import fit_in_libsvm_order
@@ -68,6 +85,8 @@ def run(args) -> int:
     model_file = os.path.join(out, f"{name}.model")
     save_libsvm_model(model, model_file)
     print(f"Output model: {model_file}")
+    for path in _pictures(out, name, search, model, Xs, y):
+        print(f"Output picture: {path}")
     if args.testing_file:
         test_name = os.path.basename(args.testing_file)
         print("Scaling testing data...")

@@ -52,6 +52,7 @@ def add_parser(sub):
                    help="among cells within one standard error of the best, take the fewest support vectors")
     p.add_argument("-j", "--jobs", type=int, default=-1, help="parallel tasks (default: every core)")
     p.add_argument("--out", help="write the whole table to this CSV file")
+    p.add_argument("--plot", metavar="PNG", help="draw the CV scores and #SV/N over log2 C × log2 gamma into this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_svm_options(p)
     p.add_argument("data_file")
@@ -123,4 +124,10 @@ def run(args) -> int:
     print(" ".join(f"{best[n]:g}" for n in names), f"{cell_rate(search, search.best_index_, regression):g}")
     if args.out:
         write_table(args.out, header, rows)
+    if args.plot:
+        from svmkit.cli.plot import agg, save_png
+        from svmkit.plot import cv_heatmap
+
+        agg()
+        print(f"Output picture: {save_png(cv_heatmap(search)[0], args.plot)}")
     return 0

@@ -1,4 +1,4 @@
-"""The `svmkit` command: train, predict, scale and info with LIBSVM's options, grid and easy."""
+"""The `svmkit` command: train, predict, scale and info with LIBSVM's options, grid, easy and plot."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from svmkit.cli import easy, grid, info, predict, scale, train
+from svmkit.cli import easy, grid, info, plot, predict, scale, train
 
 
 class _Parser(argparse.ArgumentParser):
@@ -19,7 +19,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="svmkit", description="Kernel machines on LIBSVM data files.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for module in (train, predict, scale, info, grid, easy):
+    for module in (train, predict, scale, info, grid, easy, plot):
         module.add_parser(sub)
     return parser
 

@@ -11,7 +11,7 @@ from svmkit.plot._mpl import axes, pyplot
 from svmkit.selection.paths import path_fits
 
 #: Seed 000's markers: non-support vectors as dots, free SVs as squares, bounded ones as triangles.
-MARKERS = {"non-SV": "o", "free SV": "s", "bounded SV": "^"}
+MARKERS = {"non-SV": "o", "free SV": "s", "bounded SV": "^", "point": "o"}
 #: Models whose margins f = ±1 are drawn (their dual bounds make the free/bounded split).
 _MARGIN_MODELS = ("SVC", "NuSVC", "LinearSVC")
 #: Megabytes of kernel rows a gallery shares across its panels of one γ.
@@ -43,7 +43,7 @@ def _categories(est, n):
         free, bounded = np.asarray(est.free_support_), np.asarray(est.bounded_support_)
         rest = np.setdiff1d(np.arange(n), np.concatenate([free, bounded]))
         return {"non-SV": rest, "free SV": free, "bounded SV": bounded}
-    return {"non-SV": np.arange(n)}
+    return {"point": np.arange(n)}
 
 
 def decision_boundary(est, X, y, ax=None, project=None, resolution=200, legend=True):
@@ -82,9 +82,15 @@ def decision_boundary(est, X, y, ax=None, project=None, resolution=200, legend=T
     for name, rows in _categories(est, P.shape[0]).items():
         for c, label in enumerate(classes):
             mine = rows[y[rows] == label]
-            ax.plot(P[mine, 0], P[mine, 1], linestyle="none", marker=MARKERS[name], markersize=5 if name == "non-SV" else 6,
+            ax.plot(P[mine, 0], P[mine, 1], linestyle="none", marker=MARKERS[name], markersize=6 if name in ("free SV", "bounded SV") else 5,
                     color=colours[c], markeredgecolor="k", markeredgewidth=0.5,
                     label=f"{name} ({rows.size})" if c == 0 else None)
+    if type(est).__name__ in ("SVC", "NuSVC") and not hasattr(est, "free_support_") and project is None:
+        # a LIBSVM model file keeps the support vectors but not C: their bounds are unknown
+        sv = est.support_vectors_
+        sv = sv.toarray() if sp.issparse(sv) else np.asarray(sv)
+        ax.plot(sv[:, 0], sv[:, 1], linestyle="none", marker="o", markersize=9, markerfacecolor="none",
+                markeredgecolor="k", markeredgewidth=1.0, label=f"support vector ({sv.shape[0]}; bound unknown)")
     ax.set_xlim(gx.min(), gx.max())
     ax.set_ylim(gy.min(), gy.max())
     if legend:

@@ -18,15 +18,23 @@ def regression_band(est, X, y, ax=None, resolution=400):
     """Draw a fitted 1-D regression f, its tube f ± ε and the training points: inside the tube
     as dots, on its boundary as squares, outside as triangles (SVR's inside_tube_, on_tube_,
     outside_tube_; from the residuals otherwise), each counted in the legend. For HardBandSVR
-    also the narrowest band, f_inf ± ε_inf (seed 004's ε_inf). Returns the Axes."""
+    also the narrowest band, f_inf ± ε_inf (seed 004's ε_inf). A model read from a LIBSVM or
+    LIBLINEAR file, which does not keep ε, gets f and the points only. Returns the Axes."""
     ax = axes(ax)
     x = (X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64))
     if x.ndim != 2 or x.shape[1] != 1:
         raise ValueError(f"regression_band draws 1-D data: X must have one feature, got shape {x.shape}")
     y = np.asarray(y, dtype=np.float64)
     grid = np.linspace(x.min(), x.max(), resolution)[:, None]
-    f, eps = est.predict(grid), _width(est)
+    f = est.predict(grid)
     ax.plot(grid[:, 0], f, color="k", linewidth=1.5, label="f(x)")
+    if not (hasattr(est, "objective_") or hasattr(est, "epsilon_inf_")):
+        # LIBSVM and LIBLINEAR model files do not keep ε: no tube to draw
+        ax.plot(x[:, 0], y, linestyle="none", marker="o", markersize=5, color="tab:orange", markeredgecolor="k",
+                markeredgewidth=0.5, label=f"data ({y.size}; ε not in the model file)")
+        ax.legend(loc="best", fontsize="small", framealpha=0.8)
+        return ax
+    eps = _width(est)
     ax.fill_between(grid[:, 0], f - eps, f + eps, color="tab:blue", alpha=0.15, label=f"ε-tube (ε={eps:.3g})")
     for sign in (-1, 1):
         ax.plot(grid[:, 0], f + sign * eps, color="tab:blue", linewidth=0.8, linestyle="--")
