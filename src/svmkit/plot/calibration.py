@@ -20,7 +20,7 @@ def calibration(est, X, y, ax=None, n_bins=10):
     onehot = y[:, None] == classes[None, :]
     brier = float(np.mean(np.sum((proba - onehot) ** 2, axis=1)))
     if classes.size == 2:
-        p, hit, what = proba[:, 1], onehot[:, 1], f"P(y = {classes[1]!r})"
+        p, hit, what = proba[:, 1], onehot[:, 1], f"P(y = {classes[1].tolist()!r})"
     else:
         top = np.argmax(proba, axis=1)
         p, hit, what = proba[np.arange(y.size), top], onehot[np.arange(y.size), top], "top-class probability"
