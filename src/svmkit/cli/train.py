@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 from svmkit.cli.common import read_data
-from svmkit.cli.progress import progress
+from svmkit.cli.progress import gap_progress, progress
 from svmkit.cli.report import accuracy_line, regression_lines
 
 # The estimators, the model files and scikit-learn's splitters are imported in the functions
@@ -217,10 +217,11 @@ def run(args) -> int:
         est.fit(K, y)
         liblinear_model.save_liblinear_model(est, args.model_file or os.path.basename(args.training_file) + ".model")
         return 0
-    if classifier and args.format == "libsvm":
-        fit_in_libsvm_order(est, K, y)
-    else:
-        est.fit(K, y)
+    with gap_progress(args.quiet):
+        if classifier and args.format == "libsvm":
+            fit_in_libsvm_order(est, K, y)
+        else:
+            est.fit(K, y)
     if ids is not None:
         index_precomputed_support(est, ids, X.shape[1])
     if classifier and not args.quiet:

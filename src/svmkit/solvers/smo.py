@@ -19,6 +19,7 @@ rows all fit in the row source is one block: that is LIBSVM's SMO, run to tol in
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,6 +154,12 @@ def block_size(n: int, n_rows: int, capacity: int, ws_size: int = WS_SIZE) -> in
     return max(2, min(ws_size, n, capacity // 2))
 
 
+#: When set (in the calling thread's context), called as observe(None, tol) when a solve
+#: starts and observe(gap, tol) at each of its outer steps with the maximal KKT violation: the
+#: command line's progress bar.
+gap_observer: ContextVar = ContextVar("gap_observer", default=None)
+
+
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
           ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
     """Solve the dual QP; `rows` is a row source (see `row_source`). A start (`alpha0`, and
@@ -184,6 +191,9 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     kept = np.empty(0, dtype=np.int64)
     unshrunk = not shrinking
     Q_rows = _scratch.take((q, q), np.float32)
+    observe = gap_observer.get()
+    if observe is not None:
+        observe(None, tol)
 
     def rebuild():
         inactive = np.setdiff1d(np.arange(n), act)
@@ -196,6 +206,8 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
         classes = [ya > 0, ya < 0] if problem.nu_mode else [np.ones(act.size, dtype=bool)]
         f, up, low = _violations(ya, alpha[act], Ga, Ua)
         gap, new_local, idle = _gap_and_pick(f, up, low, max(1, q // (4 * len(classes))), classes)
+        if observe is not None:
+            observe(gap, tol)
         if not gap > tol or new_local.size == 0:
             if act.size == n:
                 break
