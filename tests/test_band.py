@@ -290,3 +290,12 @@ def test_scikit_learn_protocol():
 def test_docstring_examples_run():
     result = doctest.testmod(band)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_refit_by_smo_drops_the_reductions_attributes():
+    x = np.linspace(0, 1, 20)[:, None]
+    t = 2 * x[:, 0] + 0.1 * np.sin(20 * x[:, 0])
+    model = HardBandSVR(epsilon=0.2, method="reduction").fit(x, t)
+    assert hasattr(model, "epsilon_bar_")
+    model.set_params(method="smo").fit(x, t)
+    assert not hasattr(model, "epsilon_bar_") and not hasattr(model, "eta_bar_")

@@ -67,3 +67,8 @@ def test_grid_plot_writes_the_heatmap(tmp_path):
     r = svmkit_cli("grid", "-q", "-log2c", "-1,3,2", "-log2g", "-3,-1,2", "--plot", tmp_path / "g.png", DATA / "heart_scale")
     assert r.returncode == 0, r.stderr
     assert f"Output picture: {tmp_path / 'g.png'}" in r.stdout and (tmp_path / "g.png").stat().st_size > 0
+
+
+def test_grid_plot_of_a_grid_without_gamma_is_refused_before_searching(tmp_path):
+    r = svmkit_cli("grid", "-q", "-t", "0", "--plot", tmp_path / "g.png", DATA / "heart_scale")
+    assert r.returncode == 1 and "--plot draws a grid over C and gamma" in r.stderr

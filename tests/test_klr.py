@@ -164,3 +164,11 @@ def test_saved_model_predicts_the_same(tmp_path):
 @parametrize_with_checks([svmkit.KernelLogisticRegression(gamma=0.5)])
 def test_scikit_learn_estimator_contract(estimator, check):
     check(estimator)
+
+
+def test_stopping_before_tol_warns():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = iris()
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        svmkit.KernelLogisticRegression(C=100.0, max_iter=1).fit(X, y)

@@ -174,3 +174,11 @@ _ORDER = "random coordinate order: equal at the optimum, not at tol=1e-4 (see th
                                                              "check_sample_weight_equivalence_on_sparse_data": _ORDER})
 def test_scikit_learn_estimator_contract(estimator, check):
     check(estimator)
+
+
+def test_an_all_zero_row_without_intercept_goes_to_its_bound():
+    X = np.array([[0.0, 0.0], [1, 2], [2, 1], [-1, -2], [-2, -1]])
+    y = np.array([0, 1, 1, 0, 0])
+    model = svmkit.LinearSVC(loss="hinge", fit_intercept=False, random_state=0).fit(X, y)
+    assert np.isfinite(model.coef_).all()
+    assert np.isfinite(svmkit.LinearSVR(fit_intercept=False, random_state=0).fit(X, y + 1.0).coef_).all()

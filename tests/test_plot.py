@@ -123,3 +123,9 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"svmkit\[plot\]"):
         pyplot()
+
+
+def test_regions_follow_classes_in_libsvm_order():
+    from svmkit.plot.boundary import class_index
+
+    np.testing.assert_array_equal(class_index(np.array([2, 1, 3]), np.array([1, 2, 3, 3])), [1, 0, 2, 2])

@@ -197,6 +197,9 @@ class HardBandSVR(RegressorMixin, BaseEstimator):
         tol = check_real(self.tol, "tol", low=0)
         max_iter = check_max_iter(self.max_iter)
         X, y = _check_Xy(X, y)
+        for name in ("epsilon_bar_", "eta_bar_"):  # the reduction's, from an earlier fit
+            if hasattr(self, name):
+                delattr(self, name)
         self.n_features_in_ = X.shape[1]
         self.epsilon_inf_ = epsilon_inf(X, y)[0]
         if epsilon >= np.ptp(y) / 2:

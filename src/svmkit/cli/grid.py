@@ -77,6 +77,8 @@ def search_grid(args, X, y):
             if name == "gamma" and args.kernel_type in (0, 4):
                 continue
             grid[name] = [float(2.0**e) for e in exponents]
+    if getattr(args, "plot", None) and set(grid) != {"C", "gamma"}:
+        raise ValueError(f"--plot draws a grid over C and gamma; this one searches {sorted(grid)}")
     if not regression:
         _, y = libsvm_class_order(*np.unique(y, return_inverse=True))
     search = SVMSearchCV(est, grid, cv=args.folds, scoring="neg_mean_squared_error" if regression else "accuracy",

@@ -28,6 +28,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from svmkit.models import SVR, LinearSVR, NuSVR  # scikit-learn and Numba: only when the command runs
+    from svmkit.models.svr import LAPLACE_MODEL
 
     est = read_model(args.model_file)
     regression = isinstance(est, (SVR, NuSVR, LinearSVR))
@@ -53,8 +54,7 @@ def run(args) -> int:
             fh.writelines(f"{float(v):.17g}\n" for v in pred)
     if not args.quiet:
         if args.probability and regression:
-            print("Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution "
-                  f"e^(-|z|/sigma)/(2sigma),sigma={est.probA_[0]:g}")
+            print(f"{LAPLACE_MODEL}{est.probA_[0]:g}")  # svm-predict's spacing
         lines = regression_lines(y, pred) if regression else [accuracy_line(y, pred)]
         print("\n".join(lines))
     return 0

@@ -32,7 +32,7 @@ def add_parser(sub):
                    help="LIBLINEAR's solvers, by its -s numbers: 1 L2-loss SVC (dual), 3 L1-loss SVC (dual), "
                         "12 L2-loss SVR (dual), 13 L1-loss SVR (dual); the model is a LIBLINEAR file")
     p.add_argument("-B", "--bias", type=float, default=-1.0,
-                   help="with --linear: bias b >= 0 adds a constant feature b (default -1: none)")
+                   help="with --linear: bias b > 0 adds a constant feature b (default -1; b <= 0: none)")
     p.add_argument("training_file")
     p.add_argument("model_file", nargs="?")
     p.set_defaults(run=run)
@@ -85,7 +85,7 @@ def build_estimator(args, n_features):
             raise ValueError(f"--linear -s {s}: svmkit builds LIBLINEAR's dual solvers {sorted(LIBLINEAR_SOLVERS)}")
         name, loss = LIBLINEAR_SOLVERS[s]
         linear = dict(C=args.cost, loss=loss, tol=0.1 if args.tolerance is None else args.tolerance,
-                      fit_intercept=args.bias >= 0, intercept_scaling=args.bias if args.bias > 0 else 1.0,
+                      fit_intercept=args.bias > 0, intercept_scaling=args.bias if args.bias > 0 else 1.0,
                       random_state=0)
         if name == "LinearSVR":
             return models.LinearSVR(epsilon=args.epsilon, **linear)

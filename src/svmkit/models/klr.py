@@ -4,10 +4,13 @@ with β dense — every training point carries weight, unlike an SVM's sparse α
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.linalg as la
 from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 
 from svmkit._validation import check_max_iter, check_params, one_of, real
@@ -132,6 +135,9 @@ class KernelLogisticRegression(ClassifierMixin, ClosedFormModel):
             self._set_expansion(X, centres, coef, res.intercept)
         self.objective_ = res.objective
         self.n_iter_ = res.n_iter
+        if not res.converged:
+            warnings.warn(f"Newton stopped before the gradient fell below tol={self.tol} (max_iter={self.max_iter}, or "
+                          "no descent step left); increase max_iter or tol", ConvergenceWarning, stacklevel=2)
         return self
 
     def decision_function(self, X):

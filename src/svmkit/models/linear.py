@@ -79,6 +79,11 @@ class _LinearSVM(BaseEstimator):
                           f"(max_iter={self.max_iter}).", ConvergenceWarning, stacklevel=3)
         self.objective_ = np.array(objectives)
 
+    @staticmethod
+    def _decision_rows(X, w, bias):
+        """wᵀx + w_b·bias per row from the solver's weights (the last one the constant feature's)."""
+        return np.asarray(X @ w[:-1]).ravel() + w[-1] * bias
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -196,10 +201,6 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         self._store(*zip(*self._run(solve, positives)))
         return self
 
-    @staticmethod
-    def _decision_rows(X, w, bias):
-        return np.asarray(X @ w[:-1]).ravel() + w[-1] * bias
-
     def decision_function(self, X):
         """wᵀx + b per row; for two classes one column flattened (> 0 means classes_[1])."""
         check_is_fitted(self)
@@ -278,7 +279,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         bias = self.intercept_scaling if self.fit_intercept else 0.0
         w, beta, it = dcd_regress(*row_arrays(X[keep]), keep.size, X.shape[1], bias, y[keep], upper, diag,
                                   float(self.epsilon), self.tol, self.max_iter, self._seed())
-        residual = y[keep] - LinearSVC._decision_rows(X[keep], w, bias)
+        residual = y[keep] - self._decision_rows(X[keep], w, bias)
         loss = np.maximum(np.abs(residual) - self.epsilon, 0.0) ** (2 if self.loss in self._squared_losses else 1)
         primal = 0.5 * float(w @ w) + float(c[keep] @ loss)
         dual = float(y[keep] @ beta) - self.epsilon * float(np.abs(beta).sum()) - 0.5 * float(w @ w) \

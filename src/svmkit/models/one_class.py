@@ -97,7 +97,9 @@ class OneClassSVM(OutlierMixin, KernelModel):
             del self.prob_density_marks_
         if not self.probability:
             return
-        dec = row_products(rows, row_index[self.support_], self._dual_coef_[0], row_index) + self._intercept_[0]
+        # the training points the dual kept (positive weight), as LIBSVM's problem holds them
+        kept = row_index[positive_rows(sw)]
+        dec = row_products(rows, row_index[self.support_], self._dual_coef_[0], kept) + self._intercept_[0]
         marks = density_marks(dec)
         if marks is None:
             warnings.warn(f"probability=True: fewer than {N_MARKS // 2} training points on one side of the "
@@ -105,12 +107,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
             return
         self.prob_density_marks_ = marks
 
-    def _check_proba(self):
-        if not self.probability:
-            raise AttributeError("predict_proba is not available when probability=False")
-        return True
-
-    @available_if(_check_proba)
+    @available_if(KernelModel._check_proba)
     def predict_proba(self, X):
         """(P(normal), P(outlier)) per row of X from the density marks of the training decision
         values (LIBSVM 3.30): 0.001 below the first mark, 0.999 above the last, i/10 between."""

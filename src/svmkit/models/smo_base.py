@@ -19,7 +19,7 @@ from svmkit._validation import check_bool, check_max_iter, check_params, real
 from svmkit.kernels.gram import TrainingKernel
 from svmkit.models.expansion import KernelExpansion
 from svmkit.solvers.row_source import RowSource, row_source
-from svmkit.solvers.smo import DualProblem, DualResult, solve
+from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, solve
 
 #: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
 LP_MAX_ROWS = 3000
@@ -88,11 +88,19 @@ def probability_folds(n: int, seed: int) -> np.ndarray:
     return fold
 
 
-def each_task(rows: RowSource, work, tasks) -> list:
-    """[work(t) for t in tasks], on threads when `rows` may be fetched concurrently (the
-    compiled loops release the GIL), else in turn."""
+def may_share_threads(rows: RowSource, verbose=False) -> bool:
+    """Whether solves on `rows` may run on several threads at once: the rows can be fetched
+    concurrently, Numba's threading layer allows it, and no summary is printed (lines from
+    several solves would interleave)."""
+    return bool(getattr(rows, "concurrent", False)) and not verbose and (os.cpu_count() or 1) > 1 \
+        and concurrent_solves_safe()
+
+
+def each_task(rows: RowSource, work, tasks, verbose=False) -> list:
+    """[work(t) for t in tasks], on threads when `may_share_threads` (the compiled loops
+    release the GIL), else in turn."""
     workers = min(len(tasks), os.cpu_count() or 1)
-    if not getattr(rows, "concurrent", False) or workers < 2:
+    if workers < 2 or not may_share_threads(rows, verbose):
         return [work(t) for t in tasks]
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(work, tasks))
@@ -149,14 +157,13 @@ class KernelModel(KernelExpansion):
                         self.kernel, self.gamma_, self.degree, self.coef0)
             if starts is None and getattr(self, "_warm_key", None) == warm_key:
                 starts = self._starts_from(self._problem_fits, self._warm_params)
-        if (self._calibrates_alone and getattr(self, "probability", False) and getattr(rows, "concurrent", False)
-                and not self.verbose):
-            # the calibration folds need nothing of the full fit: both share the cores (with
-            # `verbose` in turn, so that LIBSVM's summaries keep their order)
+        if self._calibrates_alone and getattr(self, "probability", False) and may_share_threads(rows, self.verbose):
+            # the calibration folds need nothing of the full fit: both share the cores; the full
+            # fit runs here, so that its own errors come first and progress is reported
             with ThreadPoolExecutor(1) as pool:
-                full = pool.submit(self._solve_problems, rows, row_index, target, weight, starts)
-                self._calibrate(X, rows, row_index, target, weight)
-                fits = full.result()
+                calibration = pool.submit(self._calibrate, X, rows, row_index, target, weight)
+                fits = self._solve_problems(rows, row_index, target, weight, starts)
+                calibration.result()
             self._set_fitted(X, target, fits)
         else:
             fits = self._solve_problems(rows, row_index, target, weight, starts)
@@ -169,6 +176,12 @@ class KernelModel(KernelExpansion):
     def _calibrate(self, X, rows, row_index, target, weight):
         """Fit what `probability=True` asks for on the training kernel `rows` (the models with
         probabilities override this)."""
+
+    def _check_proba(self):
+        """predict_proba exists only with probability=True (scikit-learn's wording)."""
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
 
     def _probability_seed(self, X, labels) -> int:
         """The seed of the calibration folds: from `random_state` when it is given, else from

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_bool, check_real, one_of, real
 from svmkit.exceptions import NotSeparableError
@@ -102,21 +102,24 @@ class BaseSVC(ClassifierMixin, KernelModel):
         self.probA_, self.probB_ = np.empty(0), np.empty(0)
         if not self.probability:
             return
-        fold = probability_folds(y_enc.size, self._probability_seed(X, y_enc))
+        seed = self._probability_seed(X, y_enc)
         pairs = [(a, b, *self._pair_rows(y_enc, weight, a, b)) for a, b in ovo.class_pairs(self.classes_.shape[0])]
+        # each pair's rows are dealt into its own folds, as LIBSVM deals them
+        folds = [probability_folds(idx.size, seed + k) for k, (_, _, idx, _) in enumerate(pairs)]
 
         def fold_decisions(task):
-            a, b, idx, ypair = pairs[task[0]]
-            return self._fold_decisions(rows, row_index[idx], ypair, weight[idx], fold[idx] == task[1], (a, b))
+            k, f = task
+            a, b, idx, ypair = pairs[k]
+            return self._fold_decisions(rows, row_index[idx], ypair, weight[idx], folds[k] == f, (a, b))
 
         tasks = [(k, f) for k in range(len(pairs)) for f in range(PROBABILITY_FOLDS)]
-        decisions = each_task(rows, fold_decisions, tasks)
+        decisions = each_task(rows, fold_decisions, tasks, self.verbose)
         params = []
         for k, (_, _, idx, ypair) in enumerate(pairs):
             dec = np.empty(idx.size)
             for (task_pair, f), values in zip(tasks, decisions):
                 if task_pair == k:
-                    dec[fold[idx] == f] = values
+                    dec[folds[k] == f] = values
             params.append(fit_sigmoid(dec, ypair))
         self.probA_, self.probB_ = (np.array(v) for v in zip(*params))
 
@@ -138,12 +141,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
         nz = coef != 0
         return row_products(rows, problem.kidx[nz], coef[nz], kidx[test]) - scale * res.rho
 
-    def _check_proba(self):
-        if not self.probability:
-            raise AttributeError("predict_proba is not available when probability=False")
-        return True
-
-    @available_if(_check_proba)
+    @available_if(KernelModel._check_proba)
     def predict_proba(self, X):
         """P(class | x) for every row of X, columns in `classes_` order: each pair's sigmoid of its
         decision value (probA_, probB_), coupled across pairs (Wu, Lin & Weng 2004, method 2).
@@ -161,12 +159,12 @@ class BaseSVC(ClassifierMixin, KernelModel):
         """Class probabilities from LIBSVM's decision values, one column per class pair."""
         return couple(pairwise_probabilities(dec, self.probA_, self.probB_, self.classes_.shape[0]))
 
-    @available_if(_check_proba)
+    @available_if(KernelModel._check_proba)
     def predict_log_proba(self, X):
         """log P(class | x): the log of `predict_proba`."""
         return np.log(self.predict_proba(X))
 
-    @available_if(_check_proba)
+    @available_if(KernelModel._check_proba)
     def predict_by_probability(self, X):
         """The class of highest `predict_proba` for every row of X (svm-predict -b 1's rule; ties
         to the first class)."""

@@ -23,6 +23,11 @@ from svmkit.solvers.row_source import row_products
 from svmkit.solvers.smo import UnboundedDualError
 
 
+#: The noise model's description as LIBSVM prints it, up to σ's value.
+LAPLACE_MODEL = ("Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution "
+                 "e^(-|z|/sigma)/(2sigma),sigma=")
+
+
 class BaseSVR(RegressorMixin, KernelModel):
     """One 2N-variable dual over the rows of positive weight; subclasses give the problem."""
 
@@ -62,20 +67,27 @@ class BaseSVR(RegressorMixin, KernelModel):
         keep = positive_rows(sw)
         fold = probability_folds(keep.size, self._probability_seed(X, y))
 
+        if keep.size < 2:
+            raise ValueError(f"probability=True needs at least 2 samples of positive weight for its internal "
+                             f"{PROBABILITY_FOLDS}-fold cross-validation, got {keep.size}")
+
         def fold_predictions(f):
             test, train = keep[fold == f], keep[fold != f]
             if not test.size:
                 return np.empty(0)
-            (fit,) = self._solve_problems(rows, row_index[train], y[train], sw[train], None)
+            try:
+                (fit,) = self._solve_problems(rows, row_index[train], y[train], sw[train], None)
+            except ValueError as err:
+                raise ValueError(f"probability=True: a fold of the internal {PROBABILITY_FOLDS}-fold "
+                                 f"cross-validation cannot be fitted: {err}") from None
             return row_products(rows, row_index[train][fit.rows], fit.coef, row_index[test]) - fit.rho
 
         pred = np.empty(keep.size)
-        for f, values in enumerate(each_task(rows, fold_predictions, list(range(PROBABILITY_FOLDS)))):
+        for f, values in enumerate(each_task(rows, fold_predictions, list(range(PROBABILITY_FOLDS)), self.verbose)):
             pred[fold == f] = values
         self.probA_ = np.array([laplace_scale(y[keep] - pred)])
         if self.verbose:
-            print("Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution "
-                  f"e^(-|z|/sigma)/(2sigma),sigma= {self.probA_[0]:g}")
+            print(f"{LAPLACE_MODEL} {self.probA_[0]:g}")  # svm-train's spacing
 
     def predict_interval(self, X, coverage=0.9):
         """(lower, upper) bounds per row of X holding the target with probability `coverage`

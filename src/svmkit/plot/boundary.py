@@ -37,6 +37,12 @@ def _grid(P, resolution):
     return np.meshgrid(xs, ys)
 
 
+def class_index(classes, labels) -> np.ndarray:
+    """The position of each label in `classes`, which may keep LIBSVM's order (first
+    appearance in the training file) rather than a sorted one."""
+    return np.argmax(np.asarray(labels)[:, None] == np.asarray(classes)[None, :], axis=1)
+
+
 def _categories(est, n):
     """Training rows per marker category: from the SV attributes when the model has them."""
     if hasattr(est, "free_support_") and hasattr(est, "bounded_support_"):
@@ -75,7 +81,7 @@ def decision_boundary(est, X, y, ax=None, project=None, resolution=200, legend=T
         ax.contour(gx, gy, f, levels=levels, colors="k", linestyles=["--", "-", "--"] if margins else ["-"],
                    linewidths=1.0)
     else:
-        k = np.searchsorted(classes, est.predict(grid)).reshape(gx.shape)
+        k = class_index(classes, est.predict(grid)).reshape(gx.shape)
         ax.contourf(gx, gy, k, levels=np.arange(classes.size + 1) - 0.5, colors=colours, alpha=0.25)
         ax.contour(gx, gy, k, levels=np.arange(classes.size - 1) + 0.5, colors="k", linewidths=1.0)
     y = np.asarray(y)

@@ -64,6 +64,9 @@ class OnSharedKernel:
         return self.est._decision_from_raw(self._raw(K_test))
 
     def predict_proba(self, K_test):
+        if np.size(getattr(self.est, "probA_", ())) == 0:
+            raise ValueError("a scoring that needs probabilities (e.g. 'neg_log_loss') needs the estimator's "
+                             "probability=True")
         return self.est._proba_from_raw(self._raw(K_test))
 
 

@@ -462,3 +462,12 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
     for s in range(q):
         alpha[var[s]] = slot_alpha[s]
     return it
+
+
+@njit(parallel=True, cache=True)
+def _choose_threading_layer(n):
+    """A trivial parallel loop: running it makes Numba choose its threading layer."""
+    total = 0
+    for i in prange(n):
+        total += i
+    return total

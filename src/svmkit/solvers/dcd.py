@@ -63,7 +63,9 @@ def _squared_norms(n, dense, data, indices, indptr, sparse, bias):
     return out
 
 
-@njit(cache=True, nogil=True)
+# error_model="numpy": an all-zero row without a bias has ‖x‖² = 0, and its step is ±inf
+# clipped to the bound, as in LIBLINEAR's C, not a ZeroDivisionError.
+@njit(cache=True, nogil=True, error_model="numpy")
 def dcd_classify(dense, data, indices, indptr, sparse, n, n_weights, bias, y, upper, diag, tol, max_iter, seed):
     """Solve the classification dual; returns (w (n_weights + 1, the last entry the bias
     weight), α, passes). Stops when the projected gradient's spread over a full pass is ≤ tol."""
@@ -120,7 +122,7 @@ def dcd_classify(dense, data, indices, indptr, sparse, n, n_weights, bias, y, up
     return w, alpha, it
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def dcd_regress(dense, data, indices, indptr, sparse, n, n_weights, bias, y, upper, diag, epsilon, tol, max_iter,
                 seed):
     """Solve the regression dual; returns (w, β, passes). Stops when the pass's summed

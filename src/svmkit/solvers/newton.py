@@ -41,13 +41,21 @@ MIN_WEIGHT = 1e-12
 
 class KernelOperator:
     """K as the solver needs it: products K V, its dense form when small, and features Φ
-    (n × m) with ΦΦᵀ ≈ K for the preconditioner (exact when Φ spans K's range)."""
+    (n × m) with ΦΦᵀ ≈ K for the preconditioner (exact when Φ spans K's range), made by
+    `make_features` on first use (the Cholesky path never needs them)."""
 
-    def __init__(self, matmul, n: int, features: np.ndarray, dense=None):
+    def __init__(self, matmul, n: int, make_features, dense=None):
         self.matmul = matmul
         self.n = n
-        self.features = features
+        self._make_features = make_features
+        self._features = None
         self.dense = dense
+
+    @property
+    def features(self) -> np.ndarray:
+        if self._features is None:
+            self._features = self._make_features()
+        return self._features
 
 
 def dense_operator(K: np.ndarray, n_features: int, seed: int = 0) -> KernelOperator:
@@ -56,13 +64,13 @@ def dense_operator(K: np.ndarray, n_features: int, seed: int = 0) -> KernelOpera
     n = K.shape[0]
     m = min(n, n_features)
     cols = np.sort(np.random.default_rng(seed).choice(n, size=m, replace=False))
-    Phi, _ = nystrom_features(K[:, cols], K[np.ix_(cols, cols)])
-    return KernelOperator(lambda V: K @ V, n, Phi, dense=lambda: K)
+    return KernelOperator(lambda V: K @ V, n, lambda: nystrom_features(K[:, cols], K[np.ix_(cols, cols)])[0],
+                          dense=lambda: K)
 
 
 def feature_operator(Phi: np.ndarray) -> KernelOperator:
     """The operator of the low-rank kernel ΦΦᵀ (Nyström), never formed."""
-    return KernelOperator(lambda V: Phi @ (Phi.T @ V), Phi.shape[0], Phi)
+    return KernelOperator(lambda V: Phi @ (Phi.T @ V), Phi.shape[0], lambda: Phi)
 
 
 def nystrom_features(K_NM: np.ndarray, K_MM: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

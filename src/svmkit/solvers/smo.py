@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from svmkit import _scratch
-from svmkit.solvers._smo_loops import inner_smo, update_gradient
+from svmkit.solvers._smo_loops import _choose_threading_layer, inner_smo, update_gradient
 
 #: Working-set size of the batched solver.
 WS_SIZE = 2048
@@ -152,6 +152,20 @@ def block_size(n: int, n_rows: int, capacity: int, ws_size: int = WS_SIZE) -> in
     if n <= FULL_BLOCK and n_rows <= capacity:
         return n
     return max(2, min(ws_size, n, capacity // 2))
+
+
+def concurrent_solves_safe() -> bool:
+    """Whether several threads may solve at once: Numba's parallel loops may be entered from
+    several threads under its OpenMP and TBB threading layers, not under the workqueue layer it
+    falls back to where neither loads (which aborts the process)."""
+    import numba
+
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel loop has run yet: run one so that the layer is chosen
+        _choose_threading_layer(2)
+        layer = numba.threading_layer()
+    return layer in ("omp", "tbb")
 
 
 #: When set (in the calling thread's context), called as observe(None, tol) when a solve
