@@ -9,6 +9,19 @@ import numpy as np
 import scipy.sparse as sp
 
 
+def encode_classes(y, name) -> tuple[np.ndarray, np.ndarray]:
+    """(classes, y as class numbers) of classification targets; estimator `name` needs at least
+    two classes."""
+    # scikit-learn on first use: the data readers import this module without needing it
+    from sklearn.utils.multiclass import check_classification_targets
+
+    check_classification_targets(y)
+    classes, y_enc = np.unique(y, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({classes[0]!r})")
+    return classes, y_enc
+
+
 def check_finite_rows(X, name="X") -> None:
     """Raise a ValueError naming the first row (and column) holding NaN or infinity."""
     data = X.data if sp.issparse(X) else np.asarray(X)

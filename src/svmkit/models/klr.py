@@ -11,9 +11,8 @@ import scipy.linalg as la
 from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 
-from svmkit._validation import check_max_iter, check_params, one_of, real
+from svmkit._validation import check_max_iter, encode_classes, one_of, real
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.models.closed_form import ClosedFormModel, check_components
 from svmkit.models.expansion import KernelExpansion
@@ -102,17 +101,11 @@ class KernelLogisticRegression(ClassifierMixin, ClosedFormModel):
     def fit(self, X, y, sample_weight=None):
         """Fit β and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: labels;
         sample_weight scales each row's loss."""
-        check_params(self, self._constraints)
-        if self.solver == "nystrom" and self.kernel == "precomputed":
-            raise ValueError("solver='nystrom' computes kernel blocks from X; it cannot take kernel='precomputed'")
+        self._check_fit_params()
         if self.max_iter == -1:
             raise ValueError("max_iter must be a positive number of Newton steps, got max_iter=-1")
         X, y = self._validate_Xy(X, y)
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in y; "
-                             f"got 1 class ({self.classes_[0]!r})")
+        self.classes_, y_enc = encode_classes(y, type(self).__name__)
         weight = self.C * self._sample_weight(sample_weight, X)
         T = (y_enc[:, None] == 1).astype(np.float64) if self.classes_.shape[0] == 2 else np.eye(self.classes_.shape[0])[y_enc]
         spec, Xk = self._resolve_kernel(X)

@@ -21,10 +21,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from svmkit._validation import check_bool, check_int, check_params, one_of, real
+from svmkit._validation import check_bool, check_int, check_params, encode_classes, one_of, real
+from svmkit.models.smo_base import positive_rows
 from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_arrays
 
 
@@ -63,13 +63,17 @@ class _LinearSVM(BaseEstimator):
             return np.full(c.size, np.inf), 0.5 / c
         return c, np.zeros(c.size)
 
+    def _bias(self) -> float:
+        """The constant feature whose weight is the intercept (0: none)."""
+        return self.intercept_scaling if self.fit_intercept else 0.0
+
     def _seed(self):
         return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
 
     def _store(self, weights, passes, objectives):
         """coef_ and intercept_ from the solver's weights (the last one the constant feature's),
         n_iter_, objective_; warns when a problem ran out of passes."""
-        bias = self.intercept_scaling if self.fit_intercept else 0.0
+        bias = self._bias()
         W = np.vstack(weights)
         self.coef_ = W[:, :-1]
         self.intercept_ = W[:, -1] * bias
@@ -172,29 +176,25 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     def fit(self, X, y, sample_weight=None):
         """Fit w and b. X: (n_samples, n_features) dense or CSR."""
         X, y, sw = self._validate(X, y, sample_weight, classification=True)
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(f"LinearSVC needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]!r})")
+        self.classes_, y_enc = encode_classes(y, "LinearSVC")
         cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y) if self.class_weight else \
             np.ones(self.classes_.shape[0])
         c = self.C * cw[y_enc] * sw
-        keep = np.flatnonzero(c > 0)
-        if keep.size == 0:
-            raise ValueError("sample_weight is zero for every sample; at least one must be positive")
-        rows = row_arrays(X[keep])
-        upper, diag = self._bounds(c[keep])
-        bias = self.intercept_scaling if self.fit_intercept else 0.0
+        keep = positive_rows(c)
+        Xk, c, y_enc = X[keep], c[keep], y_enc[keep]
+        rows = row_arrays(Xk)
+        upper, diag = self._bounds(c)
+        bias = self._bias()
         positives = [1] if self.classes_.shape[0] == 2 else list(range(self.classes_.shape[0]))
         seed = self._seed()
 
         def solve(k):
-            yk = np.where(y_enc[keep] == k, 1.0, -1.0)
+            yk = np.where(y_enc == k, 1.0, -1.0)
             w, alpha, it = dcd_classify(*rows, keep.size, X.shape[1], bias, yk, upper, diag, self.tol, self.max_iter,
                                         seed)
-            margin = 1.0 - yk * self._decision_rows(X[keep], w, bias)
+            margin = 1.0 - yk * self._decision_rows(Xk, w, bias)
             loss = np.maximum(margin, 0.0) ** (2 if self.loss == "squared_hinge" else 1)
-            primal = 0.5 * float(w @ w) + float(c[keep] @ loss)
+            primal = 0.5 * float(w @ w) + float(c @ loss)
             dual = float(alpha.sum()) - 0.5 * float(w @ w) - 0.5 * float(diag @ (alpha * alpha))
             return w, it, (primal, dual, primal - dual)
 
@@ -270,19 +270,16 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     def fit(self, X, y, sample_weight=None):
         """Fit w and b. X: (n_samples, n_features) dense or CSR; y: real targets."""
         X, y, sw = self._validate(X, y, sample_weight, classification=False)
-        y = np.asarray(y, dtype=np.float64)
-        c = self.C * sw
-        keep = np.flatnonzero(c > 0)
-        if keep.size == 0:
-            raise ValueError("sample_weight is zero for every sample; at least one must be positive")
-        upper, diag = self._bounds(c[keep])
-        bias = self.intercept_scaling if self.fit_intercept else 0.0
-        w, beta, it = dcd_regress(*row_arrays(X[keep]), keep.size, X.shape[1], bias, y[keep], upper, diag,
+        keep = positive_rows(self.C * sw)
+        Xk, y, c = X[keep], np.asarray(y, dtype=np.float64)[keep], self.C * sw[keep]
+        upper, diag = self._bounds(c)
+        bias = self._bias()
+        w, beta, it = dcd_regress(*row_arrays(Xk), keep.size, X.shape[1], bias, y, upper, diag,
                                   float(self.epsilon), self.tol, self.max_iter, self._seed())
-        residual = y[keep] - self._decision_rows(X[keep], w, bias)
+        residual = y - self._decision_rows(Xk, w, bias)
         loss = np.maximum(np.abs(residual) - self.epsilon, 0.0) ** (2 if self.loss in self._squared_losses else 1)
-        primal = 0.5 * float(w @ w) + float(c[keep] @ loss)
-        dual = float(y[keep] @ beta) - self.epsilon * float(np.abs(beta).sum()) - 0.5 * float(w @ w) \
+        primal = 0.5 * float(w @ w) + float(c @ loss)
+        dual = float(y @ beta) - self.epsilon * float(np.abs(beta).sum()) - 0.5 * float(w @ w) \
             - 0.5 * float(diag @ (beta * beta))
         self._store([w], [it], (primal, dual, primal - dual))
         self.coef_, self.intercept_ = self.coef_[0], self.intercept_[:1]

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
 
 from svmkit._metrics import r2_from_residuals
-from svmkit._validation import check_bool, check_real, one_of, real
+from svmkit._validation import check_bool, check_real, encode_classes, one_of, real
 from svmkit.models import ovo
 from svmkit.models.closed_form import ClosedFormModel
 from svmkit.solvers.linsys import EigenShift, bordered_loo, bordered_solution
@@ -226,11 +225,8 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         """Validated X, the ±1 target columns (one, or one per class for one-vs-rest) and y;
         sets `classes_`."""
         X, y = self._validate_Xy(X, y)
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        self.classes_, y_enc = encode_classes(y, "LSSVC")
         n_classes = self.classes_.size
-        if n_classes < 2:
-            raise ValueError(f"LSSVC needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]!r})")
         classes = [1] if n_classes == 2 else range(n_classes)
         return X, np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes]), y
 

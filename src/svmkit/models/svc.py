@@ -14,10 +14,9 @@ from sklearn.base import ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_bool, check_real, one_of, real
+from svmkit._validation import check_bool, check_real, encode_classes, one_of, real
 from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, ovo
 from svmkit.models.expansion import read_only
@@ -66,11 +65,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
     def _prepare(self, X, y, sample_weight):
         """Validated X, y encoded as class numbers, and each row's weight (sample × class)."""
         X, y = self._validate_Xy(X, y)
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in y; "
-                             f"got 1 class ({self.classes_[0]!r})")
+        self.classes_, y_enc = encode_classes(y, type(self).__name__)
         sw = self._sample_weight(sample_weight, X)
         self.class_weight_ = self._check_class_weight(y_enc)
         return X, y_enc, sw * self.class_weight_[y_enc]

@@ -48,6 +48,22 @@ def _axpy(d, w, i, dense, data, indices, indptr, sparse, bias):
             w[j] += d * dense[i, j]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _shuffle(index, active):
+    """A random permutation of the active variables' order (LIBLINEAR's per-pass shuffle)."""
+    for s in range(active):
+        j = s + np.random.randint(active - s)
+        index[s], index[j] = index[j], index[s]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shrink(index, s, active):
+    """Move the variable at position s out of the active set; returns the new active size."""
+    active -= 1
+    index[s], index[active] = index[active], index[s]
+    return active
+
+
 @njit(cache=True, nogil=True)
 def _squared_norms(n, dense, data, indices, indptr, sparse, bias):
     out = np.empty(n)
@@ -79,9 +95,7 @@ def dcd_classify(dense, data, indices, indptr, sparse, n, n_weights, bias, y, up
     it = 0
     while it < max_iter:
         pg_max, pg_min = -np.inf, np.inf
-        for s in range(active):
-            j = s + np.random.randint(active - s)
-            index[s], index[j] = index[j], index[s]
+        _shuffle(index, active)
         s = 0
         while s < active:
             i = index[s]
@@ -89,15 +103,13 @@ def dcd_classify(dense, data, indices, indptr, sparse, n, n_weights, bias, y, up
             PG = 0.0
             if alpha[i] == 0.0:
                 if G > pg_max_old:
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
+                    active = _shrink(index, s, active)
                     continue
                 if G < 0.0:
                     PG = G
             elif alpha[i] == upper[i]:
                 if G < pg_min_old:
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
+                    active = _shrink(index, s, active)
                     continue
                 if G > 0.0:
                     PG = G
@@ -138,9 +150,7 @@ def dcd_regress(dense, data, indices, indptr, sparse, n, n_weights, bias, y, upp
     it = 0
     while it < max_iter:
         g_max, g_norm = 0.0, 0.0
-        for s in range(active):
-            j = s + np.random.randint(active - s)
-            index[s], index[j] = index[j], index[s]
+        _shuffle(index, active)
         s = 0
         while s < active:
             i = index[s]
@@ -154,22 +164,19 @@ def dcd_regress(dense, data, indices, indptr, sparse, n, n_weights, bias, y, upp
                 elif Gn > 0.0:
                     violation = Gn
                 elif Gp > g_max_old and Gn < -g_max_old:
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
+                    active = _shrink(index, s, active)
                     continue
             elif beta[i] >= upper[i]:
                 if Gp > 0.0:
                     violation = Gp
                 elif Gp < -g_max_old:
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
+                    active = _shrink(index, s, active)
                     continue
             elif beta[i] <= -upper[i]:
                 if Gn < 0.0:
                     violation = -Gn
                 elif Gn > g_max_old:
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
+                    active = _shrink(index, s, active)
                     continue
             elif beta[i] > 0.0:
                 violation = abs(Gp)
