@@ -17,11 +17,12 @@ import argparse
 import json
 import platform
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from workers import run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("svmkit", "svmkit-dask", "scikit-learn", "sklearn-intelex", "liquidSVM-grid", "liquidSVM-default")
@@ -120,10 +121,7 @@ def main(argv=None):
         rows = {}
         for system in systems:
             try:
-                out = subprocess.run([sys.executable, __file__, "--worker", name, system], capture_output=True,
-                                     text=True, timeout=args.timeout)
-                rows[system] = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else \
-                    {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
+                rows[system] = run_worker(__file__, (name, system), timeout=args.timeout)[0]
             except subprocess.TimeoutExpired:
                 rows[system] = {"error": f"over {args.timeout:g} s"}
         base = rows.get("scikit-learn", {}).get("seconds")

@@ -20,14 +20,14 @@ import argparse
 import json
 import platform
 import re
-import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+
+from workers import run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("svmkit", "scikit-learn", "liblinear")
@@ -106,13 +106,9 @@ def run(name, loss, system, C, tol):
 
 
 def in_process(*args):
-    out = subprocess.run([sys.executable, __file__, "--worker", *map(str, args)], capture_output=True, text=True,
-                         timeout=3600)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    counts = re.findall(r"#iter = (\d+)", out.stdout)
-    if result["passes"] is None and counts:
+    result, stdout = run_worker(__file__, args, timeout=3600)
+    counts = re.findall(r"#iter = (\d+)", stdout)
+    if "error" not in result and result["passes"] is None and counts:
         result["passes"] = int(counts[-1])
     return result
 

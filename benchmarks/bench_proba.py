@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import subprocess
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+
+from workers import run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 #: (C, γ) of the SVMs and of KLR per set (RBF); LIBSVM's guide values for these sets.
@@ -98,11 +98,7 @@ def run(name, system, rows, components):
 
 
 def in_process(name, system, rows, components):
-    out = subprocess.run([sys.executable, __file__, "--worker", name, system, str(rows), str(components)],
-                         capture_output=True, text=True, timeout=3600)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_worker(__file__, (name, system, rows, components), timeout=3600)[0]
 
 
 def main():

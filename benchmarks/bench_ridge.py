@@ -18,11 +18,11 @@ import contextlib
 import json
 import platform
 import resource
-import subprocess
-import sys
 import time
 
 import numpy as np
+
+from workers import run_worker  # beside this script, whose folder is on sys.path
 
 GAMMA, ALPHA, FEATURES = 0.5, 1e-3, 8
 GRID_ALPHAS = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
@@ -74,11 +74,7 @@ def run(part, n, system, components):
 
 
 def in_process(part, n, system, components):
-    out = subprocess.run([sys.executable, __file__, "--worker", part, str(n), system, str(components)],
-                         capture_output=True, text=True, timeout=1800)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_worker(__file__, (part, n, system, components), timeout=1800)[0]
 
 
 def main():
