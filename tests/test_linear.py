@@ -182,3 +182,34 @@ def test_an_all_zero_row_without_intercept_goes_to_its_bound():
     model = svmkit.LinearSVC(loss="hinge", fit_intercept=False, random_state=0).fit(X, y)
     assert np.isfinite(model.coef_).all()
     assert np.isfinite(svmkit.LinearSVR(fit_intercept=False, random_state=0).fit(X, y + 1.0).coef_).all()
+
+
+def test_row_groups_share_a_table_entry_between_rows_with_equal_constants():
+    from svmkit.solvers.dcd import row_groups
+
+    sign = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
+    upper = np.array([2.0, 2.0, 2.0, 5.0, 2.0])
+    group, sign_of, upper_of = row_groups(sign, upper)
+    assert group.dtype == np.int32
+    assert len(set(group.tolist())) == 3
+    assert group[0] == group[2] and group[1] == group[4] and group[3] not in (group[0], group[1])
+    np.testing.assert_array_equal(sign_of[group], sign)
+    np.testing.assert_array_equal(upper_of[group], upper)
+
+
+def test_prefetch_is_a_hint_that_changes_no_result_even_out_of_range():
+    from numba import njit
+
+    from svmkit.solvers.prefetch import prefetch
+
+    @njit
+    def total(a, b):
+        s = 0.0
+        for i in range(a.shape[0]):
+            prefetch(a, i + 10_000)
+            prefetch(b, i * b.shape[1])
+            s += a[i] + b[i, 0]
+        return s
+
+    a, b = np.arange(5.0), np.ones((5, 3))
+    assert total(a, b) == 15.0

@@ -25,7 +25,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from svmkit._validation import check_bool, check_int, check_params, encode_classes, one_of, real
 from svmkit.models.smo_base import positive_rows
-from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_arrays
+from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_groups
 
 
 def _check_dual(value, name):
@@ -182,7 +182,6 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         c = self.C * cw[y_enc] * sw
         keep = positive_rows(c)
         Xk, c, y_enc = X[keep], c[keep], y_enc[keep]
-        rows = row_arrays(Xk)
         upper, diag = self._bounds(c)
         bias = self._bias()
         positives = [1] if self.classes_.shape[0] == 2 else list(range(self.classes_.shape[0]))
@@ -190,8 +189,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
 
         def solve(k):
             yk = np.where(y_enc == k, 1.0, -1.0)
-            w, alpha, it = dcd_classify(*rows, keep.size, X.shape[1], bias, yk, upper, diag, self.tol, self.max_iter,
-                                        seed)
+            w, alpha, it = dcd_classify(Xk, bias, *row_groups(yk, upper, diag), self.tol, self.max_iter, seed)
             margin = 1.0 - yk * self._decision_rows(Xk, w, bias)
             loss = np.maximum(margin, 0.0) ** (2 if self.loss == "squared_hinge" else 1)
             primal = 0.5 * float(w @ w) + float(c @ loss)
@@ -274,8 +272,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         Xk, y, c = X[keep], np.asarray(y, dtype=np.float64)[keep], self.C * sw[keep]
         upper, diag = self._bounds(c)
         bias = self._bias()
-        w, beta, it = dcd_regress(*row_arrays(Xk), keep.size, X.shape[1], bias, y, upper, diag,
-                                  float(self.epsilon), self.tol, self.max_iter, self._seed())
+        w, beta, it = dcd_regress(Xk, bias, y, *row_groups(upper, diag), float(self.epsilon), self.tol,
+                                  self.max_iter, self._seed())
         residual = y - self._decision_rows(Xk, w, bias)
         loss = np.maximum(np.abs(residual) - self.epsilon, 0.0) ** (2 if self.loss in self._squared_losses else 1)
         primal = 0.5 * float(w @ w) + float(c @ loss)
