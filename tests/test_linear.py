@@ -213,3 +213,15 @@ def test_prefetch_is_a_hint_that_changes_no_result_even_out_of_range():
 
     a, b = np.arange(5.0), np.ones((5, 3))
     assert total(a, b) == 15.0
+
+
+def test_csr_values_are_stored_narrow_only_when_exact():
+    from svmkit.solvers.dcd import _rows
+
+    binary = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]))
+    scaled = sp.csr_matrix(np.array([[0.1, 0.0, 1.0], [0.0, 1.0 / 3.0, 0.0]]))
+    _, data, indices, _, _ = _rows(binary)
+    assert data.dtype == np.float32 and indices.dtype == np.uint32
+    _, data, _, _, _ = _rows(scaled)
+    assert data.dtype == np.float64
+    np.testing.assert_array_equal(data, scaled.data)

@@ -38,78 +38,78 @@ STEP_MIN = 1e-12
 AHEAD = 4
 
 
-def _row_dot(w, i, rows, bias):
-    """wᵀx_i + w_bias·bias (compiled only; dense or CSR rows, chosen when compiled)."""
+def _row_dot(w, i, dense, data, indices, indptr, bias):
+    """wᵀx_i + w_bias·bias (compiled only): row i of `dense`, or of the CSR parts when `dense`
+    is None, chosen when compiled."""
 
 
-def _row_axpy(d, w, i, rows, bias):
+def _row_axpy(d, w, i, dense, data, indices, indptr, bias):
     """w += d·(x_i, bias) (compiled only)."""
 
 
-def _prefetch_row(rows, k):
+def _prefetch_row(k, dense, data, indices, indptr):
     """Ask for row k's memory (compiled only)."""
 
 
 # The layout is chosen by type when compiling, not by a flag at run time: a run-time branch
-# between the dense and the CSR loop in every update measured 1.6× slower on a9a.
+# between the dense and the CSR loop in every update measured 1.6× slower on a9a. The arrays
+# travel as separate arguments: unpacking a tuple of them costs reference counting (atomic
+# calls) in every update.
 @overload(_row_dot, inline="always")
-def _row_dot_layout(w, i, rows, bias):
-    if isinstance(rows, types.Array):
-        def dense(w, i, rows, bias):
+def _row_dot_layout(w, i, dense, data, indices, indptr, bias):
+    if isinstance(dense, types.NoneType):
+        def csr(w, i, dense, data, indices, indptr, bias):
             s = w[w.size - 1] * bias
-            for j in range(rows.shape[1]):
-                s += w[j] * rows[i, j]
+            for p in range(indptr[i], indptr[i + 1]):
+                s += w[indices[p]] * data[p]
             return s
-        return dense
+        return csr
 
-    def csr(w, i, rows, bias):
-        data, indices, indptr = rows
+    def rows(w, i, dense, data, indices, indptr, bias):
         s = w[w.size - 1] * bias
-        for p in range(indptr[i], indptr[i + 1]):
-            s += w[indices[p]] * data[p]
+        for j in range(dense.shape[1]):
+            s += w[j] * dense[i, j]
         return s
-    return csr
+    return rows
 
 
 @overload(_row_axpy, inline="always")
-def _row_axpy_layout(d, w, i, rows, bias):
-    if isinstance(rows, types.Array):
-        def dense(d, w, i, rows, bias):
+def _row_axpy_layout(d, w, i, dense, data, indices, indptr, bias):
+    if isinstance(dense, types.NoneType):
+        def csr(d, w, i, dense, data, indices, indptr, bias):
             w[w.size - 1] += d * bias
-            for j in range(rows.shape[1]):
-                w[j] += d * rows[i, j]
-        return dense
+            for p in range(indptr[i], indptr[i + 1]):
+                w[indices[p]] += d * data[p]
+        return csr
 
-    def csr(d, w, i, rows, bias):
-        data, indices, indptr = rows
+    def rows(d, w, i, dense, data, indices, indptr, bias):
         w[w.size - 1] += d * bias
-        for p in range(indptr[i], indptr[i + 1]):
-            w[indices[p]] += d * data[p]
-    return csr
+        for j in range(dense.shape[1]):
+            w[j] += d * dense[i, j]
+    return rows
 
 
 @overload(_prefetch_row, inline="always")
-def _prefetch_row_layout(rows, k):
-    if isinstance(rows, types.Array):
-        def dense(rows, k):
-            prefetch(rows, k * rows.shape[1])
-            prefetch(rows, (k + 1) * rows.shape[1] - 1)
-        return dense
+def _prefetch_row_layout(k, dense, data, indices, indptr):
+    if isinstance(dense, types.NoneType):
+        def csr(k, dense, data, indices, indptr):
+            first, last = indptr[k], indptr[k + 1] - 1
+            prefetch(data, first)
+            prefetch(indices, first)
+            prefetch(data, last)
+            prefetch(indices, last)
+        return csr
 
-    def csr(rows, k):
-        data, indices, indptr = rows
-        first, last = indptr[k], indptr[k + 1] - 1
-        prefetch(data, first)
-        prefetch(indices, first)
-        prefetch(data, last)
-        prefetch(indices, last)
-    return csr
+    def rows(k, dense, data, indices, indptr):
+        prefetch(dense, k * dense.shape[1])
+        prefetch(dense, (k + 1) * dense.shape[1] - 1)
+    return rows
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _prefetch_ahead(index, s, active, record, group, rows, indptr):
-    """Ask for the memory of the variable AHEAD positions on: its record, group and row (and
-    the row pointer, `indptr` (CSR; empty for dense rows), of the one after)."""
+def _prefetch_ahead(index, s, active, record, group, dense, data, indices, indptr):
+    """Ask for the memory of the variable AHEAD positions on: its record, group and row (and,
+    for CSR rows, the row pointer of the one after)."""
     if s + AHEAD >= active:
         return
     k = index[s + AHEAD]
@@ -118,7 +118,7 @@ def _prefetch_ahead(index, s, active, record, group, rows, indptr):
     prefetch(group, k)
     if s + 2 * AHEAD < active:
         prefetch(indptr, index[s + 2 * AHEAD])
-    _prefetch_row(rows, k)
+    _prefetch_row(k, dense, data, indices, indptr)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -160,7 +160,7 @@ def _shrink(index, s, active):
 
 # Not error_model="numpy": it measured 2× slower on these loops; _quotient gives C's division.
 @njit(cache=True, nogil=True)
-def _classify(rows, indptr, norms, n_weights, bias, group, sign, upper, diag, tol, max_iter, seed):
+def _classify(dense, data, indices, indptr, norms, n_weights, bias, group, sign, upper, diag, tol, max_iter, seed):
     n = norms.size
     state = _first_state(seed)
     w = np.zeros(n_weights + 1)
@@ -177,11 +177,11 @@ def _classify(rows, indptr, norms, n_weights, bias, group, sign, upper, diag, to
         state = _shuffle(index, active, state)
         s = 0
         while s < active:
-            _prefetch_ahead(index, s, active, record, group, rows, indptr)
+            _prefetch_ahead(index, s, active, record, group, dense, data, indices, indptr)
             i = index[s]
             g = group[i]
             yi, ui, alpha = sign[g], upper[g], record[i, 0]
-            G = yi * _row_dot(w, i, rows, bias) - 1.0 + alpha * diag[g]
+            G = yi * _row_dot(w, i, dense, data, indices, indptr, bias) - 1.0 + alpha * diag[g]
             PG = 0.0
             if alpha == 0.0:
                 if G > pg_max_old:
@@ -202,7 +202,7 @@ def _classify(rows, indptr, norms, n_weights, bias, group, sign, upper, diag, to
             if abs(PG) > STEP_MIN:
                 new = min(max(alpha - _quotient(G, record[i, 1]), 0.0), ui)
                 record[i, 0] = new
-                _row_axpy((new - alpha) * yi, w, i, rows, bias)
+                _row_axpy((new - alpha) * yi, w, i, dense, data, indices, indptr, bias)
             s += 1
         it += 1
         if pg_max - pg_min <= tol and abs(pg_max) <= tol and abs(pg_min) <= tol:
@@ -217,7 +217,7 @@ def _classify(rows, indptr, norms, n_weights, bias, group, sign, upper, diag, to
 
 
 @njit(cache=True, nogil=True)
-def _regress(rows, indptr, norms, n_weights, bias, y, group, upper, diag, epsilon, tol, max_iter, seed):
+def _regress(dense, data, indices, indptr, norms, n_weights, bias, y, group, upper, diag, epsilon, tol, max_iter, seed):
     n = norms.size
     state = _first_state(seed)
     w = np.zeros(n_weights + 1)
@@ -236,11 +236,11 @@ def _regress(rows, indptr, norms, n_weights, bias, y, group, upper, diag, epsilo
         state = _shuffle(index, active, state)
         s = 0
         while s < active:
-            _prefetch_ahead(index, s, active, record, group, rows, indptr)
+            _prefetch_ahead(index, s, active, record, group, dense, data, indices, indptr)
             i = index[s]
             g = group[i]
             beta, H, ui = record[i, 0], record[i, 1], upper[g]
-            G = -record[i, 2] + diag[g] * beta + _row_dot(w, i, rows, bias)
+            G = -record[i, 2] + diag[g] * beta + _row_dot(w, i, dense, data, indices, indptr, bias)
             Gp, Gn = G + epsilon, G - epsilon
             violation = 0.0
             if beta == 0.0:
@@ -281,7 +281,7 @@ def _regress(rows, indptr, norms, n_weights, bias, y, group, upper, diag, epsilo
             new = min(max(beta + d, -ui), ui)
             if new != beta:
                 record[i, 0] = new
-                _row_axpy(new - beta, w, i, rows, bias)
+                _row_axpy(new - beta, w, i, dense, data, indices, indptr, bias)
         if it == 0:
             g_norm_init = g_norm
         it += 1
@@ -295,15 +295,24 @@ def _regress(rows, indptr, norms, n_weights, bias, y, group, upper, diag, epsilo
     return w, record[:, 0].copy(), it
 
 
+def _narrowest(values, narrow, wide):
+    """`values` as `narrow` when that holds every value exactly (binary features, column
+    numbers below 2³¹), else as `wide`: fewer bytes per nonzero for the random-order passes to
+    wait on, the same numbers."""
+    cast = values.astype(narrow)
+    return cast if np.array_equal(cast, values) else values.astype(wide)
+
+
 def _rows(X):
-    """(rows, indptr, squared norms) for the loops: a C-ordered float64 array and an empty
-    pointer, or the CSR parts (data, indices, indptr) and its row pointer."""
+    """(dense, data, indices, indptr, squared norms) for the loops: a C-ordered float64 array
+    and empty CSR parts, or None and the CSR parts."""
     norms = row_norms(X, squared=True)
     if sp.issparse(X):
         X = X.tocsr()
-        indptr = X.indptr.astype(np.int64)
-        return (np.asarray(X.data, dtype=np.float64), X.indices.astype(np.int64), indptr), indptr, norms
-    return np.ascontiguousarray(X, dtype=np.float64), np.zeros(0, dtype=np.int64), norms
+        return (None, _narrowest(X.data, np.float32, np.float64), _narrowest(X.indices, np.uint32, np.uint64),
+                X.indptr.astype(np.uint64), norms)
+    empty = np.zeros(0, dtype=np.uint64)
+    return np.ascontiguousarray(X, dtype=np.float64), np.zeros(0), empty, empty, norms
 
 
 def dcd_classify(X, bias, group, sign, upper, diag, tol, max_iter, seed):
@@ -311,16 +320,14 @@ def dcd_classify(X, bias, group, sign, upper, diag, tol, max_iter, seed):
     y_i = sign[group[i]], U_i = upper[group[i]], D_ii = diag[group[i]]. Returns (w (one entry
     per column of X, then the bias weight), α, passes). Stops when the projected gradient's
     spread over a full pass is ≤ tol."""
-    rows, indptr, norms = _rows(X)
-    return _classify(rows, indptr, norms, X.shape[1], bias, group, sign, upper, diag, tol, max_iter, seed)
+    return _classify(*_rows(X), X.shape[1], bias, group, sign, upper, diag, tol, max_iter, seed)
 
 
 def dcd_regress(X, bias, y, group, upper, diag, epsilon, tol, max_iter, seed):
     """Solve the regression dual over the rows of X; row i has U_i = upper[group[i]],
     D_ii = diag[group[i]]. Returns (w, β, passes). Stops when the pass's summed violation is
     ≤ tol times the first pass's (LIBLINEAR's rule)."""
-    rows, indptr, norms = _rows(X)
-    return _regress(rows, indptr, norms, X.shape[1], bias, y, group, upper, diag, epsilon, tol, max_iter, seed)
+    return _regress(*_rows(X), X.shape[1], bias, y, group, upper, diag, epsilon, tol, max_iter, seed)
 
 
 def row_groups(*constants):
