@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from svmkit._validation import check_finite_rows, check_precomputed
+from svmkit.gpu.runtime import to_host
 from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, as_kernel_input, kernel_block, row_sq_norms)
 from svmkit.kernels.spec import check_kernel, make_kernel
 
@@ -46,13 +47,15 @@ class KernelExpansion(BaseEstimator):
     _constraints = {"kernel": lambda value, name: check_kernel(value)}
 
     def _validate_X(self, X, reset=True):
-        """Validate X: dense float64 or CSR, finite, named errors."""
-        X = validate_data(self, X, reset=reset, **_X_FORMAT)
+        """Validate X (NumPy, SciPy sparse, or CuPy, copied to the host): dense float64 or CSR,
+        finite, named errors."""
+        X = validate_data(self, to_host(X), reset=reset, **_X_FORMAT)
         return self._check_X_values(X, reset)
 
     def _validate_Xy(self, X, y, y_numeric=False, multi_output=False):
         """Validate X and the target y (required; real and finite when `y_numeric`; a column
-        per output when `multi_output`)."""
+        per output when `multi_output`); CuPy arrays are copied to the host."""
+        X, y = to_host(X), to_host(y)
         if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
             y_arr = np.asarray(y)
             check_finite_rows(y_arr.reshape(y_arr.shape[0], -1) if y_arr.ndim else y_arr.reshape(-1, 1), name="y")
@@ -68,7 +71,7 @@ class KernelExpansion(BaseEstimator):
     def _sample_weight(self, sample_weight, X):
         if sample_weight is None:
             return np.ones(X.shape[0])
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        sw = _check_sample_weight(to_host(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
         check_finite_rows(sw.reshape(-1, 1), name="sample_weight")
         return sw
 

@@ -26,7 +26,7 @@ class NuSVC(BaseSVC):
         fit then raises "specified nu is infeasible" naming the pair.
     class_weight : dict, 'balanced' or None
         Scales each row's bound w_i, as does `sample_weight`.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device :
         As for `SVC`.
     probability, decision_function_shape, break_ties, random_state :
         As for `SVC`; a calibration fold's pair is a ν-SVC with the same ν, which must be
@@ -51,7 +51,7 @@ class NuSVC(BaseSVC):
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False):
+                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, device="cpu"):
         self.nu = nu
         self.kernel = kernel
         self.degree = degree
@@ -68,6 +68,7 @@ class NuSVC(BaseSVC):
         self.break_ties = break_ties
         self.random_state = random_state
         self.warm_start = warm_start
+        self.device = device
 
 
     def _solve_pair(self, rows, kidx, ypair, weight, pair, start):

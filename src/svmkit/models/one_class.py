@@ -31,7 +31,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
     probability : bool, default False
         Also compute LIBSVM's 10 density marks of the training decision values (needs at least 5
         on each side of the boundary) for `predict_proba`.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device :
         As for `SVC`.
 
     Attributes
@@ -58,7 +58,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
     _constraints = {**KernelModel._constraints, "nu": check_nu}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
-                 shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False):
+                 shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False, device="cpu"):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -71,6 +71,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
         self.verbose = verbose
         self.max_iter = max_iter
         self.warm_start = warm_start
+        self.device = device
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""

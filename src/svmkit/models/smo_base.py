@@ -16,9 +16,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from svmkit._validation import check_bool, check_max_iter, check_params, real
+from svmkit.gpu.gram import DeviceKernel
+from svmkit.gpu.runtime import array_module, check_device
 from svmkit.kernels.gram import TrainingKernel
 from svmkit.models.expansion import KernelExpansion
-from svmkit.solvers.row_source import RowSource, row_source
+from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
 from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, solve
 
 #: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
@@ -130,7 +132,7 @@ class KernelModel(KernelExpansion):
     #: The expansion's checks and the solver's.
     _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
                     "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool,
-                    "probability": check_bool}
+                    "probability": check_bool, "device": check_device}
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
@@ -199,10 +201,13 @@ class KernelModel(KernelExpansion):
             return None
         return [f.start(scale) for f in fits]
 
-    def _row_source(self, spec, Xk) -> RowSource:
+    def _row_source(self, spec, Xk, cache_size=None, min_rows=MIN_ROWS) -> RowSource:
+        """The rows of the training kernel: a precomputed matrix whole, else rows computed on
+        `device` into a cache of `cache_size` MB (default: the model's) of at least `min_rows`."""
         if spec.is_precomputed:
             return row_source(matrix=Xk.toarray() if sp.issparse(Xk) else Xk)
-        return row_source(TrainingKernel(spec, Xk), self.cache_size)
+        kernel = DeviceKernel(array_module("cuda"), spec, Xk) if self.device == "cuda" else TrainingKernel(spec, Xk)
+        return row_source(kernel, self.cache_size if cache_size is None else cache_size, min_rows=min_rows)
 
     def _solve(self, problem: DualProblem, rows, alpha0=None, start: Start | None = None):
         """Solve one dual from `start` when it is feasible for `problem` (within rounding of

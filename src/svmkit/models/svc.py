@@ -267,6 +267,10 @@ class SVC(BaseSVC):
         which is feasible for the new C and whose gradient follows exactly (Q is linear); a
         path of growing C then costs a fraction of cold fits. Any other change starts cold.
         The ν models scale by ν'/ν instead, when the result stays within the box.
+    device : {'cpu', 'cuda'}, default 'cpu'
+        Where the kernel rows are computed: 'cuda' computes them on an NVIDIA GPU (CuPy, the
+        `gpu` extra) by float32 GEMM blocks into the same row cache, so α, b and every
+        fitted attribute are the same kind as on the CPU (NumPy); prediction runs on the CPU.
 
     Attributes
     ----------
@@ -304,7 +308,7 @@ class SVC(BaseSVC):
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False):
+                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, device="cpu"):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -321,6 +325,7 @@ class SVC(BaseSVC):
         self.break_ties = break_ties
         self.random_state = random_state
         self.warm_start = warm_start
+        self.device = device
 
 
     def _solve_pair(self, rows, kidx, ypair, weight, pair, start):

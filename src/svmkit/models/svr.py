@@ -128,7 +128,7 @@ class SVR(BaseSVR):
     probability : bool, default False
         Also fit LIBSVM's noise model, target = f(x) + z with z Laplace, e^(−|z|/σ) / 2σ, σ from
         the residuals of an internal 5-fold cross-validation: `probA_`, `predict_interval`.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start,
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device,
     random_state :
         As for `SVC`.
 
@@ -167,7 +167,7 @@ class SVR(BaseSVR):
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False):
+                 random_state=None, warm_start=False, device="cpu"):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -182,6 +182,7 @@ class SVR(BaseSVR):
         self.max_iter = max_iter
         self.random_state = random_state
         self.warm_start = warm_start
+        self.device = device
 
 
     def _dual(self, target, upper, kidx):
@@ -219,7 +220,7 @@ class NuSVR(BaseSVR):
         support vectors; the tube's width is found by the fit.
     C : float, default 1.0
         Bound on α and α*.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start,
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device,
     random_state, probability :
         As for `SVR`.
 
@@ -243,7 +244,7 @@ class NuSVR(BaseSVR):
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False):
+                 random_state=None, warm_start=False, device="cpu"):
         self.nu = nu
         self.C = C
         self.kernel = kernel
@@ -258,6 +259,7 @@ class NuSVR(BaseSVR):
         self.max_iter = max_iter
         self.random_state = random_state
         self.warm_start = warm_start
+        self.device = device
 
 
     def _dual(self, target, upper, kidx):

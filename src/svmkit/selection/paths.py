@@ -19,9 +19,8 @@ from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 
 from svmkit._metrics import r2_from_residuals
-from svmkit.kernels.gram import TRAIN_OVERLAP, TrainingKernel, as_kernel_input
+from svmkit.kernels.gram import TRAIN_OVERLAP, as_kernel_input
 from svmkit.kernels.spec import make_kernel
-from svmkit.solvers.row_source import row_source
 
 @dataclass
 class CellFit:
@@ -92,7 +91,7 @@ def _shared_rows(estimator, X, Xk, spec, memory_mb):
     megabytes = 4.0 * n * n / 2**20
     if spec.is_precomputed or megabytes > memory_mb:
         return estimator._row_source(spec, X if spec.is_precomputed else Xk), spec.is_precomputed
-    return row_source(TrainingKernel(spec, Xk), megabytes, min_rows=n), True
+    return estimator._row_source(spec, Xk, megabytes, min_rows=n), True
 
 
 def _test_rows(rows, test, train):
