@@ -42,6 +42,11 @@ def _check_max_iter(value, name):
     return value
 
 
+def _rows_of(X, keep):
+    """X[keep], without a copy when every row is kept."""
+    return X if keep.size == X.shape[0] else X[keep]
+
+
 class _LinearSVM(BaseEstimator):
     """Validation, the weighted bounds and the coordinate descent shared by the two models."""
 
@@ -181,7 +186,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
             np.ones(self.classes_.shape[0])
         c = self.C * cw[y_enc] * sw
         keep = positive_rows(c)
-        Xk, c, y_enc = X[keep], c[keep], y_enc[keep]
+        Xk, c, y_enc = _rows_of(X, keep), c[keep], y_enc[keep]
         upper, diag = self._bounds(c)
         bias = self._bias()
         positives = [1] if self.classes_.shape[0] == 2 else list(range(self.classes_.shape[0]))
@@ -269,7 +274,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         """Fit w and b. X: (n_samples, n_features) dense or CSR; y: real targets."""
         X, y, sw = self._validate(X, y, sample_weight, classification=False)
         keep = positive_rows(self.C * sw)
-        Xk, y, c = X[keep], np.asarray(y, dtype=np.float64)[keep], self.C * sw[keep]
+        Xk, y, c = _rows_of(X, keep), np.asarray(y, dtype=np.float64)[keep], self.C * sw[keep]
         upper, diag = self._bounds(c)
         bias = self._bias()
         w, beta, it = dcd_regress(Xk, bias, y, *row_groups(upper, diag), float(self.epsilon), self.tol,

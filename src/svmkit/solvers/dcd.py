@@ -334,7 +334,10 @@ def row_groups(*constants):
     """Rows with equal per-row constants share a group: the group number per row (int32),
     then one table per argument holding each group's value."""
     group = np.zeros(constants[0].size, dtype=np.int64)
+    first = np.zeros(min(1, group.size), dtype=np.int64)
     for values in constants:
+        if (values == values[0]).all():  # one level (no weights): nothing to sort
+            continue
         levels, level = np.unique(values, return_inverse=True)
         _, first, group = np.unique(group * levels.size + level, return_index=True, return_inverse=True)
     return (group.ravel().astype(np.int32), *(np.ascontiguousarray(values[first]) for values in constants))
