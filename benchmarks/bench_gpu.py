@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workers import run_worker  # beside this script, whose folder is on sys.path
+from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("svmkit cuda", "svmkit cpu", "scikit-learn")
@@ -110,14 +110,8 @@ def main():
             if name in GPU_ONLY and system != "svmkit cuda" and args.systems == ",".join(SYSTEMS):
                 continue
             results[system], _ = run_worker(__file__, [name, system], timeout=7200)
-        base = results.get("scikit-learn", {}).get("fit")
-        for system, r in results.items():
-            if "error" in r:
-                print(f"| {name} | {system} | error: {r['error']} | | | | |")
-                continue
-            ratio = f"{base / r['fit']:.1f}x" if base else "–"
-            print(f"| {name} | {system} | {r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']} "
-                  f"| {ratio} |")
+        print_rows(name, results, "fit",
+                   lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']}", 4)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workers import run_worker  # beside this script, whose folder is on sys.path
+from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("svmkit", "svmkit-dask", "scikit-learn", "sklearn-intelex", "liquidSVM-grid", "liquidSVM-default")
@@ -124,14 +124,8 @@ def main(argv=None):
                 rows[system] = run_worker(__file__, (name, system), timeout=args.timeout)[0]
             except subprocess.TimeoutExpired:
                 rows[system] = {"error": f"over {args.timeout:g} s"}
-        base = rows.get("scikit-learn", {}).get("seconds")
-        for system, r in rows.items():
-            if "error" in r:
-                print(f"| {name} | {system} | – | {r['error']} | | | |")
-                continue
-            ratio = f"{base / r['seconds']:.1f}x" if base else "–"
-            print(f"| {name} | {system} | {r['seconds']:.2f} | {r['best']} | {100 * r['cv']:.2f} | "
-                  f"{r['test']:.2f} | {ratio} |", flush=True)
+        print_rows(name, rows, "seconds",
+                   lambda r: f"{r['seconds']:.2f} | {r['best']} | {100 * r['cv']:.2f} | {r['test']:.2f}", 4)
 
 
 if __name__ == "__main__":
