@@ -13,13 +13,6 @@ class DeviceUnavailableError(RuntimeError):
     """`device='cuda'` was asked for where CuPy or a CUDA device is missing."""
 
 
-def check_device(value, name="device"):
-    """A parameter check: one of DEVICES."""
-    if not isinstance(value, str) or value not in DEVICES:
-        raise ValueError(f"{name} must be one of {DEVICES}, got {name}={value!r}")
-    return value
-
-
 def array_module(device: str):
     """numpy for 'cpu'; cupy for 'cuda', or a DeviceUnavailableError that says what is missing."""
     if device == "cpu":

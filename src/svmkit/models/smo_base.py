@@ -15,9 +15,9 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from svmkit._validation import check_bool, check_max_iter, check_params, real
+from svmkit._validation import check_bool, check_max_iter, check_params, one_of, real
 from svmkit.gpu.gram import DeviceKernel
-from svmkit.gpu.runtime import array_module, check_device
+from svmkit.gpu.runtime import DEVICES, array_module
 from svmkit.kernels.gram import TrainingKernel
 from svmkit.models.expansion import KernelExpansion
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
@@ -132,7 +132,7 @@ class KernelModel(KernelExpansion):
     #: The expansion's checks and the solver's.
     _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
                     "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool,
-                    "probability": check_bool, "device": check_device}
+                    "probability": check_bool, "device": one_of(*DEVICES)}
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
