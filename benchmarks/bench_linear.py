@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from workers import run_worker  # beside this script, whose folder is on sys.path
+from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("svmkit", "scikit-learn", "liblinear")
@@ -131,14 +131,9 @@ def main():
         losses = ["epsilon_insensitive"] if name == "synthetic-svr" else ["squared_hinge", "hinge"]
         for loss in losses:
             results = {s: in_process(name, loss, s, args.C, args.tol) for s in SYSTEMS}
-            ref = results["liblinear"].get("seconds")
-            for system, r in results.items():
-                if "error" in r:
-                    print(f"| {name} | {loss} | {system} | failed: {r['error']} | | | | |")
-                    continue
-                ratio = f"{ref / r['seconds']:.2f}x" if ref else "–"
-                print(f"| {name} | {loss} | {system} | {r['seconds']:.3f} | {r['passes']} | {r['objective']:.6g} | {r['score']:.4f} | "
-                      f"{ratio} |", flush=True)
+            print_rows(f"{name} | {loss}", results, "seconds",
+                       lambda r: f"{r['seconds']:.3f} | {r['passes']} | {r['objective']:.6g} | {r['score']:.4f}", 4,
+                       reference="liblinear", digits=2)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from workers import run_worker  # beside this script, whose folder is on sys.path
+from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 #: (C, γ) of the SVMs and of KLR per set (RBF); LIBSVM's guide values for these sets.
@@ -118,14 +118,9 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for name in args.sets.split(","):
         results = {system: in_process(name, system, args.rows, args.components) for system in SYSTEMS}
-        ref = results["scikit-learn SVC(probability)"].get("seconds")
-        for system, r in results.items():
-            if "error" in r:
-                print(f"| {name} | {system} | failed: {r['error']} | | | | | |")
-                continue
-            ratio = f"{ref / r['seconds']:.1f}x" if ref else "–"
-            print(f"| {name} | {system} | {r['seconds']:.2f} | {r['log_loss']:.4f} | {r['brier']:.4f} | "
-                  f"{r['accuracy']:.4f} | {r.get('n_sv', '–')} | {ratio} |", flush=True)
+        print_rows(name, results, "seconds",
+                   lambda r: f"{r['seconds']:.2f} | {r['log_loss']:.4f} | {r['brier']:.4f} | {r['accuracy']:.4f} | "
+                             f"{r.get('n_sv', '–')}", 5, reference="scikit-learn SVC(probability)")
 
 
 if __name__ == "__main__":

@@ -20,14 +20,14 @@ def run_worker(script, args, timeout):
     return json.loads(out.stdout.strip().splitlines()[-1]), out.stdout
 
 
-def print_rows(name, rows, seconds_key, cells, n_cells):
-    """One markdown row per system of set `name`: the system, `cells(result)` (a string of
-    `n_cells` columns), then scikit-learn's seconds over the system's; a failed system's row
-    carries its error."""
-    base = rows.get("scikit-learn", {}).get(seconds_key)
+def print_rows(label, rows, seconds_key, cells, n_cells, reference="scikit-learn", digits=1):
+    """One markdown row per system: `label` (the leading columns), the system, `cells(result)`
+    (a string of `n_cells` columns), then the `reference` system's seconds over this one's
+    (`digits` decimals); a failed system's row carries its error."""
+    base = rows.get(reference, {}).get(seconds_key)
     for system, r in rows.items():
         if "error" in r:
-            print(f"| {name} | {system} | error: {r['error']} |" + " |" * n_cells, flush=True)
+            print(f"| {label} | {system} | error: {r['error']} |" + " |" * n_cells, flush=True)
             continue
-        ratio = f"{base / r[seconds_key]:.1f}x" if base else "–"
-        print(f"| {name} | {system} | {cells(r)} | {ratio} |", flush=True)
+        ratio = f"{base / r[seconds_key]:.{digits}f}x" if base else "–"
+        print(f"| {label} | {system} | {cells(r)} | {ratio} |", flush=True)
