@@ -93,7 +93,7 @@ class ClosedFormModel(KernelExpansion):
 
     def _nystrom(self, spec, Xk, B, shift, bias, row_scale=None):
         """β over the centres (and b when `bias`) minimising ‖S K_NM β + b − B‖² + shift·βᵀK_MM β,
-        S = diag(`row_scale`), by preconditioned CG (see `nystrom_solve`). Returns (centres, β, b)."""
+        S = diag(`row_scale`), by the normal equations or preconditioned CG (see `nystrom_solve`). Returns (centres, β, b)."""
         centres = self._centres(Xk.shape[0], spec, Xk, shift)
         C = Xk[centres]
         c_sq = row_sq_norms(C) if spec.uses_norms else None

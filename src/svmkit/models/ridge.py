@@ -41,8 +41,10 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     solver : {'auto', 'cholesky', 'eigen', 'nystrom'}, default='auto'
         'cholesky': one Cholesky factorisation of K + λI (float64, in place). 'eigen': the
         eigendecomposition of K, which `KernelRidgeCV` reuses for every λ. 'nystrom': M
-        centres and conjugate gradient preconditioned as Falkon (Rudi et al. 2017), memory
-        O(N·M), never the N × N kernel. 'auto': 'cholesky' up to 30,000 rows, else 'nystrom'.
+        centres, memory O(N·M + M²), never the N × N kernel: up to 4,096 centres the normal
+        equations (K_NMᵀK_NM + λK_MM)β = K_NMᵀy are summed over row blocks in one pass and
+        solved by Cholesky; past that, conjugate gradient preconditioned as Falkon (Rudi et
+        al. 2017). 'auto': 'cholesky' up to 30,000 rows, else 'nystrom'.
     n_components : int or None, default=None
         Nyström centres M (None: 2,000).
     centers : {'uniform', 'leverage'}, default='uniform'
@@ -51,8 +53,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     random_state : int, Generator or None, default=None
         Draws the Nyström centres.
     tol : float, default=1e-6
-        Nyström only: CG stops when the normal equations' residual is below tol times the
-        right-hand side's norm.
+        Nyström CG only (more than 4,096 centres): CG stops when the normal equations'
+        residual is below tol times the right-hand side's norm.
     loo : bool, default=False
         Also compute the exact leave-one-out residuals (exact solvers only): one more N³/3
         with 'cholesky', O(N²) with 'eigen'.

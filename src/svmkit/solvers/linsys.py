@@ -5,7 +5,8 @@ system [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y] (seed 001, (7.1); the classif
 the same system on labels ±1). Both factorise one symmetric matrix H = K + sI: a Cholesky
 factor for one shift, or the eigendecomposition of K, which then serves every shift at the
 cost of a matrix–vector product. Exact leave-one-out residuals come from diag(H⁻¹) (Cawley &
-Talbot 2004). Large N goes through conjugate gradient on a matrix–vector function.
+Talbot 2004). Large N goes through M Nyström centres: the M × M normal equations summed over
+row blocks in one pass, or conjugate gradient on a matrix–vector function when M is large.
 """
 
 from __future__ import annotations
@@ -162,7 +163,10 @@ NYSTROM_MAX_ITER = 500
 #: Largest K_NM kept in memory between CG steps (bytes); past it, blocks are recomputed.
 NYSTROM_KEEP_BYTES = 1 << 30
 #: Rows of K_NM computed at a time.
-NYSTROM_BLOCK_ELEMENTS = 1 << 22
+NYSTROM_BLOCK_ELEMENTS = 1 << 24
+#: Most centres M for which the normal equations are formed whole (M² doubles, N·M² flops of
+#: BLAS syrk in one pass over K_NM); past it, CG's passes of N·M kernel entries each are cheaper.
+NYSTROM_DIRECT_MAX = 4096
 
 
 def falkon_preconditioner(K_MM: np.ndarray, n: int, shift: float):
@@ -188,15 +192,49 @@ def falkon_preconditioner(K_MM: np.ndarray, n: int, shift: float):
 
 def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, bias: bool, tol: float):
     """β (M × k) and b (k) minimising ‖K_NM β + 1bᵀ − B‖² + s·tr(βᵀK_MM β) (b = 0 unless
-    `bias`), by CG on the normal equations preconditioned as Falkon does; b, unpenalised, is
-    preconditioned by 1/n. `block(rows, keep)` gives K(X[rows], centres) in float64, in a
-    buffer it reuses unless `keep`; K_NM is kept whole only when it fits NYSTROM_KEEP_BYTES.
-    CG stops at relative residual `tol` of the normal equations."""
+    `bias`). `block(rows, keep)` gives K(X[rows], centres) in float64, in a buffer it reuses
+    unless `keep`. Up to NYSTROM_DIRECT_MAX centres, the normal equations are summed over row
+    blocks in one pass and solved by Cholesky (see `nystrom_normal_solve`); past it, by CG
+    preconditioned as Falkon does, stopping at relative residual `tol` (b, unpenalised, is
+    preconditioned by 1/n), with K_NM kept whole only when it fits NYSTROM_KEEP_BYTES."""
     m = K_MM.shape[0]
     B = B.reshape(n, -1)
-    k = B.shape[1]
     step = max(1, NYSTROM_BLOCK_ELEMENTS // max(m, 1))
     spans = [np.arange(s, min(n, s + step)) for s in range(0, n, step)]
+    if m <= NYSTROM_DIRECT_MAX:
+        return _nystrom_direct(block, spans, K_MM, B, shift, bias)
+    return _nystrom_cg(block, spans, K_MM, B, shift, bias, tol)
+
+
+def _nystrom_direct(block, spans, K_MM, B, shift, bias):
+    """The normal equations of `nystrom_solve` formed in one pass: K_NMᵀK_NM by syrk (numpy
+    takes that path for Kᵀ @ K of one buffer) and K_NMᵀ[B, 1] by one product per block."""
+    n, k = B.shape
+    m = K_MM.shape[0]
+    B1 = np.column_stack([B, np.ones(n)])
+    H = np.zeros((m, m))
+    KtB1 = np.zeros((m, k + 1))
+    gram = np.empty((m, m))
+    for rows in spans:
+        Kb = block(rows)
+        np.matmul(Kb.T, Kb, out=gram)
+        H += gram
+        KtB1 += Kb.T @ B1[rows]
+    if not bias:
+        return nystrom_normal_solve(H, KtB1[:, :k], K_MM, shift), np.zeros(k)
+    # b unpenalised: the bordered system [[H + sK_MM, K_NMᵀ1], [1ᵀK_NM, n]]·[β; b] = [K_NMᵀB; 1ᵀB]
+    H_b = np.empty((m + 1, m + 1))
+    H_b[:m, :m] = H + shift * K_MM
+    H_b[:m, m] = H_b[m, :m] = KtB1[:, k]
+    H_b[m, m] = n
+    z = _cholesky_or_lstsq(H_b, np.vstack([KtB1[:, :k], B.sum(axis=0)]))
+    return z[:m], z[m]
+
+
+def _nystrom_cg(block, spans, K_MM, B, shift, bias, tol):
+    """The CG route of `nystrom_solve` over the row blocks `spans`."""
+    n, k = B.shape
+    m = K_MM.shape[0]
     kept = [block(rows, keep=True) for rows in spans] if 8 * n * m <= NYSTROM_KEEP_BYTES else None
 
     def blocks():
@@ -239,8 +277,12 @@ def nystrom_normal_solve(KtK: np.ndarray, KtY: np.ndarray, K_MM: np.ndarray, shi
     """β from the Nyström normal equations (K_NMᵀK_NM + s·K_MM)β = K_NMᵀY, formed whole (as a
     map-reduce over row blocks gives them); least squares when a singular K_MM leaves the
     matrix singular."""
-    H = KtK + shift * K_MM
+    return _cholesky_or_lstsq(KtK + shift * K_MM, KtY)
+
+
+def _cholesky_or_lstsq(H: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """H⁻¹R for symmetric positive semi-definite H: Cholesky, or least squares when H is singular."""
     try:
-        return la.cho_solve(la.cho_factor(H, lower=True, check_finite=False), KtY, check_finite=False)
+        return la.cho_solve(la.cho_factor(H, lower=True, check_finite=False), R, check_finite=False)
     except la.LinAlgError:
-        return la.lstsq(H, KtY, check_finite=False)[0]
+        return la.lstsq(H, R, check_finite=False)[0]
