@@ -111,6 +111,17 @@ def test_high_c_fit_takes_newton_steps_to_libsvm_optimum(capfd):
     assert ours.n_iter_[0] < 0.7 * iters[0]
 
 
+def test_newton_steps_hold_duplicate_free_rows(capfd):
+    """Duplicated training rows make Q_FF singular; the Newton step holds the dependent copies
+    and still reaches LIBSVM's optimum in fewer pair updates."""
+    X, y = _svmguide1_half()
+    X, y = np.vstack([X, X[:40]]), np.r_[y, y[:40]]
+    ours = svmkit.SVC(C=2.0**13, gamma=2.0).fit(X, y)
+    _, objs, _, iters = libsvm_train(X, y, "-s 0 -t 2 -g 2 -c 8192 -e 0.001", capfd, iterations=True)
+    np.testing.assert_allclose(ours.objective_, objs, rtol=1e-5)
+    assert ours.n_iter_[0] < 0.5 * iters[0]
+
+
 def test_nu_mode_newton_steps_reach_libsvm_optimum(capfd):
     """The ν dual's two equality constraints hold through Newton steps: LIBSVM's optimum, to
     which it is solved tightly (at tol 1e-3 this problem's objective differs by % between paths)."""

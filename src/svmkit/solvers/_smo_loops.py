@@ -320,35 +320,59 @@ def _cholesky_solve(L, B):
 
 
 @njit(cache=True, nogil=True)
+def _independent_cholesky(H, floor):
+    """Cholesky factor L of H restricted to the rows it keeps: row i is dropped (its row and
+    column of L left zero) when its pivot, what H_ii adds beyond the rows kept before it, is
+    at most `floor`. Returns (L, kept)."""
+    k = H.shape[0]
+    L = np.zeros((k, k))
+    kept = np.zeros(k, dtype=np.bool_)
+    for i in range(k):
+        for j in range(i):
+            if kept[j]:
+                L[i, j] = (H[i, j] - np.dot(L[i, :j], L[j, :j])) / L[j, j]
+        d = H[i, i] - np.dot(L[i, :i], L[i, :i])
+        if d > floor:
+            L[i, i] = np.sqrt(d)
+            kept[i] = True
+        else:
+            L[i, :i] = 0.0
+    return L, kept
+
+
+@njit(cache=True, nogil=True)
 def _newton(st, m, nu_mode, free):
     """One Newton step on the free variables F among the active slots, the bounded ones held:
     d minimises ½dᵀQ_FF d + G_Fᵀd under the equality constraints A d = 0 (yᵀd = 0, or in ν mode
     the sum of d over each class), as d = u − Vλ with Q_FF u = −G_F, Q_FF V = Aᵀ and λ from the
-    Schur complement A V. α_F moves by t·d with the largest t ≤ 1 that keeps the box, so the
-    objective decreases. Returns t, or 0 (nothing moved) when Q_FF is not safely positive
-    definite (a singular Q_FF has no unique Newton step) or the step would not lower the
-    objective."""
+    Schur complement A V. A variable whose row of Q_FF is (to a pivot of NEWTON_PIVOT of the
+    largest diagonal) a combination of the others', such as a duplicate of a free training
+    row, is held too: Q_FF is singular there and the objective flat. α_F moves by t·d with the
+    largest t ≤ 1 that keeps the box, so the objective decreases. Returns t, or 0 (nothing
+    moved) when the step would not lower the objective."""
     y, alpha, G, U = st[0], st[1], st[2], st[3]
     k = free.shape[0]
-    nc = 2 if nu_mode else 1
     H = np.empty((k, k))
+    for a in range(k):
+        row = _qrow(st, free[a], m)
+        for b in range(k):
+            H[a, b] = row[free[b]]
+    L, kept = _independent_cholesky(H, NEWTON_PIVOT * np.max(np.diag(H)))
+    if not kept.all():
+        on = np.flatnonzero(kept)
+        free = free[on]
+        H = np.ascontiguousarray(H[on][:, on])
+        L = np.ascontiguousarray(L[on][:, on])
+        k = free.shape[0]
+    nc = 2 if nu_mode else 1
     B = np.zeros((k, 1 + nc))
     for a in range(k):
         fa = free[a]
-        row = _qrow(st, fa, m)
-        for b in range(k):
-            H[a, b] = row[free[b]]
         B[a, 0] = -G[fa]
         if nu_mode:
             B[a, 1 if y[fa] > 0 else 2] = 1.0
         else:
             B[a, 1] = y[fa]
-    try:
-        L = np.linalg.cholesky(H)
-    except Exception:
-        return 0.0
-    if np.min(np.diag(L)) ** 2 < NEWTON_PIVOT * np.max(np.diag(H)):
-        return 0.0
     X = _cholesky_solve(L, B)
     At = np.ascontiguousarray(B[:, 1:])
     V = np.ascontiguousarray(X[:, 1:])
