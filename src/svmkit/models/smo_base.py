@@ -62,7 +62,9 @@ class ProblemFit:
 def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale: float = 1.0) -> ProblemFit:
     """A ProblemFit from the solver's result; `var_rows`: the training row of each variable,
     `scale`: the factor from the solver's α to the model's (ν-SVC: 1/r)."""
-    rows, inv = np.unique(var_rows, return_inverse=True)
+    present = np.bincount(var_rows) > 0
+    rows = np.flatnonzero(present)
+    inv = (np.cumsum(present) - 1)[var_rows]
     coef = scale * np.bincount(inv, weights=problem.y * res.alpha, minlength=rows.size)
     moved = np.bincount(inv, weights=res.alpha > 0, minlength=rows.size) > 0
     bounded = np.bincount(inv, weights=res.alpha >= problem.upper, minlength=rows.size) > 0
@@ -250,9 +252,13 @@ class KernelModel(KernelExpansion):
         self.n_iter_ = np.array([f.result.n_iter for f in fits], dtype=np.int32)
         if not self._one_vs_one:
             self.objective_, self.n_iter_ = float(self.objective_[0]), int(self.n_iter_[0])
-        free = np.unique(np.concatenate([f.free for f in fits])).astype(np.int64)
-        self.free_support_ = free
-        self.bounded_support_ = np.setdiff1d(np.unique(np.concatenate([f.bounded for f in fits])), free)
+        free = np.zeros(X.shape[0], dtype=bool)
+        bounded = np.zeros(X.shape[0], dtype=bool)
+        for f in fits:
+            free[f.free] = True
+            bounded[f.bounded] = True
+        self.free_support_ = np.flatnonzero(free)
+        self.bounded_support_ = np.flatnonzero(bounded & ~free)
         self.loo_bound_ = support.size / X.shape[0]
         self.fit_status_ = int(not all(f.result.converged for f in fits))
         if self.fit_status_:

@@ -8,8 +8,10 @@ import numpy as np
 from numba import njit, prange
 
 TAU = 1e-12
-#: Pair updates between two shrinking passes (LIBSVM's min(l, 1000)).
-SHRINK_EVERY = 1000
+#: Pair updates between two shrinking passes and Newton checks (LIBSVM shrinks every
+#: min(l, 1000)): warm-started solves of a search often end within 1,000 updates, before
+#: LIBSVM's first pass would have shrunk anything.
+SHRINK_EVERY = 200
 #: Newton steps in a row while each stops at a bound (the bounded variable leaves the free set).
 NEWTON_TRIES = 3
 #: Smallest squared Cholesky pivot of Q_FF, relative to its largest diagonal, for a Newton step.
@@ -436,8 +438,8 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
     """LIBSVM's SMO, second-order selection and shrinking, on one block B of variables.
 
     Kernel rows of B are rows `pos` of `store`; rows of Q_BB are gathered into the scratch `Qs`
-    (at least |B|×|B|) as the pairs need them. Updates `alpha` (the block's α) in place; `G` is
-    the block's gradient on entry. Stops when the block's maximal violation is below `eps`,
+    (at least |B|×|B|) as the pairs need them. Updates `alpha` (the block's α) and `G` (its
+    gradient over the block, exact on entry) in place. Stops when the block's maximal violation is below `eps`,
     after `max_iter` pair updates, or when an α passes `limit` (an unbounded dual); returns
     the number of pair updates.
     """
@@ -482,9 +484,12 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
         it += 1
         if st[1][i] > limit or st[1][j] > limit:
             break
-    slot_alpha, var = st[1], st[7]
+    if m < q:
+        _reconstruct(st, m, q)
+    slot_alpha, slot_G, var = st[1], st[2], st[7]
     for s in range(q):
         alpha[var[s]] = slot_alpha[s]
+        G[var[s]] = slot_G[s]
     return it
 
 

@@ -191,23 +191,72 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     kidx = problem.kidx.astype(np.int64)
     diag = rows.diag[kidx]
     alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
-    q = block_size(n, np.unique(kidx).size, rows.capacity, ws_size)
+    q = block_size(n, np.count_nonzero(np.bincount(kidx)), rows.capacity, ws_size)
     # Ḡ serves only rebuilds of shrunk gradients, which a single-block solve never needs: there
     # it stays zero (no variable counted at its bound), and a given grad0 costs no kernel rows.
     track_bar = shrinking and q < n
     at_upper = (alpha >= U) if track_bar else np.zeros(n, dtype=bool)
     G, G_bar = initial_gradients(problem, rows, alpha, at_upper, grad0)
-    budget = np.inf if max_iter is None or max_iter < 0 else int(max_iter)
-    hard = bool(np.isinf(U).any())
+    budget = np.iinfo(np.int64).max if max_iter is None or max_iter < 0 else int(max_iter)
+    Q_rows = _scratch.take((q, q), np.float32)
+    observe = gap_observer.get()
+    if observe is not None:
+        observe(None, tol)
+    try:
+        if q == n:
+            n_iter, converged = _solve_one_block(problem, rows, y, U, kidx, diag, alpha, G, Q_rows, tol, budget,
+                                                 shrinking, unbounded_alpha, observe)
+        else:
+            n_iter, converged = _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper, Q_rows,
+                                                 tol, budget, shrinking, unbounded_alpha, q, observe)
+    finally:
+        _scratch.give(Q_rows)
+    objective = float(0.5 * np.dot(alpha, G + problem.p))
+    if problem.nu_mode:
+        r1 = _rho(y, alpha, G, U, y > 0)
+        r2 = -_rho(y, alpha, G, U, y < 0)
+        return DualResult(alpha, G, (r1 - r2) / 2, objective, n_iter, r=(r1 + r2) / 2, converged=converged)
+    return DualResult(alpha, G, _rho(y, alpha, G, U, np.ones(n, dtype=bool)), objective, n_iter,
+                      converged=converged)
+
+
+def _observe_gap(observe, problem, y, alpha, G, U, tol):
+    """Report the maximal violation over every variable to `observe`, when there is one."""
+    if observe is None:
+        return
+    classes = [y > 0, y < 0] if problem.nu_mode else [np.ones(y.size, dtype=bool)]
+    observe(_gap_and_pick(*_violations(y, alpha, G, U), 1, classes)[0], tol)
+
+
+def _check_bounded(U, alpha, unbounded_alpha):
+    if np.isinf(U).any() and alpha.max() > unbounded_alpha:
+        raise UnboundedDualError("the dual is unbounded: no finite solution exists")
+
+
+def _solve_one_block(problem, rows, y, U, kidx, diag, alpha, G, Q_rows, tol, budget, shrinking, unbounded_alpha,
+                     observe):
+    """LIBSVM's SMO on the whole problem in compiled code (α and G updated in place).
+    Returns (pair updates, converged)."""
+    _observe_gap(observe, problem, y, alpha, G, U, tol)
+    store, pos = rows.fetch(kidx)
+    n_iter = inner_smo(store, pos, kidx, y, alpha, G, U, diag, Q_rows, tol, budget, problem.nu_mode, shrinking,
+                       unbounded_alpha)
+    _check_bounded(U, alpha, unbounded_alpha)
+    _observe_gap(observe, problem, y, alpha, G, U, tol)
+    return n_iter, n_iter < budget
+
+
+def _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper, Q_rows, tol, budget, shrinking,
+                     unbounded_alpha, q, observe):
+    """The batched working set: blocks of q variables, each solved by `inner_smo`, with the
+    gradient of the active set updated after each. Returns (pair updates, converged)."""
+    n = problem.n
+    track_bar = shrinking
     n_iter = 0
     converged = True
     act = np.arange(n)
     kept = np.empty(0, dtype=np.int64)
     unshrunk = not shrinking
-    Q_rows = _scratch.take((q, q), np.float32)
-    observe = gap_observer.get()
-    if observe is not None:
-        observe(None, tol)
 
     def rebuild():
         inactive = np.setdiff1d(np.arange(n), act)
@@ -239,12 +288,12 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
         kept = act[new_local]
         ws = act[ws_local]
         store, pos = rows.fetch(kidx[ws])
-        a_b = alpha[ws].copy()
+        a_b = alpha[ws]
         whole = ws.size == act.size
         cap = budget - n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - n_iter)
         eps = tol if whole else max(tol, 0.1 * gap)
-        n_iter += inner_smo(store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], diag[ws], Q_rows, eps,
-                            int(min(cap, np.iinfo(np.int64).max)), problem.nu_mode, shrinking, unbounded_alpha)
+        n_iter += inner_smo(store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], diag[ws], Q_rows, eps, cap,
+                            problem.nu_mode, shrinking, unbounded_alpha)
         delta = a_b - alpha[ws]
         moved = np.flatnonzero(delta)
         alpha[ws] = a_b
@@ -262,18 +311,10 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
                 at_upper[ws[flip]] = up_now[flip]
                 sign = np.where(up_now[flip], 1.0, -1.0)
                 update_gradient(G_bar, store, pos[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
-        if hard and alpha.max() > unbounded_alpha:
-            raise UnboundedDualError("the dual is unbounded: no finite solution exists")
+        _check_bounded(U, alpha, unbounded_alpha)
         if shrinking:
             idle[ws_local] = False
             act = act[~idle]
-    _scratch.give(Q_rows)
     if act.size < n:
         rebuild()
-    objective = float(0.5 * np.dot(alpha, G + problem.p))
-    if problem.nu_mode:
-        r1 = _rho(y, alpha, G, U, y > 0)
-        r2 = -_rho(y, alpha, G, U, y < 0)
-        return DualResult(alpha, G, (r1 - r2) / 2, objective, n_iter, r=(r1 + r2) / 2, converged=converged)
-    return DualResult(alpha, G, _rho(y, alpha, G, U, np.ones(n, dtype=bool)), objective, n_iter,
-                      converged=converged)
+    return n_iter, converged
