@@ -134,11 +134,13 @@ def test_warm_start_starts_cold_when_the_data_changed():
     np.testing.assert_allclose(model.objective_, cold.objective_, rtol=1e-12)
 
 
-def test_dask_backend_gives_the_joblib_results_bit_for_bit():
-    pytest.importorskip("distributed")
+@pytest.mark.parametrize("backend", ["loky", "dask"])
+def test_process_backends_give_the_threads_results_bit_for_bit(backend):
+    if backend == "dask":
+        pytest.importorskip("distributed")
     X, y = heart_scale()
     a = SVMSearchCV(svmkit.SVC(), GRID, n_jobs=2).fit(X, y)
-    b = SVMSearchCV(svmkit.SVC(), GRID, backend="dask").fit(X, y)
+    b = SVMSearchCV(svmkit.SVC(), GRID, n_jobs=2, backend=backend).fit(X, y)
     for key in a.cv_results_:
         if key.startswith("split") or key in ("mean_n_support", "loo_bound", "mean_test_score"):
             np.testing.assert_array_equal(a.cv_results_[key], b.cv_results_[key], err_msg=key)

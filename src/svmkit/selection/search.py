@@ -91,8 +91,11 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     prefer_fewer_sv : bool, default True
         Among the cells whose mean score is within one standard error of the best, choose the
         one with the fewest support vectors (seed 003); else the best mean score.
-    backend : {'loky', 'threading', 'dask'}, default 'loky'
-        Where the tasks run: joblib processes or threads, or a Dask cluster (the `dask` extra).
+    backend : {'threading', 'loky', 'dask'}, default 'threading'
+        Where the tasks run: joblib threads or processes, or a Dask cluster (the `dask` extra).
+        Threads are the default: the compiled solver releases the GIL, and threads start at
+        once and share the data, where processes take seconds to start (svmguide1's grid on 2
+        cores: 4.8 s on threads, 6.0 s on processes, in `benchmarks/bench_grid.py`).
     scheduler_address : str or None, default None
         With 'dask', the scheduler of an existing cluster ('tcp://host:port'); None starts a
         local one for the search.
@@ -127,7 +130,7 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     """
 
     def __init__(self, estimator, param_grid=None, cv=5, scoring=None, n_jobs=None, refit=True,
-                 prefer_fewer_sv=True, backend="loky", scheduler_address=None, random_state=None, verbose=0):
+                 prefer_fewer_sv=True, backend="threading", scheduler_address=None, random_state=None, verbose=0):
         self.estimator = estimator
         self.param_grid = param_grid
         self.cv = cv
@@ -162,12 +165,14 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         folds = make_folds(self.cv, X, y, is_classifier(est), self.random_state)
         scorer = self._scorer(est)
         groups = kernel_paths(est, cells)
-        tasks = _tasks(groups, folds, _workers(self.n_jobs) if self.backend != "dask" else 2)
+        workers = _workers(self.n_jobs) if self.backend != "dask" else 2
+        tasks = _tasks(groups, folds, workers)
         if self.verbose:
             print(f"Fitting {len(folds)} folds for each of {len(cells)} candidates, totalling "
                   f"{len(folds) * len(cells)} fits, in {len(tasks)} tasks")
         memory = float(est.cache_size)
-        records = [r for rs in self._run(est, X, y, sample_weight, tasks, scorer, memory, on_task) for r in rs]
+        threads = 1 if workers > 1 else None
+        records = [r for rs in self._run(est, X, y, sample_weight, tasks, scorer, memory, threads, on_task) for r in rs]
         self._collect(cells, folds, records, X.shape[0])
         self.n_splits_ = len(folds)
         self.scorer_ = scorer
@@ -198,24 +203,30 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise ValueError("scoring must be one metric (a string or a callable): the search chooses by it")
         return check_scoring(est, self.scoring or ("accuracy" if is_classifier(est) else "r2"))
 
-    def _run(self, est, X, y, sw, tasks, scorer, memory, on_task):
+    def _run(self, est, X, y, sw, tasks, scorer, memory, threads, on_task):
         if self.backend == "dask":
             from svmkit.parallel.dask import run_tasks
 
-            results = run_tasks(fit_group, (est, X, y, sw), tasks, (self.scoring, scorer, memory), self.scheduler_address,
+            results = run_tasks(fit_group, (est, X, y, sw), tasks, (self.scoring, scorer, memory, threads), self.scheduler_address,
                                 on_task)
         else:
             from joblib import Parallel, delayed
+            from threadpoolctl import threadpool_limits
 
             parallel = Parallel(n_jobs=self.n_jobs, backend=self.backend, return_as="generator")
             results = []
-            for done, result in enumerate(parallel(delayed(fit_group)(est, X, y, sw, paths, chunk, self.scoring, scorer, memory)
-                                                   for paths, chunk in tasks), start=1):
-                results.append(result)
-                if on_task is not None:
-                    on_task(done, len(tasks))
-                if self.verbose:
-                    print(f"[SVMSearchCV] task {done}/{len(tasks)} done")
+            # BLAS serves only the tasks' small products (scores), and OpenBLAS's idle threads spin
+            # after each call on the cores the compiled loops need (measured: the serial search
+            # took twice its CPU time); joblib's processes get the same limit from joblib itself
+            with threadpool_limits(limits=1, user_api="blas"):
+                for done, result in enumerate(parallel(delayed(fit_group)(est, X, y, sw, paths, chunk, self.scoring,
+                                                                          scorer, memory, threads)
+                                                       for paths, chunk in tasks), start=1):
+                    results.append(result)
+                    if on_task is not None:
+                        on_task(done, len(tasks))
+                    if self.verbose:
+                        print(f"[SVMSearchCV] task {done}/{len(tasks)} done")
         return results
 
     def _collect(self, cells, folds, records, n):
