@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from svmkit._threads import numba_threads, one_blas_thread
 from svmkit._validation import check_bool, check_max_iter, check_params, one_of, real
 from svmkit.gpu.gram import DeviceKernel
 from svmkit.gpu.runtime import DEVICES, array_module
@@ -106,8 +107,13 @@ def each_task(rows: RowSource, work, tasks, verbose=False) -> list:
     workers = min(len(tasks), os.cpu_count() or 1)
     if workers < 2 or not may_share_threads(rows, verbose):
         return [work(t) for t in tasks]
-    with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(work, tasks))
+
+    def alone(task):
+        with numba_threads(1):
+            return work(task)
+
+    with ThreadPoolExecutor(workers) as pool, one_blas_thread():
+        return list(pool.map(alone, tasks))
 
 
 def positive_rows(sample_weight: np.ndarray) -> np.ndarray:
@@ -164,7 +170,7 @@ class KernelModel(KernelExpansion):
         if self._calibrates_alone and getattr(self, "probability", False) and may_share_threads(rows, self.verbose):
             # the calibration folds need nothing of the full fit: both share the cores; the full
             # fit runs here, so that its own errors come first and progress is reported
-            with ThreadPoolExecutor(1) as pool:
+            with ThreadPoolExecutor(1) as pool, one_blas_thread(), numba_threads(1):
                 calibration = pool.submit(self._calibrate, X, rows, row_index, target, weight)
                 fits = self._solve_problems(rows, row_index, target, weight, starts)
                 calibration.result()

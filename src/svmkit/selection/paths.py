@@ -10,7 +10,6 @@ box, with its gradient (`KernelModel._starts_from`); the solver then only correc
 
 from __future__ import annotations
 
-import contextlib
 import time
 import warnings
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 
 from svmkit._metrics import r2_from_residuals
+from svmkit._threads import numba_threads
 from svmkit.kernels.gram import TRAIN_OVERLAP, as_kernel_input
 from svmkit.kernels.spec import make_kernel
 
@@ -148,29 +148,13 @@ def fit_path(estimator, X, y, sample_weight, path, memory_mb):
     return est
 
 
-@contextlib.contextmanager
-def _numba_threads(n):
-    """Numba's parallel loops on at most `n` threads in this thread (None: as they are)."""
-    if n is None:
-        yield
-        return
-    import numba
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(n, before)))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
-
-
 def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, memory_mb, threads=None) -> list[CellFit]:
     """Fit every cell of `paths` (lists of (cell index, params) in path order; one kernel
     for all) on every fold of `folds` ((fold id, train, test) triples) and score it on the
     fold's test rows with `scorer`, made from `scoring`. The kernel is shared while the resolved γ stays the same.
     `threads` caps the compiled loops' threads: one per task when tasks run side by side,
     where a task's small parallel loops would only contend for the cores with the others'."""
-    with _numba_threads(threads):
+    with numba_threads(threads):
         return _fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, memory_mb)
 
 

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.utils.validation import check_is_fitted
 
+from svmkit._threads import one_blas_thread
 from svmkit._validation import check_bool, check_choice, check_int
 from svmkit.models.smo_base import KernelModel
 from svmkit.selection.folds import make_folds
@@ -211,14 +212,13 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
                                 on_task)
         else:
             from joblib import Parallel, delayed
-            from threadpoolctl import threadpool_limits
 
             parallel = Parallel(n_jobs=self.n_jobs, backend=self.backend, return_as="generator")
             results = []
             # BLAS serves only the tasks' small products (scores), and OpenBLAS's idle threads spin
             # after each call on the cores the compiled loops need (measured: the serial search
             # took twice its CPU time); joblib's processes get the same limit from joblib itself
-            with threadpool_limits(limits=1, user_api="blas"):
+            with one_blas_thread():
                 for done, result in enumerate(parallel(delayed(fit_group)(est, X, y, sw, paths, chunk, self.scoring,
                                                                           scorer, memory, threads)
                                                        for paths, chunk in tasks), start=1):
