@@ -146,7 +146,14 @@ class KernelModel(KernelExpansion):
         """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
         return self._fit(X, y, sample_weight)
 
-    def _fit(self, X, y, sample_weight, rows: RowSource | None = None, row_index=None, starts=None):
+    def _prepared(self, X, y, sample_weight):
+        """`_prepare`'s result and the attributes it set, for fits of this model with other box
+        or sum parameters (C, ν) on the same data, which `_prepare` does not read."""
+        known = set(vars(self))
+        data = self._prepare(X, y, sample_weight)
+        return data, {k: v for k, v in vars(self).items() if k not in known}
+
+    def _fit(self, X, y, sample_weight, rows: RowSource | None = None, row_index=None, starts=None, prepared=None):
         """The one fit path of every SMO model: validate and prepare; solve the model's dual
         problems on `rows` (default: a row source of the training kernel), training row i
         being row `row_index[i]` of it; store the fitted state.
@@ -154,9 +161,15 @@ class KernelModel(KernelExpansion):
         A given `rows` must hold the kernel this model resolves on X (model selection shares
         one per γ across folds and C). `starts`: per problem, None or a feasible (α⁰, G⁰) to
         start from (G⁰ may be None), in the layout of `_problem_fits` of an earlier fit.
+        `prepared`: `_prepared` of a model differing from this one in C or ν only, on the same
+        X, y and sample_weight, which then are not validated again.
         """
         check_params(self, self._constraints)
-        X, target, weight = self._prepare(X, y, sample_weight)
+        if prepared is None:
+            X, target, weight = self._prepare(X, y, sample_weight)
+        else:
+            (X, target, weight), attributes = prepared
+            vars(self).update(attributes)
         spec, Xk = self._resolve_kernel(X)
         if rows is None:
             rows, row_index = self._row_source(spec, Xk), None

@@ -10,6 +10,7 @@ box, with its gradient (`KernelModel._starts_from`); the solver then only correc
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 from dataclasses import dataclass
@@ -109,13 +110,22 @@ def _path_fits(estimator, X_train, y_train, sw_train, rows, train, path):
     """Fit the cells of `path` in order on the training rows `train` of `rows`, each from the
     previous one's solution; yields (cell, params, fitted estimator or the ValueError its fit
     raised, seconds). A failed fit makes the next one start cold."""
+    template = clone(estimator)
     previous = None
+    prepared = None
     for cell, params in path:
-        est = clone(estimator).set_params(**params)
-        starts = None if previous is None else est._starts_from(previous._problem_fits, previous.get_params())
+        # a shallow copy of the unfitted template: its parameters are plain values, and the grid's
+        # names were checked against them (clone's signature inspection costs more than a small fit)
+        est = copy.copy(template)
+        vars(est).update(params)
+        starts = None if previous is None else est._starts_from(
+            previous._problem_fits, {p: getattr(previous, p) for p in est._scaled_params})
         t0 = time.perf_counter()
         try:
-            est._fit(X_train, y_train, sw_train, rows=rows, row_index=train, starts=starts)
+            # the path's cells differ in C or ν only: the data are validated once per path
+            if prepared is None:
+                prepared = est._prepared(X_train, y_train, sw_train)
+            est._fit(X_train, y_train, sw_train, rows=rows, row_index=train, starts=starts, prepared=prepared)
         except ValueError as err:
             yield cell, params, err, time.perf_counter() - t0
             previous = None
