@@ -122,6 +122,16 @@ def test_newton_steps_hold_duplicate_free_rows(capfd):
     assert ours.n_iter_[0] < 0.5 * iters[0]
 
 
+def test_newton_steps_send_leaving_variables_to_their_bound(capfd):
+    """When a Newton step's full move leaves the box, the variables it takes out go to their
+    bound and the step is solved again on the rest: LIBSVM's optimum in far fewer updates."""
+    X, y = heart_scale()
+    ours = svmkit.SVC(C=2.0**15, gamma=0.02).fit(X, y)
+    _, objs, _, iters = libsvm_train(X, y, "-s 0 -t 2 -g 0.02 -c 32768 -e 0.001", capfd, iterations=True)
+    np.testing.assert_allclose(ours.objective_, objs, rtol=1e-5)
+    assert ours.n_iter_[0] < 0.08 * iters[0]  # 1,000 against 19,327; holding one bound per step: 2,199
+
+
 def test_nu_mode_newton_steps_reach_libsvm_optimum(capfd):
     """The ν dual's two equality constraints hold through Newton steps: LIBSVM's optimum, to
     which it is solved tightly (at tol 1e-3 this problem's objective differs by % between paths)."""

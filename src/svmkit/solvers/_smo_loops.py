@@ -14,6 +14,9 @@ TAU = 1e-12
 SHRINK_EVERY = 200
 #: Newton steps in a row while each stops at a bound (the bounded variable leaves the free set).
 NEWTON_TRIES = 3
+#: Newton solves in one step while its full step leaves the box (each sends the leavers to
+#: their bound; a9a-5k's high-C cells: half the pair updates).
+NEWTON_RESOLVES = 4
 #: Smallest squared Cholesky pivot of Q_FF, relative to its largest diagonal, for a Newton step.
 NEWTON_PIVOT = 1e-10
 
@@ -349,9 +352,14 @@ def _newton(st, m, nu_mode, free):
     the sum of d over each class), as d = u − Vλ with Q_FF u = −G_F, Q_FF V = Aᵀ and λ from the
     Schur complement A V. A variable whose row of Q_FF is (to a pivot of NEWTON_PIVOT of the
     largest diagonal) a combination of the others', such as a duplicate of a free training
-    row, is held too: Q_FF is singular there and the objective flat. α_F moves by t·d with the
-    largest t ≤ 1 that keeps the box, so the objective decreases. Returns t, or 0 (nothing
-    moved) when the step would not lower the objective."""
+    row, is held too: Q_FF is singular there and the objective flat.
+
+    When the full step leaves the box, the variables it takes out are sent to the bound they
+    cross and the step is solved again on the others (the constraints then A d = −A δ_sent),
+    up to NEWTON_RESOLVES times, as an active-set method changes many bounds at once; that
+    move is taken when it stays in the box and lowers the objective (returns 1). Otherwise α_F
+    moves by t·d with the largest t ≤ 1 that keeps the box. Returns t, or 0 (nothing moved)
+    when the step would not lower the objective."""
     y, alpha, G, U = st[0], st[1], st[2], st[3]
     k = free.shape[0]
     H = np.empty((k, k))
@@ -367,30 +375,46 @@ def _newton(st, m, nu_mode, free):
         L = np.ascontiguousarray(L[on][:, on])
         k = free.shape[0]
     nc = 2 if nu_mode else 1
-    B = np.zeros((k, 1 + nc))
+    A = np.zeros((k, nc))
     for a in range(k):
-        fa = free[a]
-        B[a, 0] = -G[fa]
-        if nu_mode:
-            B[a, 1 if y[fa] > 0 else 2] = 1.0
-        else:
-            B[a, 1] = y[fa]
-    X = _cholesky_solve(L, B)
-    At = np.ascontiguousarray(B[:, 1:])
-    V = np.ascontiguousarray(X[:, 1:])
-    S = At.T @ V
-    rhs = At.T @ np.ascontiguousarray(X[:, 0])
-    lam = np.zeros(nc)
-    if nc == 2 and S[0, 0] > 0 and S[1, 1] > 0:
-        det = S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0]
-        lam[0] = (rhs[0] * S[1, 1] - S[0, 1] * rhs[1]) / det
-        lam[1] = (S[0, 0] * rhs[1] - S[1, 0] * rhs[0]) / det
-    else:
-        # a class with no free variable leaves its constraint row zero, and λ for it free
-        for c in range(nc):
-            if S[c, c] > 0:
-                lam[c] = rhs[c] / S[c, c]
-    d = X[:, 0] - V @ lam
+        A[a, 1 if nu_mode and y[free[a]] < 0 else 0] = 1.0 if nu_mode else y[free[a]]
+    g = np.empty(k)
+    for a in range(k):
+        g[a] = G[free[a]]
+    # variables whose full step leaves the box go to the bound they cross and the step is
+    # solved again on the rest, a few times; the cut step below is the fallback
+    delta = np.zeros(k)
+    sent = np.zeros(k, dtype=np.bool_)
+    for _ in range(NEWTON_RESOLVES):
+        on = np.flatnonzero(~sent)
+        if on.size == 0:
+            break
+        L_on = L
+        if sent.any():
+            L_on, kept_on = _independent_cholesky(np.ascontiguousarray(H[on][:, on]), 0.0)
+            if not kept_on.all():
+                break
+        d = _equality_newton(H, L_on, A, g + H @ delta, on, -(A.T @ delta))
+        if d.shape[0] == 0:
+            break
+        out = 0
+        for i in range(on.size):
+            a = on[i]
+            v = alpha[free[a]] + d[i]
+            if v > U[free[a]] or v < 0:
+                delta[a] = (U[free[a]] if v > U[free[a]] else 0.0) - alpha[free[a]]
+                sent[a] = True
+                out += 1
+        if out == 0:
+            for i in range(on.size):
+                delta[on[i]] = d[i]
+            if _lowers(H, g, delta):
+                _move(st, m, free, delta)
+                return 1.0
+            break
+    d = _equality_newton(H, L, A, g, np.arange(k), np.zeros(nc))
+    if d.shape[0] == 0:
+        return 0.0
     t = 1.0
     for a in range(k):
         fa = free[a]
@@ -401,24 +425,66 @@ def _newton(st, m, nu_mode, free):
             t = min(t, -alpha[fa] / step)
     if not (t > 0):
         return 0.0
-    new = np.empty(k)
     for a in range(k):
         fa = free[a]
-        new[a] = min(max(alpha[fa] + t * d[a], 0.0), U[fa])
-    delta = new - alpha[free]
+        delta[a] = min(max(alpha[fa] + t * d[a], 0.0), U[fa]) - alpha[fa]
     # an ill-conditioned Q_FF gives a step whose rounding errors outweigh its gain
-    change = 0.0
-    for a in range(k):
-        change += delta[a] * (G[free[a]] + 0.5 * (H[a] @ delta))
-    if not (change < 0):
+    if not _lowers(H, g, delta):
         return 0.0
-    for a in range(k):
-        fa = free[a]
-        alpha[fa] = new[a]
-        row = _qrow(st, fa, m)
-        for s in range(m):
-            G[s] += row[s] * delta[a]
+    _move(st, m, free, delta)
     return t
+
+
+@njit(cache=True, nogil=True)
+def _equality_newton(H, L, A, g, on, c):
+    """d on the variables `on` minimising ½dᵀH_on d + g_onᵀd subject to A_onᵀd = c, with L the
+    Cholesky factor of H_on: d = u − Vλ, H u = −g, H V = A, λ from the Schur complement AᵀV.
+    An empty d when the constraints cannot be met (a class with no variable and c ≠ 0)."""
+    k = on.shape[0]
+    nc = A.shape[1]
+    B = np.empty((k, 1 + nc))
+    for i in range(k):
+        B[i, 0] = -g[on[i]]
+        for c_ in range(nc):
+            B[i, 1 + c_] = A[on[i], c_]
+    X = _cholesky_solve(L, B)
+    At = np.ascontiguousarray(B[:, 1:])
+    V = np.ascontiguousarray(X[:, 1:])
+    S = At.T @ V
+    rhs = At.T @ np.ascontiguousarray(X[:, 0]) - c
+    lam = np.zeros(nc)
+    if nc == 2 and S[0, 0] > 0 and S[1, 1] > 0:
+        det = S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0]
+        lam[0] = (rhs[0] * S[1, 1] - S[0, 1] * rhs[1]) / det
+        lam[1] = (S[0, 0] * rhs[1] - S[1, 0] * rhs[0]) / det
+    else:
+        # a class with no free variable leaves its constraint row zero, and λ for it free
+        for c_ in range(nc):
+            if S[c_, c_] > 0:
+                lam[c_] = rhs[c_] / S[c_, c_]
+            elif c[c_] != 0:
+                return np.empty(0)
+    return X[:, 0] - V @ lam
+
+
+@njit(cache=True, nogil=True)
+def _lowers(H, g, delta):
+    change = 0.0
+    for a in range(delta.shape[0]):
+        change += delta[a] * (g[a] + 0.5 * (H[a] @ delta))
+    return change < 0
+
+
+@njit(cache=True, nogil=True)
+def _move(st, m, free, delta):
+    alpha, G = st[1], st[2]
+    for a in range(free.shape[0]):
+        if delta[a] != 0:
+            fa = free[a]
+            alpha[fa] += delta[a]
+            row = _qrow(st, fa, m)
+            for s in range(m):
+                G[s] += row[s] * delta[a]
 
 
 @njit(cache=True, nogil=True)
