@@ -381,22 +381,16 @@ def _newton(st, m, nu_mode, free):
     g = np.empty(k)
     for a in range(k):
         g[a] = G[free[a]]
+    d_full = _equality_newton(H, L, A, g, np.arange(k), np.zeros(nc))
+    if d_full.shape[0] == 0:
+        return 0.0
     # variables whose full step leaves the box go to the bound they cross and the step is
     # solved again on the rest, a few times; the cut step below is the fallback
     delta = np.zeros(k)
     sent = np.zeros(k, dtype=np.bool_)
-    for _ in range(NEWTON_RESOLVES):
-        on = np.flatnonzero(~sent)
-        if on.size == 0:
-            break
-        L_on = L
-        if sent.any():
-            L_on, kept_on = _independent_cholesky(np.ascontiguousarray(H[on][:, on]), 0.0)
-            if not kept_on.all():
-                break
-        d = _equality_newton(H, L_on, A, g + H @ delta, on, -(A.T @ delta))
-        if d.shape[0] == 0:
-            break
+    on = np.arange(k)
+    d = d_full
+    for solves in range(1, NEWTON_RESOLVES + 1):
         out = 0
         for i in range(on.size):
             a = on[i]
@@ -412,13 +406,19 @@ def _newton(st, m, nu_mode, free):
                 _move(st, m, free, delta)
                 return 1.0
             break
-    d = _equality_newton(H, L, A, g, np.arange(k), np.zeros(nc))
-    if d.shape[0] == 0:
-        return 0.0
+        on = np.flatnonzero(~sent)
+        if solves == NEWTON_RESOLVES or on.size == 0:
+            break
+        L_on, kept_on = _independent_cholesky(np.ascontiguousarray(H[on][:, on]), 0.0)
+        if not kept_on.all():
+            break
+        d = _equality_newton(H, L_on, A, g + H @ delta, on, -(A.T @ delta))
+        if d.shape[0] == 0:
+            break
     t = 1.0
     for a in range(k):
         fa = free[a]
-        step = d[a]
+        step = d_full[a]
         if step > 0 and alpha[fa] + step > U[fa]:
             t = min(t, (U[fa] - alpha[fa]) / step)
         elif step < 0 and alpha[fa] + step < 0:
@@ -427,7 +427,7 @@ def _newton(st, m, nu_mode, free):
         return 0.0
     for a in range(k):
         fa = free[a]
-        delta[a] = min(max(alpha[fa] + t * d[a], 0.0), U[fa]) - alpha[fa]
+        delta[a] = min(max(alpha[fa] + t * d_full[a], 0.0), U[fa]) - alpha[fa]
     # an ill-conditioned Q_FF gives a step whose rounding errors outweigh its gain
     if not _lowers(H, g, delta):
         return 0.0
@@ -505,9 +505,9 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
 
     Kernel rows of B are rows `pos` of `store`; rows of Q_BB are gathered into the scratch `Qs`
     (at least |B|×|B|) as the pairs need them. Updates `alpha` (the block's α) and `G` (its
-    gradient over the block, exact on entry) in place. Stops when the block's maximal violation is below `eps`,
-    after `max_iter` pair updates, or when an α passes `limit` (an unbounded dual); returns
-    the number of pair updates.
+    gradient over the block, exact on entry) in place. Stops when the block's maximal
+    violation is below `eps`, after `max_iter` pair updates, or when an α passes `limit` (an
+    unbounded dual); returns the number of pair updates.
     """
     q = y.shape[0]
     st = (y.copy(), alpha.copy(), G.copy(), U.copy(), QD.copy(), kidx_b.copy(), pos.copy(),

@@ -251,7 +251,6 @@ def _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper,
     """The batched working set: blocks of q variables, each solved by `inner_smo`, with the
     gradient of the active set updated after each. Returns (pair updates, converged)."""
     n = problem.n
-    track_bar = shrinking
     n_iter = 0
     converged = True
     act = np.arange(n)
@@ -304,7 +303,7 @@ def _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper,
             continue
         update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
         G[act] = Ga
-        if track_bar:
+        if shrinking:  # Ḡ is tracked exactly when shrinking (see `solve`)
             up_now = a_b >= U[ws]
             flip = np.flatnonzero(up_now != at_upper[ws])
             if flip.size:
