@@ -1,4 +1,5 @@
-"""The solver's working-set sizes, its kernel-row cache bound and its reusable scratch memory."""
+"""The solver's working-set sizes, its kernel-row cache bound, its reusable scratch memory and
+the factorisation of its Newton steps."""
 
 import numpy as np
 import pytest
@@ -7,6 +8,7 @@ from conftest import DATASETS
 from svmkit import _scratch
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
 from svmkit.kernels.spec import make_kernel
+from svmkit.solvers._smo_loops import PANEL, _cholesky_solve, _independent_cholesky
 from svmkit.solvers.row_source import CachedRows
 from svmkit.solvers.smo import FULL_BLOCK, DualProblem, block_size, solve
 
@@ -69,3 +71,22 @@ def test_a_cache_smaller_than_a_working_set_still_solves():
     assert np.count_nonzero(ref.alpha) > rows.capacity
     res = solve(problem, rows, alpha0=ref.alpha)
     assert res.objective == pytest.approx(ref.objective, rel=1e-6)
+
+
+def test_blocked_newton_factor_is_lapacks_cholesky_with_duplicate_rows_dropped():
+    """Over several panels, the Newton step's factor keeps every row but the repeated copies
+    (whose pivots vanish), equals LAPACK's Cholesky factor of the kept rows, and solves with it."""
+    X = DATASETS["heart_scale"]()[0].toarray()
+    X = np.vstack([X, X[[3, 100, 200]]])  # rows 270, 271, 272 repeat rows 3, 100, 200
+    n = X.shape[0]
+    assert n > 4 * PANEL
+    sq = (X * X).sum(1)
+    H = np.exp(-0.05 * (sq[:, None] + sq[None, :] - 2 * X @ X.T))
+    R, kept = _independent_cholesky(H, 1e-10)
+    np.testing.assert_array_equal(np.flatnonzero(~kept), [270, 271, 272])
+    assert not R[~kept].any() and not R[:, ~kept].any()
+    Hk = H[np.ix_(kept, kept)]
+    Rk = R[np.ix_(kept, kept)]
+    np.testing.assert_allclose(Rk, np.linalg.cholesky(Hk).T, atol=1e-9)
+    B = np.random.default_rng(0).standard_normal((Hk.shape[0], 3))
+    np.testing.assert_allclose(_cholesky_solve(np.ascontiguousarray(Rk), B), np.linalg.solve(Hk, B), rtol=1e-6, atol=1e-8)
