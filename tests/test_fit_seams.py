@@ -10,8 +10,10 @@ import svmkit
 from conftest import heart_scale, scale_gamma
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
 from svmkit.kernels.spec import make_kernel
+from svmkit.models.smo_base import Start
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
+from svmkit.solvers.starts import feasible_start
 
 
 def _shared_rows(X, gamma, cache_size=100):
@@ -36,7 +38,7 @@ def test_fit_on_a_shared_row_source_equals_a_fit_on_the_fold():
 def test_warm_start_from_the_solution_needs_no_more_work(model):
     X, y = heart_scale()
     cold = model.fit(X, y)
-    starts = [f.start() for f in cold._problem_fits]
+    starts = [Start([f.point()]) for f in cold._problem_fits]
     warm = type(model)(**model.get_params())._fit(X, y, None, starts=starts)
     assert np.sum(warm.n_iter_) <= 1
     np.testing.assert_allclose(warm.dual_coef_, cold.dual_coef_, rtol=1e-9, atol=1e-12)
@@ -48,11 +50,53 @@ def test_warm_start_along_c_reaches_the_cold_optimum():
     apart from the linear term: G = Q(2α) − 1 = 2(G₁ + 1) − 1."""
     X, y = heart_scale()
     small = svmkit.SVC(C=1.0).fit(X, y)
-    starts = [f.start(2.0) for f in small._problem_fits]
+    starts = svmkit.SVC(C=2.0)._starts_from(small._problem_fits, {"C": 1.0})
     warm = svmkit.SVC(C=2.0)._fit(X, y, None, starts=starts)
     cold = svmkit.SVC(C=2.0).fit(X, y)
     np.testing.assert_allclose(warm.objective_, cold.objective_, rtol=1e-4)
     np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), atol=2e-3)
+
+
+def test_the_line_through_two_solutions_is_the_next_while_the_active_sets_hold():
+    """Between changes of its free and bounded sets the dual solution is affine in C, so the
+    line through the solutions at C₀ and C₁ meets the solution at C₂ (the scaled α does not),
+    and the fit from it has nothing left to do."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(40) > 0, 1, -1)
+    Cs = (1.0, 1.01, 1.02)
+    fits = [svmkit.SVC(C=c, kernel="linear", tol=1e-12).fit(X, y) for c in Cs]
+    sets = {(tuple(f._problem_fits[0].free), tuple(f._problem_fits[0].bounded)) for f in fits}
+    assert len(sets) == 1
+    model = svmkit.SVC(C=Cs[2], kernel="linear", tol=1e-12)
+    [start] = model._starts_from(fits[1]._problem_fits, {"C": Cs[1]}, (fits[0]._problem_fits, {"C": Cs[0]}))
+    (scaled, _), (line, _) = start.points
+    solution = fits[2]._problem_fits[0].result.alpha
+    np.testing.assert_allclose(line, solution, atol=1e-9)
+    assert np.abs(scaled - solution).max() > 1e-3
+    warm = model._fit(X, y, None, starts=[start])
+    assert warm.n_iter_[0] <= 2
+    np.testing.assert_allclose(warm.dual_coef_, fits[2].dual_coef_, atol=1e-9)
+
+
+@pytest.mark.parametrize("nu_mode", [False, True])
+def test_a_start_outside_the_box_is_clipped_with_its_constraints_and_gradient_restored(nu_mode):
+    """A point past the box is clipped into it; free variables restore yᵀα (ν mode: each
+    class's sum) and G = Qα + p is corrected exactly, against the dense kernel."""
+    X, y = heart_scale()
+    rows = _shared_rows(X, scale_gamma(X))
+    n = y.size
+    yy = np.where(y > 0, 1.0, -1.0)
+    problem = DualProblem(p=-np.ones(n), y=yy, upper=np.full(n, 2.0), kidx=np.arange(n), nu_mode=nu_mode)
+    Q = rows.block(np.arange(n)) * np.outer(yy, yy)
+    raw = np.random.default_rng(1).uniform(-0.5, 2.5, n)
+    start, G = feasible_start(problem, rows, raw, Q @ raw)
+    assert (start >= 0).all() and (start <= 2.0).all()
+    groups = [yy > 0, yy < 0] if nu_mode else [np.ones(n, dtype=bool)]
+    weights = np.ones(n) if nu_mode else yy
+    for members in groups:
+        np.testing.assert_allclose(weights[members] @ start[members], weights[members] @ raw[members], atol=1e-9)
+    np.testing.assert_allclose(G, Q @ start - 1.0, rtol=1e-9, atol=1e-9)
 
 
 def test_full_and_cached_row_sources_give_the_same_solution():

@@ -23,6 +23,7 @@ from svmkit.kernels.gram import TrainingKernel
 from svmkit.models.expansion import KernelExpansion
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
 from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, solve
+from svmkit.solvers.starts import best_start
 
 #: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
 LP_MAX_ROWS = 3000
@@ -32,10 +33,11 @@ PROBABILITY_FOLDS = 5
 
 @dataclass
 class Start:
-    """A feasible point to start one dual from: α and, when known, Qα (its gradient less p)."""
+    """Points to start one dual from, each (α, Qα) with yᵀα (ν: each class's sum) as the dual
+    asks but possibly outside its box: the solve starts from the one of lowest objective once
+    clipped into the box (`solvers.starts.best_start`)."""
 
-    alpha: np.ndarray
-    q_alpha: np.ndarray | None = None
+    points: list[tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass
@@ -55,9 +57,9 @@ class ProblemFit:
     result: DualResult
     p: np.ndarray
 
-    def start(self, scale: float = 1.0) -> Start:
-        """The solver's α times `scale` as a start, with Qα = G − p times `scale` (Q is linear)."""
-        return Start(scale * self.result.alpha, scale * (self.result.grad - self.p))
+    def point(self) -> tuple[np.ndarray, np.ndarray]:
+        """The solver's α and Qα = G − p."""
+        return self.result.alpha, self.result.grad - self.p
 
 
 def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale: float = 1.0) -> ProblemFit:
@@ -213,14 +215,31 @@ class KernelModel(KernelExpansion):
             return int(check_random_state(self.random_state).randint(2**31 - 1))
         return int(data_fingerprint(X, labels)[:15], 16)
 
-    def _starts_from(self, fits, params) -> list[Start] | None:
+    def _starts_from(self, fits, params, earlier=None) -> list[Start] | None:
         """Starts for this model's problems from `fits`, solved on the same data and kernel
-        with `params`: every α times the ratio of this model's box and sum parameters (C, ν) to
-        `params`' (which keeps yᵀα = 0 and scales Qα exactly); None when the ratio is not finite."""
-        scale = float(np.prod([getattr(self, p) / params[p] for p in self._scaled_params]))
+        with `params`, v being the product of the box and sum parameters (C, ν):
+        every α times v/v₁ (which keeps the equality constraints and scales Qα exactly) and,
+        with `earlier` ((fits, params) of the fit before on a path of v), the line through the
+        two solutions taken on to v, α₁ + (v − v₁)/(v₁ − v₀)·(α₁ − α₀): the solution itself
+        while the free and bounded variables stay the same, along which α is affine in v.
+        None when v/v₁ is not finite and positive."""
+        def product(values):
+            return float(np.prod([values[p] for p in self._scaled_params]))
+
+        v = product({p: getattr(self, p) for p in self._scaled_params})
+        v1 = product(params)
+        scale = v / v1
         if not (np.isfinite(scale) and scale > 0):
             return None
-        return [f.start(scale) for f in fits]
+        starts = [Start([(scale * alpha, scale * q_alpha)]) for alpha, q_alpha in (f.point() for f in fits)]
+        if earlier is not None:
+            t = (v - v1) / (v1 - product(earlier[1]))
+            if np.isfinite(t):
+                for start, f1, f0 in zip(starts, fits, earlier[0]):
+                    (a1, q1), (a0, q0) = f1.point(), f0.point()
+                    if a0.shape == a1.shape:
+                        start.points.append((a1 + t * (a1 - a0), q1 + t * (q1 - q0)))
+        return starts
 
     def _row_source(self, spec, Xk, cache_size=None, min_rows=MIN_ROWS) -> RowSource:
         """The rows of the training kernel: a precomputed matrix whole, else rows computed on
@@ -231,13 +250,12 @@ class KernelModel(KernelExpansion):
         return row_source(kernel, self.cache_size if cache_size is None else cache_size, min_rows=min_rows)
 
     def _solve(self, problem: DualProblem, rows, alpha0=None, start: Start | None = None):
-        """Solve one dual from `start` when it is feasible for `problem` (within rounding of
-        its box), else from the model's own feasible `alpha0`."""
+        """Solve one dual from the best point of `start` made feasible for `problem`, else (no
+        start, or none of its points fits) from the model's own feasible `alpha0`."""
         grad0 = None
-        if start is not None and start.alpha.shape == problem.upper.shape and (start.alpha >= 0).all() \
-                and (start.alpha <= problem.upper * (1 + 1e-9)).all():
-            alpha0 = np.minimum(start.alpha, problem.upper)
-            grad0 = None if start.q_alpha is None else start.q_alpha + problem.p
+        picked = None if start is None else best_start(problem, rows, start.points)
+        if picked is not None:
+            alpha0, grad0 = picked
         res = solve(problem, rows, alpha0=alpha0, grad0=grad0, tol=self.tol, max_iter=self.max_iter,
                     shrinking=self.shrinking)
         if not (np.isfinite(res.alpha).all() and np.isfinite(res.rho)):

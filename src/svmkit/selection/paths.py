@@ -5,7 +5,8 @@ The kernel rows are computed once per fold set and shared by every cell and fold
 problem is a subset of the rows of the full-data kernel, reached through `row_index`, and its
 test points' decision values are read from the same rows. Along a path of one box parameter
 (C growing, ν shrinking) each fit starts from the previous cell's solution scaled to the new
-box, with its gradient (`KernelModel._starts_from`); the solver then only corrects it.
+box, or from the line through the previous two solutions, whichever is lower
+(`KernelModel._starts_from`); the solver then only corrects it.
 """
 
 from __future__ import annotations
@@ -111,15 +112,15 @@ def _path_fits(estimator, X_train, y_train, sw_train, rows, train, path):
     previous one's solution; yields (cell, params, fitted estimator or the ValueError its fit
     raised, seconds). A failed fit makes the next one start cold."""
     template = clone(estimator)
-    previous = None
+    # the last two fits along the path, as (problem fits, box parameters)
+    previous = earlier = None
     prepared = None
     for cell, params in path:
         # a shallow copy of the unfitted template: its parameters are plain values, and the grid's
         # names were checked against them (clone's signature inspection costs more than a small fit)
         est = copy.copy(template)
         vars(est).update(params)
-        starts = None if previous is None else est._starts_from(
-            previous._problem_fits, {p: getattr(previous, p) for p in est._scaled_params})
+        starts = None if previous is None else est._starts_from(*previous, earlier)
         t0 = time.perf_counter()
         try:
             # the path's cells differ in C or ν only: the data are validated once per path
@@ -128,12 +129,11 @@ def _path_fits(estimator, X_train, y_train, sw_train, rows, train, path):
             est._fit(X_train, y_train, sw_train, rows=rows, row_index=train, starts=starts, prepared=prepared)
         except ValueError as err:
             yield cell, params, err, time.perf_counter() - t0
-            previous = None
+            previous = earlier = None
             continue
         yield cell, params, est, time.perf_counter() - t0
-        if previous is not None:
-            del previous._problem_fits
-        previous = est
+        earlier = previous
+        previous = est._problem_fits, {p: getattr(est, p) for p in est._scaled_params}
 
 
 def _kernel_input(template, X):

@@ -1,0 +1,82 @@
+"""Starting points for the dual solver from points that may leave its box: clipped into the
+box, the equality constraints restored, the gradient corrected, the lowest objective kept.
+
+A point comes with Qα (`q_alpha`) exact for it; the variables that clipping and the restoring
+move are few, and only their kernel rows are read to correct Qα.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from svmkit.solvers.smo import DualProblem, _add_kernel_terms
+
+#: Share of its room to its bound that one variable may give to restore an equality: it stays
+#: free, and the restoring is spread over the variables with the most room.
+ROOM_SHARE = 0.5
+#: Moves up to this share of a variable's bound are rounding, left out of the correction of Qα.
+ROUNDING = 1e-9
+
+
+def _constraint_groups(problem: DualProblem):
+    """The equality constraints as (members, weights): Σ weights·α over members is fixed
+    (yᵀα; in ν mode the sum of α over each class)."""
+    y = problem.y.astype(np.float64)
+    if problem.nu_mode:
+        return [(y > 0, np.ones(y.size)), (y < 0, np.ones(y.size))]
+    return [(np.ones(y.size, dtype=bool), y)]
+
+
+def _restore(alpha, raw, U, members, weights) -> bool:
+    """Move free members of α so that Σ weights·α over `members` equals its value at `raw`,
+    each by at most ROOM_SHARE of its room, the roomiest first; False when they cannot."""
+    excess = float(weights[members] @ (alpha[members] - raw[members]))
+    if excess == 0.0:
+        return True
+    # each chosen variable moves by −sign(excess)·weight, lowering the excess by its amount
+    direction = -np.sign(excess) * weights
+    free = np.flatnonzero(members & (alpha > 0) & (alpha < U))
+    room = ROOM_SHARE * np.where(direction[free] > 0, U[free] - alpha[free], alpha[free])
+    order = np.argsort(-room)
+    free, room = free[order], room[order]
+    reach = np.cumsum(room)
+    if reach.size == 0 or reach[-1] < abs(excess):
+        return False
+    last = int(np.searchsorted(reach, abs(excess)))
+    amount = room[:last + 1].copy()
+    amount[last] -= reach[last] - abs(excess)
+    alpha[free[:last + 1]] += direction[free[:last + 1]] * amount
+    return True
+
+
+def feasible_start(problem: DualProblem, rows, alpha: np.ndarray, q_alpha: np.ndarray):
+    """(α, G) feasible for `problem` from a point `alpha` with Qα = `q_alpha` that meets the
+    equality constraints but may leave the box: clipped into it, the constraints restored on
+    free variables, G = Qα + p corrected from the kernel rows of the moved variables. None
+    when the shapes differ or the constraints cannot be restored."""
+    U = problem.upper
+    if alpha.shape != U.shape:
+        return None
+    start = np.clip(alpha, 0.0, U)
+    for members, weights in _constraint_groups(problem):
+        if not _restore(start, alpha, U, members, weights):
+            return None
+    G = q_alpha + problem.p
+    # a scaled α passes its bound by rounding only; Qα is not corrected for that
+    moved = np.flatnonzero(np.abs(start - alpha) > ROUNDING * U)
+    _add_kernel_terms(G, rows, problem, start - alpha, moved, np.arange(problem.n))
+    return start, G
+
+
+def best_start(problem: DualProblem, rows, points):
+    """The feasible start (α, G) of lowest dual objective ½αᵀ(G + p) made from `points`
+    ((α, Qα) pairs, see `feasible_start`); None when none can be made."""
+    best, best_value = None, np.inf
+    for alpha, q_alpha in points:
+        start = feasible_start(problem, rows, alpha, q_alpha)
+        if start is None:
+            continue
+        value = 0.5 * float(start[0] @ (start[1] + problem.p))
+        if value < best_value:
+            best, best_value = start, value
+    return best
