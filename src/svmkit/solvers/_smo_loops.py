@@ -310,20 +310,35 @@ def _shrink(st, m, q, eps, nu_mode, unshrunk):
 
 @njit(cache=True, nogil=True)
 def _cholesky_solve(R, B):
-    """X with RᵀR X = B (R upper triangular, B: k × r), by forward and back substitution
-    along R's rows."""
+    """X with RᵀR X = B (R upper triangular with a nonzero diagonal, B: k × r): forward and
+    back substitution by panels of PANEL rows, each panel's products with the rows solved
+    before it by BLAS, so that many right-hand sides cost little more than one."""
     k, r = B.shape
     X = B.copy()
-    for c in range(r):
-        x = X[:, c].copy()
-        for i in range(k):
-            x[i] /= R[i, i]
-            xi = x[i]
-            for t in range(i + 1, k):
-                x[t] -= R[i, t] * xi
-        for i in range(k - 1, -1, -1):
-            x[i] = (x[i] - np.dot(R[i, i + 1:], x[i + 1:])) / R[i, i]
-        X[:, c] = x
+    for j0 in range(0, k, PANEL):
+        j1 = min(k, j0 + PANEL)
+        if j0 > 0:
+            X[j0:j1] -= np.dot(np.ascontiguousarray(R[:j0, j0:j1].T), X[:j0])
+        for i in range(j0, j1):
+            inv = 1.0 / R[i, i]
+            for c in range(r):
+                X[i, c] *= inv
+            for t in range(i + 1, j1):
+                f = R[i, t]
+                for c in range(r):
+                    X[t, c] -= f * X[i, c]
+    for j0 in range((k - 1) // PANEL * PANEL, -1, -PANEL):
+        j1 = min(k, j0 + PANEL)
+        if j1 < k:
+            X[j0:j1] -= np.dot(np.ascontiguousarray(R[j0:j1, j1:]), X[j1:])
+        for i in range(j1 - 1, j0 - 1, -1):
+            for t in range(i + 1, j1):
+                f = R[i, t]
+                for c in range(r):
+                    X[i, c] -= f * X[t, c]
+            inv = 1.0 / R[i, i]
+            for c in range(r):
+                X[i, c] *= inv
     return X
 
 
@@ -397,12 +412,13 @@ def _newton(st, m, nu_mode, free, credit):
     row, is held too: Q_FF is singular there and the objective flat.
 
     When the full step leaves the box, the variables it takes out are sent to the bound they
-    cross and the step is solved again on the others (the constraints then A d = −A δ_sent),
-    up to NEWTON_RESOLVES times, as an active-set method changes many bounds at once; that
+    cross and the step is solved again with them held there (unit constraints d_a = δ_a
+    through the same factor, so a re-solve costs a triangular solve per variable sent rather
+    than a factorisation), up to NEWTON_RESOLVES times, as an active-set method changes many bounds at once; that
     move is taken when it stays in the box and lowers the objective (returns 1). Otherwise α_F
     moves by t·d with the largest t ≤ 1 that keeps the box. Returns t, or 0 (nothing moved)
-    when the step would not lower the objective. Each factorisation's flops are taken from
-    `credit[0]`."""
+    when the step would not lower the objective. The flops of the factorisation and of the
+    re-solves are taken from `credit[0]`."""
     y, alpha, G, U = st[0], st[1], st[2], st[3]
     k = free.shape[0]
     H = np.empty((k, k))
@@ -419,45 +435,55 @@ def _newton(st, m, nu_mode, free, credit):
         R = np.ascontiguousarray(R[on][:, on])
         k = free.shape[0]
     nc = 2 if nu_mode else 1
-    A = np.zeros((k, nc))
-    for a in range(k):
-        A[a, 1 if nu_mode and y[free[a]] < 0 else 0] = 1.0 if nu_mode else y[free[a]]
     g = np.empty(k)
+    # H⁻¹[−g, A]: the unconstrained step and the directions of the equality constraints
+    B = np.zeros((k, 1 + nc))
     for a in range(k):
         g[a] = G[free[a]]
-    d_full = _equality_newton(H, R, A, g, np.arange(k), np.zeros(nc))
+        B[a, 0] = -g[a]
+        B[a, 2 if nu_mode and y[free[a]] < 0 else 1] = 1.0 if nu_mode else y[free[a]]
+    X = _cholesky_solve(R, B)
+    u = np.ascontiguousarray(X[:, 0])
+    A = np.ascontiguousarray(B[:, 1:])
+    W = np.ascontiguousarray(X[:, 1:])
+    order = np.empty(k, dtype=np.int64)
+    d_full = _constrained_step(u, A, W, order[:0], np.empty(0))
     if d_full.shape[0] == 0:
         return 0.0
     # variables whose full step leaves the box go to the bound they cross and the step is
-    # solved again on the rest, a few times; the cut step below is the fallback
+    # solved again with them held there (unit constraints through the same factor, H⁻¹e_a
+    # solved once per sent variable), a few times; the cut step below is the fallback
     delta = np.zeros(k)
     sent = np.zeros(k, dtype=np.bool_)
-    on = np.arange(k)
+    n_sent = 0
     d = d_full
     for solves in range(1, NEWTON_RESOLVES + 1):
-        out = 0
-        for i in range(on.size):
-            a = on[i]
-            v = alpha[free[a]] + d[i]
+        first = n_sent
+        for a in range(k):
+            if sent[a]:
+                continue
+            v = alpha[free[a]] + d[a]
             if v > U[free[a]] or v < 0:
                 delta[a] = (U[free[a]] if v > U[free[a]] else 0.0) - alpha[free[a]]
                 sent[a] = True
-                out += 1
-        if out == 0:
-            for i in range(on.size):
-                delta[on[i]] = d[i]
+                order[n_sent] = a
+                n_sent += 1
+        if n_sent == first:
+            for a in range(k):
+                if not sent[a]:
+                    delta[a] = d[a]
             if _lowers(H, g, delta):
                 _move(st, m, free, delta)
                 return 1.0
             break
-        on = np.flatnonzero(~sent)
-        if solves == NEWTON_RESOLVES or on.size == 0:
+        if solves == NEWTON_RESOLVES or n_sent == k:
             break
-        credit[0] -= on.size ** 3 / 3.0
-        R_on, kept_on = _independent_cholesky(np.ascontiguousarray(H[on][:, on]), 0.0)
-        if not kept_on.all():
-            break
-        d = _equality_newton(H, R_on, A, g + H @ delta, on, -(A.T @ delta))
+        E = np.zeros((k, n_sent - first))
+        for i in range(first, n_sent):
+            E[order[i], i - first] = 1.0
+        credit[0] -= 2.0 * k * k * (n_sent - first)
+        W = np.concatenate((W, _cholesky_solve(R, E)), axis=1)
+        d = _constrained_step(u, A, W, order[:n_sent], delta[order[:n_sent]])
         if d.shape[0] == 0:
             break
     t = 1.0
@@ -481,35 +507,32 @@ def _newton(st, m, nu_mode, free, credit):
 
 
 @njit(cache=True, nogil=True)
-def _equality_newton(H, R, A, g, on, c):
-    """d on the variables `on` minimising ½dᵀH_on d + g_onᵀd subject to A_onᵀd = c, with R the
-    Cholesky factor of H_on (H_on = RᵀR): d = u − Vλ, H u = −g, H V = A, λ from the Schur complement AᵀV.
-    An empty d when the constraints cannot be met (a class with no variable and c ≠ 0)."""
-    k = on.shape[0]
-    nc = A.shape[1]
-    B = np.empty((k, 1 + nc))
-    for i in range(k):
-        B[i, 0] = -g[on[i]]
-        for c_ in range(nc):
-            B[i, 1 + c_] = A[on[i], c_]
-    X = _cholesky_solve(R, B)
-    At = np.ascontiguousarray(B[:, 1:])
-    V = np.ascontiguousarray(X[:, 1:])
-    S = At.T @ V
-    rhs = At.T @ np.ascontiguousarray(X[:, 0]) - c
-    lam = np.zeros(nc)
-    if nc == 2 and S[0, 0] > 0 and S[1, 1] > 0:
-        det = S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0]
-        lam[0] = (rhs[0] * S[1, 1] - S[0, 1] * rhs[1]) / det
-        lam[1] = (S[0, 0] * rhs[1] - S[1, 0] * rhs[0]) / det
-    else:
-        # a class with no free variable leaves its constraint row zero, and λ for it free
-        for c_ in range(nc):
-            if S[c_, c_] > 0:
-                lam[c_] = rhs[c_] / S[c_, c_]
-            elif c[c_] != 0:
-                return np.empty(0)
-    return X[:, 0] - V @ lam
+def _constrained_step(u, A, W, held, value):
+    """d minimising ½dᵀHd + gᵀd subject to Aᵀd = 0 and d[held] = value, from u = −H⁻¹g and
+    W = H⁻¹[A, e_held]: d = u − Wλ with λ from the Schur complement S = [A, e_held]ᵀW. A
+    column of A that is zero (a class with no free variable) is left out. Empty when the
+    constraints are dependent (every free variable of a class held)."""
+    k, nc = A.shape
+    nh = held.shape[0]
+    use = np.zeros(nc + nh, dtype=np.bool_)
+    S = np.empty((nc + nh, nc + nh))
+    r = np.empty(nc + nh)
+    At = np.ascontiguousarray(A.T)
+    for c in range(nc):
+        S[c] = At[c] @ W
+        r[c] = At[c] @ u
+        use[c] = S[c, c] > 0
+    for i in range(nh):
+        S[nc + i] = W[held[i]]
+        r[nc + i] = u[held[i]] - value[i]
+        use[nc + i] = True
+    on = np.flatnonzero(use)
+    S_on = np.ascontiguousarray(S[on][:, on])
+    Rs, kept = _independent_cholesky(S_on, 1e-12 * np.max(np.diag(S_on)))
+    if not kept.all():
+        return np.empty(0)
+    lam = _cholesky_solve(Rs, np.ascontiguousarray(r[on]).reshape(-1, 1))[:, 0]
+    return u - np.ascontiguousarray(W[:, on]) @ lam
 
 
 @njit(cache=True, nogil=True)
