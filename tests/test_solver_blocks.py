@@ -90,3 +90,45 @@ def test_blocked_newton_factor_is_lapacks_cholesky_with_duplicate_rows_dropped()
     np.testing.assert_allclose(Rk, np.linalg.cholesky(Hk).T, atol=1e-9)
     B = np.random.default_rng(0).standard_normal((Hk.shape[0], 3))
     np.testing.assert_allclose(_cholesky_solve(np.ascontiguousarray(Rk), B), np.linalg.solve(Hk, B), rtol=1e-6, atol=1e-8)
+
+
+def _slots_state(K, y):
+    """The compiled solver's per-solve state over q variables whose slots are their indices,
+    with the kernel store K (float32 rows, one per variable)."""
+    q = y.size
+    store = np.ascontiguousarray(K, dtype=np.float32)
+    zeros = np.zeros(q)
+    return (y, np.full(q, 0.5), zeros.copy(), np.ones(q), np.ones(q), np.arange(q), np.arange(q),
+            np.arange(q), zeros.copy(), zeros.copy(), np.zeros((q, q), dtype=np.float32),
+            np.full(q, -1, dtype=np.int64), np.zeros(q, dtype=np.int64), np.zeros(1, dtype=np.int64), store)
+
+
+def test_newton_factor_is_extended_by_entering_variables_and_rebuilt_for_a_dependent_one():
+    from svmkit.solvers._smo_loops import _factor
+
+    rng = np.random.default_rng(0)
+    n = 400
+    X = rng.standard_normal((n, 20))
+    X[n - 1] = X[3]  # the last variable duplicates variable 3
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    K = np.exp(-0.05 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    Q = (y[:, None] * y[None]) * K.astype(np.float32)
+    st = _slots_state(K, y)
+    fac = (np.zeros((0, 0)), np.zeros((0, 0)), np.empty(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
+    credit = np.zeros(1)
+    fac, rebuilt = _factor(st, n, np.arange(300), credit, fac)
+    assert rebuilt and fac[0].shape == (300, 300)
+    # variables 0-4 leave the free set and 300-309 enter: the factor grows by the ten (fewer
+    # flops than a new one), and R on its base (0-309, in that order) is the Cholesky factor of Q there
+    fac, rebuilt = _factor(st, n, np.arange(5, 310), credit, fac)
+    assert not rebuilt
+    np.testing.assert_array_equal(fac[2][:310], np.arange(310))
+    np.testing.assert_allclose(fac[0].T @ fac[0], Q[:310, :310], atol=1e-9)
+    np.testing.assert_allclose(fac[1], Q[:310, :310], atol=1e-12)
+    # the last variable duplicates 3, which the base still holds though 3 is no longer free:
+    # the free set does not depend on it, so the factor is rebuilt on the free variables alone
+    free = np.r_[np.arange(5, 310), n - 1]
+    fac, rebuilt = _factor(st, n, free, credit, fac)
+    assert rebuilt and fac[0].shape == (306, 306)
+    np.testing.assert_array_equal(fac[2][:306], free)
+    assert credit[0] < 0

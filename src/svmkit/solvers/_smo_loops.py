@@ -15,8 +15,8 @@ SHRINK_EVERY = 200
 #: Newton steps in a row while each stops at a bound (the bounded variable leaves the free set).
 NEWTON_TRIES = 3
 #: Newton solves in one step while its full step leaves the box (each sends the leavers to
-#: their bound; a9a-5k's high-C cells: half the pair updates).
-NEWTON_RESOLVES = 4
+#: their bound; a re-solve costs a triangular solve per variable sent).
+NEWTON_RESOLVES = 10
 #: A pair update's time over the active set's size, in the time of one flop of a Newton step
 #: (measured: about 20 µs for 1,500 active variables against 20 GFLOPS in the factorisation).
 PAIR_COST = 256.0
@@ -309,10 +309,10 @@ def _shrink(st, m, q, eps, nu_mode, unshrunk):
 
 
 @njit(cache=True, nogil=True)
-def _cholesky_solve(R, B):
-    """X with RᵀR X = B (R upper triangular with a nonzero diagonal, B: k × r): forward and
-    back substitution by panels of PANEL rows, each panel's products with the rows solved
-    before it by BLAS, so that many right-hand sides cost little more than one."""
+def _forward_solve(R, B):
+    """X with RᵀX = B (R upper triangular with a nonzero diagonal, B: k × r), by panels of
+    PANEL rows, each panel's product with the rows solved before it by BLAS, so that many
+    right-hand sides cost little more than one."""
     k, r = B.shape
     X = B.copy()
     for j0 in range(0, k, PANEL):
@@ -327,6 +327,14 @@ def _cholesky_solve(R, B):
                 f = R[i, t]
                 for c in range(r):
                     X[t, c] -= f * X[i, c]
+    return X
+
+
+@njit(cache=True, nogil=True)
+def _cholesky_solve(R, B):
+    """X with RᵀR X = B: `_forward_solve`, then back substitution by panels as it."""
+    X = _forward_solve(R, B)
+    k, r = B.shape
     for j0 in range((k - 1) // PANEL * PANEL, -1, -PANEL):
         j1 = min(k, j0 + PANEL)
         if j1 < k:
@@ -403,107 +411,238 @@ def _independent_cholesky(H, floor):
 
 
 @njit(cache=True, nogil=True)
-def _newton(st, m, nu_mode, free, credit):
+def _base_slots(st, fac):
+    """The slot of each variable of the factor's base, in base order."""
+    var, where, k = st[7], fac[3], fac[0].shape[0]
+    out = np.empty(k, dtype=np.int64)
+    for t in range(var.shape[0]):
+        b = where[var[t]]
+        if b >= 0:
+            out[b] = t
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _entering(st, free, fac):
+    """The free slots whose variables are not in the factor's base (nor held out of it as
+    dependent when it was built)."""
+    var, where = st[7], fac[3]
+    out = np.empty(free.shape[0], dtype=np.int64)
+    a = 0
+    for s in free:
+        if where[var[s]] == -1:
+            out[a] = s
+            a += 1
+    return out[:a]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _extend_flops(k0, a, held):
+    """Flops of a Newton step on a kept factor of k0 variables: a entering variables
+    (triangular solves and the Schur complement's factorisation) and `held` base variables
+    that left the free set (a solve each)."""
+    k = k0 + a
+    return k0 * k0 * a + k0 * a * a + a * a * a / 3.0 + 2.0 * k * k * held
+
+
+@njit(cache=True, nogil=True)
+def _step_flops(st, m, free, fac):
+    """The least flops of a Newton step on the free slots: on the kept factor (`_extend_flops`)
+    or a new one (k³/3), whichever is fewer, and the gathering of the moved rows."""
+    k = free.shape[0]
+    k0 = fac[0].shape[0]
+    a = _entering(st, free, fac).shape[0]
+    fresh = k * k * k / 3.0
+    if k0 > 0:
+        fresh = min(fresh, _extend_flops(k0, a, k0 - (k - a)))
+    return fresh + 2.0 * k * m
+
+
+@njit(cache=True, nogil=True)
+def _rebuild(st, m, free, credit, fac):
+    """A new factor (see `_factor`) on the free slots; a variable whose pivot is below
+    NEWTON_PIVOT of the largest diagonal (a duplicate of a free row) stays out of the base,
+    marked −2 in `where`, until the next rebuild."""
+    var = st[7]
+    base, where = fac[2], fac[3]
+    k = free.shape[0]
+    Hn = np.empty((k, k))
+    for i in range(k):
+        row = _qrow(st, free[i], m)
+        for j in range(k):
+            Hn[i, j] = row[free[j]]
+    credit[0] -= k * k * k / 3.0
+    Rn, kept = _independent_cholesky(Hn, NEWTON_PIVOT * np.max(np.diag(Hn)))
+    on = np.flatnonzero(kept)
+    where[:] = -1
+    for i in range(k):
+        where[var[free[i]]] = -2
+    for i in range(on.shape[0]):
+        base[i] = var[free[on[i]]]
+        where[base[i]] = i
+    return (np.ascontiguousarray(Rn[on][:, on]), np.ascontiguousarray(Hn[on][:, on]), base, where)
+
+
+@njit(cache=True, nogil=True)
+def _factor(st, m, free, credit, fac):
+    """The factor fac = (R, H, base, where) covering the free slots: H = Q over the base
+    variables `base`, R its upper Cholesky factor, where[v] the base position of variable v
+    (−1 outside). Q does not change within a solve, so the factor of an earlier step is
+    extended by the entering variables (R₁₂ = R₀⁻ᵀQ_{0,new}, R₂₂ the factor of the Schur
+    complement), its base variables that left the free set being held in the step. It is
+    rebuilt (`_rebuild`) when that costs fewer flops, or when an entering variable is
+    dependent on the base: the base may hold variables no longer free, on which it may
+    depend and the free set not. Returns (factor, whether it was rebuilt)."""
+    y, QD, kid, ps, var, store = st[0], st[4], st[5], st[6], st[7], st[14]
+    R, H, base, where = fac
+    k0 = R.shape[0]
+    k = free.shape[0]
+    new = _entering(st, free, fac)
+    a = new.shape[0]
+    if k0 == 0 or _extend_flops(k0, a, k0 - (k - a)) >= k * k * k / 3.0:
+        return _rebuild(st, m, free, credit, fac), True
+    if a == 0:
+        return fac, False
+    bs = _base_slots(st, fac)
+    B = np.empty((k0, a))
+    C = np.empty((a, a))
+    for j in range(a):
+        sj = new[j]
+        src = store[ps[sj]]
+        for i in range(k0):
+            B[i, j] = y[sj] * y[bs[i]] * src[kid[bs[i]]]
+        for t in range(a):
+            C[j, t] = QD[sj] if t == j else y[sj] * y[new[t]] * src[kid[new[t]]]
+    credit[0] -= _extend_flops(k0, a, 0)
+    W = _forward_solve(R, B)
+    Rs, kept = _independent_cholesky(C - W.T @ W, NEWTON_PIVOT * max(np.max(np.diag(H)), np.max(np.diag(C))))
+    if not kept.all():
+        return _rebuild(st, m, free, credit, fac), True
+    k1 = k0 + a
+    Rx = np.zeros((k1, k1))
+    Hx = np.empty((k1, k1))
+    Rx[:k0, :k0] = R
+    Hx[:k0, :k0] = H
+    Rx[:k0, k0:] = W
+    Rx[k0:, k0:] = Rs
+    Hx[:k0, k0:] = B
+    Hx[k0:, :k0] = B.T
+    Hx[k0:, k0:] = C
+    for j in range(a):
+        base[k0 + j] = var[new[j]]
+        where[base[k0 + j]] = k0 + j
+    return (Rx, Hx, base, where), False
+
+
+@njit(cache=True, nogil=True)
+def _newton(st, m, nu_mode, free, credit, fac, eps):
     """One Newton step on the free variables F among the active slots, the bounded ones held:
     d minimises ½dᵀQ_FF d + G_Fᵀd under the equality constraints A d = 0 (yᵀd = 0, or in ν mode
-    the sum of d over each class), as d = u − Vλ with Q_FF u = −G_F, Q_FF V = Aᵀ and λ from the
-    Schur complement A V. A variable whose row of Q_FF is (to a pivot of NEWTON_PIVOT of the
-    largest diagonal) a combination of the others', such as a duplicate of a free training
-    row, is held too: Q_FF is singular there and the objective flat.
+    the sum of d over each class), as d = u − Wλ with Q u = −G, W = Q⁻¹[A, e_held] and λ from
+    the Schur complement, on the factor `_factor` keeps: the variables of its base that are
+    no longer free are held by unit constraints d_a = 0. A free variable whose row of Q_FF is
+    (to a pivot of NEWTON_PIVOT of the largest diagonal) a combination of the others', such
+    as a duplicate of a free training row, is held too: Q_FF is singular there and the
+    objective flat.
 
     When the full step leaves the box, the variables it takes out are sent to the bound they
-    cross and the step is solved again with them held there (unit constraints d_a = δ_a
-    through the same factor, so a re-solve costs a triangular solve per variable sent rather
-    than a factorisation), up to NEWTON_RESOLVES times, as an active-set method changes many bounds at once; that
-    move is taken when it stays in the box and lowers the objective (returns 1). Otherwise α_F
-    moves by t·d with the largest t ≤ 1 that keeps the box. Returns t, or 0 (nothing moved)
-    when the step would not lower the objective. The flops of the factorisation and of the
-    re-solves are taken from `credit[0]`."""
+    cross and the step is solved again with them held there (d_a = δ_a, through the same
+    factor: a triangular solve per variable sent rather than a factorisation), up to
+    NEWTON_RESOLVES times, as an active-set method changes many bounds at once; that move is
+    taken when it stays in the box and lowers the objective (returns 1), unless the free
+    variables' gradients after it still violate by more than `eps` on an extended factor
+    (rounding in the Schur complement of an ill-conditioned Q_FF): then nothing moves and it
+    returns −1, for a step on a new factor. Otherwise α_F moves by
+    t·d with the largest t ≤ 1 that keeps the box. Returns (t, or 0 when nothing moved because
+    the step would not lower the objective; the factor). The flops of the factorisation and
+    of the solves are taken from `credit[0]`."""
     y, alpha, G, U = st[0], st[1], st[2], st[3]
-    k = free.shape[0]
-    H = np.empty((k, k))
-    for a in range(k):
-        row = _qrow(st, free[a], m)
-        for b in range(k):
-            H[a, b] = row[free[b]]
-    credit[0] -= _newton_flops(k, m)
-    R, kept = _independent_cholesky(H, NEWTON_PIVOT * np.max(np.diag(H)))
-    if not kept.all():
-        on = np.flatnonzero(kept)
-        free = free[on]
-        H = np.ascontiguousarray(H[on][:, on])
-        R = np.ascontiguousarray(R[on][:, on])
-        k = free.shape[0]
+    fac, rebuilt = _factor(st, m, free, credit, fac)
+    R, H = fac[0], fac[1]
+    k = R.shape[0]
+    credit[0] -= 2.0 * k * m
+    bs = _base_slots(st, fac)
     nc = 2 if nu_mode else 1
-    g = np.empty(k)
-    # H⁻¹[−g, A]: the unconstrained step and the directions of the equality constraints
+    g = np.zeros(k)
+    moves = np.zeros(k, dtype=np.bool_)
+    # Q⁻¹[−g, A]: the unconstrained step and the directions of the equality constraints
     B = np.zeros((k, 1 + nc))
     for a in range(k):
-        g[a] = G[free[a]]
-        B[a, 0] = -g[a]
-        B[a, 2 if nu_mode and y[free[a]] < 0 else 1] = 1.0 if nu_mode else y[free[a]]
+        s = bs[a]
+        moves[a] = s < m and 0 < alpha[s] < U[s]
+        if moves[a]:
+            g[a] = G[s]
+            B[a, 0] = -g[a]
+            B[a, 2 if nu_mode and y[s] < 0 else 1] = 1.0 if nu_mode else y[s]
     X = _cholesky_solve(R, B)
     u = np.ascontiguousarray(X[:, 0])
     A = np.ascontiguousarray(B[:, 1:])
     W = np.ascontiguousarray(X[:, 1:])
-    order = np.empty(k, dtype=np.int64)
-    d_full = _constrained_step(u, A, W, order[:0], np.empty(0))
-    if d_full.shape[0] == 0:
-        return 0.0
-    # variables whose full step leaves the box go to the bound they cross and the step is
-    # solved again with them held there (unit constraints through the same factor, H⁻¹e_a
-    # solved once per sent variable), a few times; the cut step below is the fallback
     delta = np.zeros(k)
-    sent = np.zeros(k, dtype=np.bool_)
-    n_sent = 0
-    d = d_full
-    for solves in range(1, NEWTON_RESOLVES + 1):
-        first = n_sent
+    # held variables in the order their unit constraints join W: first the base's
+    # variables that are no longer free (d = 0), then those each solve sends to a bound
+    sent = ~moves
+    order = np.flatnonzero(sent)
+    n_sent = order.shape[0]
+    order = np.concatenate((order, np.empty(k - n_sent, dtype=np.int64)))
+    solved = 0
+    d_full = np.empty(0)
+    for solves in range(NEWTON_RESOLVES):
+        if n_sent > solved:
+            E = np.zeros((k, n_sent - solved))
+            for i in range(solved, n_sent):
+                E[order[i], i - solved] = 1.0
+            credit[0] -= 2.0 * k * k * (n_sent - solved)
+            W = np.concatenate((W, _cholesky_solve(R, E)), axis=1)
+            solved = n_sent
+        d = _constrained_step(u, A, W, order[:n_sent], delta[order[:n_sent]])
+        if d.shape[0] == 0:
+            if solves == 0:
+                return 0.0, fac
+            break
+        if solves == 0:
+            d_full = d
         for a in range(k):
             if sent[a]:
                 continue
-            v = alpha[free[a]] + d[a]
-            if v > U[free[a]] or v < 0:
-                delta[a] = (U[free[a]] if v > U[free[a]] else 0.0) - alpha[free[a]]
+            v = alpha[bs[a]] + d[a]
+            if v > U[bs[a]] or v < 0:
+                delta[a] = (U[bs[a]] if v > U[bs[a]] else 0.0) - alpha[bs[a]]
                 sent[a] = True
                 order[n_sent] = a
                 n_sent += 1
-        if n_sent == first:
+        if n_sent == solved:
             for a in range(k):
                 if not sent[a]:
                     delta[a] = d[a]
+            if not rebuilt and _spread(y[bs], g + H @ delta, ~sent, nu_mode) > eps:
+                return -1.0, fac
             if _lowers(H, g, delta):
-                _move(st, m, free, delta)
-                return 1.0
+                _move(st, m, bs, delta)
+                return 1.0, fac
             break
-        if solves == NEWTON_RESOLVES or n_sent == k:
-            break
-        E = np.zeros((k, n_sent - first))
-        for i in range(first, n_sent):
-            E[order[i], i - first] = 1.0
-        credit[0] -= 2.0 * k * k * (n_sent - first)
-        W = np.concatenate((W, _cholesky_solve(R, E)), axis=1)
-        d = _constrained_step(u, A, W, order[:n_sent], delta[order[:n_sent]])
-        if d.shape[0] == 0:
+        if n_sent == k:
             break
     t = 1.0
     for a in range(k):
-        fa = free[a]
+        if not moves[a]:
+            continue
+        s = bs[a]
         step = d_full[a]
-        if step > 0 and alpha[fa] + step > U[fa]:
-            t = min(t, (U[fa] - alpha[fa]) / step)
-        elif step < 0 and alpha[fa] + step < 0:
-            t = min(t, -alpha[fa] / step)
+        if step > 0 and alpha[s] + step > U[s]:
+            t = min(t, (U[s] - alpha[s]) / step)
+        elif step < 0 and alpha[s] + step < 0:
+            t = min(t, -alpha[s] / step)
     if not (t > 0):
-        return 0.0
+        return 0.0, fac
     for a in range(k):
-        fa = free[a]
-        delta[a] = min(max(alpha[fa] + t * d_full[a], 0.0), U[fa]) - alpha[fa]
+        s = bs[a]
+        delta[a] = min(max(alpha[s] + t * d_full[a], 0.0), U[s]) - alpha[s] if moves[a] else 0.0
     # an ill-conditioned Q_FF gives a step whose rounding errors outweigh its gain
     if not _lowers(H, g, delta):
-        return 0.0
-    _move(st, m, free, delta)
-    return t
+        return 0.0, fac
+    _move(st, m, bs, delta)
+    return t, fac
 
 
 @njit(cache=True, nogil=True)
@@ -531,8 +670,23 @@ def _constrained_step(u, A, W, held, value):
     Rs, kept = _independent_cholesky(S_on, 1e-12 * np.max(np.diag(S_on)))
     if not kept.all():
         return np.empty(0)
-    lam = _cholesky_solve(Rs, np.ascontiguousarray(r[on]).reshape(-1, 1))[:, 0]
+    lam = np.ascontiguousarray(_cholesky_solve(Rs, np.ascontiguousarray(r[on]).reshape(-1, 1))[:, 0])
     return u - np.ascontiguousarray(W[:, on]) @ lam
+
+
+@njit(cache=True, nogil=True)
+def _spread(y, grad, on, nu_mode):
+    """The largest difference of y_a·grad_a between two variables of `on` (of one class in ν
+    mode): the KKT violation among free variables, zero at the step's exact solution."""
+    lo = np.full(2, np.inf)
+    hi = np.full(2, -np.inf)
+    for a in range(grad.shape[0]):
+        if on[a]:
+            c = 1 if nu_mode and y[a] < 0 else 0
+            v = y[a] * grad[a]
+            lo[c] = min(lo[c], v)
+            hi[c] = max(hi[c], v)
+    return max(hi[0] - lo[0], hi[1] - lo[1], 0.0)
 
 
 @njit(cache=True, nogil=True)
@@ -553,13 +707,6 @@ def _move(st, m, free, delta):
             row = _qrow(st, fa, m)
             for s in range(m):
                 G[s] += row[s] * delta[a]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _newton_flops(k, m):
-    """The least flops of a Newton step on k free variables among m active: the factorisation
-    and the gathering of Q_FF and of the moved rows."""
-    return k * k * k / 3.0 + 2.0 * k * m
 
 
 @njit(cache=True, nogil=True)
@@ -596,6 +743,8 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
     # pair-update work not yet spent on Newton steps, in flops: Newton steps cost at most as
     # much as the pair updates around them, so they can at worst double a solve's time
     credit = np.zeros(1)
+    # the Newton steps' factor, kept from one step to the next (Q does not change in a solve)
+    fac = (np.zeros((0, 0)), np.zeros((0, 0)), np.empty(q, dtype=np.int64), np.full(q, -1, dtype=np.int64))
     while it < max_iter:
         counter -= 1
         if counter == 0:
@@ -604,9 +753,13 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
                 m = _shrink(st, m, q, eps, nu_mode, unshrunk)
             free = _free_slots(st, m)
             for _ in range(NEWTON_TRIES):
-                if free.shape[0] < 2 or credit[0] < _newton_flops(free.shape[0], m):
+                if free.shape[0] < 2 or credit[0] < _step_flops(st, m, free, fac):
                     break
-                if not (0 < _newton(st, m, nu_mode, free, credit) < 1):
+                t, fac = _newton(st, m, nu_mode, free, credit, fac, eps)
+                if t < 0:
+                    fac = (fac[0][:0, :0].copy(), fac[1][:0, :0].copy(), fac[2], fac[3])
+                    continue
+                if not (0 < t < 1):
                     break
                 free = _free_slots(st, m)
         i, j, gap = _select(st, m, nu_mode)
