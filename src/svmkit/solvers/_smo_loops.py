@@ -332,7 +332,7 @@ def _forward_solve(R, B):
 
 @njit(cache=True, nogil=True)
 def _cholesky_solve(R, B):
-    """X with RᵀR X = B: `_forward_solve`, then back substitution by panels as it."""
+    """X with RᵀR X = B: `_forward_solve`, then back substitution by the same panels."""
     X = _forward_solve(R, B)
     k, r = B.shape
     for j0 in range((k - 1) // PANEL * PANEL, -1, -PANEL):
@@ -445,17 +445,25 @@ def _extend_flops(k0, a, held):
     return k0 * k0 * a + k0 * a * a + a * a * a / 3.0 + 2.0 * k * k * held
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _factor_flops(k0, k, a):
+    """(flops, whether the kept factor is extended) for factoring k free variables, a of them
+    entering a kept factor of k0: its extension (`_extend_flops`, the base's k0 − (k − a)
+    variables no longer free held) or a new factor (k³/3), whichever is fewer."""
+    fresh = k * k * k / 3.0
+    if k0 == 0:
+        return fresh, False
+    kept = _extend_flops(k0, a, k0 - (k - a))
+    return min(fresh, kept), kept < fresh
+
+
 @njit(cache=True, nogil=True)
 def _step_flops(st, m, free, fac):
-    """The least flops of a Newton step on the free slots: on the kept factor (`_extend_flops`)
-    or a new one (k³/3), whichever is fewer, and the gathering of the moved rows."""
+    """The least flops of a Newton step on the free slots (`_factor_flops`) and the gathering
+    of the moved rows."""
     k = free.shape[0]
-    k0 = fac[0].shape[0]
-    a = _entering(st, free, fac).shape[0]
-    fresh = k * k * k / 3.0
-    if k0 > 0:
-        fresh = min(fresh, _extend_flops(k0, a, k0 - (k - a)))
-    return fresh + 2.0 * k * m
+    flops, _ = _factor_flops(fac[0].shape[0], k, _entering(st, free, fac).shape[0])
+    return flops + 2.0 * k * m
 
 
 @njit(cache=True, nogil=True)
@@ -499,7 +507,7 @@ def _factor(st, m, free, credit, fac):
     k = free.shape[0]
     new = _entering(st, free, fac)
     a = new.shape[0]
-    if k0 == 0 or _extend_flops(k0, a, k0 - (k - a)) >= k * k * k / 3.0:
+    if not _factor_flops(k0, k, a)[1]:
         return _rebuild(st, m, free, credit, fac), True
     if a == 0:
         return fac, False
@@ -552,9 +560,9 @@ def _newton(st, m, nu_mode, free, credit, fac, eps):
     taken when it stays in the box and lowers the objective (returns 1), unless the free
     variables' gradients after it still violate by more than `eps` on an extended factor
     (rounding in the Schur complement of an ill-conditioned Q_FF): then nothing moves and it
-    returns −1, for a step on a new factor. Otherwise α_F moves by
-    t·d with the largest t ≤ 1 that keeps the box. Returns (t, or 0 when nothing moved because
-    the step would not lower the objective; the factor). The flops of the factorisation and
+    returns −1, for a step on a new factor. Otherwise α_F moves by t·d with the largest t ≤ 1
+    that keeps the box. Returns (t, or 0 when nothing moved because the step would not lower
+    the objective; the factor). The flops of the factorisation and
     of the solves are taken from `credit[0]`."""
     y, alpha, G, U = st[0], st[1], st[2], st[3]
     fac, rebuilt = _factor(st, m, free, credit, fac)
