@@ -560,10 +560,11 @@ def _newton(st, m, nu_mode, free, credit, fac, eps):
     taken when it stays in the box and lowers the objective (returns 1), unless the free
     variables' gradients after it still violate by more than `eps` on an extended factor
     (rounding in the Schur complement of an ill-conditioned Q_FF): then nothing moves and it
-    returns −1, for a step on a new factor. Otherwise α_F moves by t·d with the largest t ≤ 1
-    that keeps the box. Returns (t, or 0 when nothing moved because the step would not lower
-    the objective; the factor). The flops of the factorisation and
-    of the solves are taken from `credit[0]`."""
+    returns −1, for a step on a new factor. Otherwise (sending every leaver at once can raise
+    the objective when Q_FF is near-singular) α_F descends by the primal active-set method
+    (`_descend`). Returns (1 when the step was solved in the box, 0.5 when the active-set
+    method stopped short, 0 when nothing moved because no move lowers the objective; the
+    factor). The flops of the factorisation and of the solves are taken from `credit[0]`."""
     y, alpha, G, U = st[0], st[1], st[2], st[3]
     fac, rebuilt = _factor(st, m, free, credit, fac)
     R, H = fac[0], fac[1]
@@ -591,7 +592,7 @@ def _newton(st, m, nu_mode, free, credit, fac, eps):
     # variables that are no longer free (d = 0), then those each solve sends to a bound
     sent = ~moves
     order = np.flatnonzero(sent)
-    n_sent = order.shape[0]
+    n_sent = n_fixed = order.shape[0]
     order = np.concatenate((order, np.empty(k - n_sent, dtype=np.int64)))
     solved = 0
     d_full = np.empty(0)
@@ -631,26 +632,65 @@ def _newton(st, m, nu_mode, free, credit, fac, eps):
             break
         if n_sent == k:
             break
-    t = 1.0
-    for a in range(k):
-        if not moves[a]:
-            continue
-        s = bs[a]
-        step = d_full[a]
-        if step > 0 and alpha[s] + step > U[s]:
-            t = min(t, (U[s] - alpha[s]) / step)
-        elif step < 0 and alpha[s] + step < 0:
-            t = min(t, -alpha[s] / step)
-    if not (t > 0):
-        return 0.0, fac
-    for a in range(k):
-        s = bs[a]
-        delta[a] = min(max(alpha[s] + t * d_full[a], 0.0), U[s]) - alpha[s] if moves[a] else 0.0
+    t, delta = _descend(st, bs, R, u, A, W[:, :A.shape[1] + n_fixed], order[:n_fixed], d_full, credit)
     # an ill-conditioned Q_FF gives a step whose rounding errors outweigh its gain
     if not _lowers(H, g, delta):
         return 0.0, fac
     _move(st, m, bs, delta)
     return t, fac
+
+
+@njit(cache=True, nogil=True)
+def _descend(st, bs, R, u, A, W, held, d, credit):
+    """The primal active-set method on the Newton step's subproblem, from δ = 0: move along
+    d − δ to the first bound, hold the variable that reaches it there and solve again (d from
+    `_constrained_step`, a triangular solve per variable held), up to NEWTON_RESOLVES times.
+    Each move lowers the objective (a convex quadratic on each subspace). `held` are the base's
+    variables already held at 0 (W = R⁻¹R⁻ᵀ[A, e_held]), d the step with only them held.
+    Returns (1 when the last solve stayed in the box, else 0.5; the move δ)."""
+    alpha, U = st[1], st[3]
+    k = d.shape[0]
+    delta = np.zeros(k)
+    is_held = np.zeros(k, dtype=np.bool_)
+    order = np.empty(k, dtype=np.int64)
+    nh = held.shape[0]
+    order[:nh] = held
+    is_held[held] = True
+    for _ in range(NEWTON_RESOLVES):
+        tau = 1.0
+        block = -1
+        for a in range(k):
+            if is_held[a]:
+                continue
+            p = d[a] - delta[a]
+            x = alpha[bs[a]] + delta[a]
+            if p > 0 and x + p > U[bs[a]]:
+                r = (U[bs[a]] - x) / p
+            elif p < 0 and x + p < 0:
+                r = -x / p
+            else:
+                continue
+            if r < tau:
+                tau = r
+                block = a
+        to_upper = block >= 0 and d[block] > delta[block]
+        for a in range(k):
+            if not is_held[a]:
+                delta[a] += tau * (d[a] - delta[a])
+        if block < 0:
+            return 1.0, delta
+        delta[block] = (U[bs[block]] if to_upper else 0.0) - alpha[bs[block]]
+        is_held[block] = True
+        order[nh] = block
+        nh += 1
+        e = np.zeros((k, 1))
+        e[block, 0] = 1.0
+        credit[0] -= 2.0 * k * k
+        W = np.concatenate((W, _cholesky_solve(R, e)), axis=1)
+        d = _constrained_step(u, A, W, order[:nh], delta[order[:nh]])
+        if d.shape[0] == 0:
+            break
+    return 0.5, delta
 
 
 @njit(cache=True, nogil=True)
