@@ -3,6 +3,7 @@ warm starts, the solver alone on either row source, and what a stopped solve rep
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 
@@ -13,7 +14,7 @@ from svmkit.kernels.spec import make_kernel
 from svmkit.models.smo_base import Start
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
-from svmkit.solvers.starts import feasible_start
+from svmkit.solvers.starts import best_start, feasible_start
 
 
 def _shared_rows(X, gamma, cache_size=100):
@@ -77,6 +78,37 @@ def test_the_line_through_two_solutions_is_the_next_while_the_active_sets_hold()
     warm = model._fit(X, y, None, starts=[start])
     assert warm.n_iter_[0] <= 2
     np.testing.assert_allclose(warm.dual_coef_, fits[2].dual_coef_, atol=1e-9)
+
+
+def test_the_solution_with_its_bounded_variables_lifted_is_the_next_on_a_nearly_diagonal_kernel():
+    """At γ = 8 heart_scale's kernel is nearly the identity: the free α do not depend on the
+    bounded ones (here a row repeated with the other label, both at the bound), so α of C = 2
+    with its variables at the bound moved to 8 solves C = 8 (the scaled α, every free α times
+    4, takes more pair updates than a cold fit)."""
+    X, y = heart_scale()
+    X, y = sp.vstack([X, X[:1]]).tocsr(), np.r_[y, -y[:1]]
+    small = svmkit.SVC(C=2.0, gamma=8.0).fit(X, y)
+    [start] = svmkit.SVC(C=8.0, gamma=8.0)._starts_from(small._problem_fits, {"C": 2.0})
+    assert len(start.points) == 2 and start.points[1][2].sum() == 2
+    warm = svmkit.SVC(C=8.0, gamma=8.0)._fit(X, y, None, starts=[start])
+    cold = svmkit.SVC(C=8.0, gamma=8.0).fit(X, y)
+    assert warm.n_iter_[0] <= 1 < cold.n_iter_[0]
+    np.testing.assert_allclose(warm.objective_, cold.objective_, rtol=1e-9)
+
+
+def test_a_start_is_taken_only_from_points_with_the_first_points_equality_sums():
+    """A ν dual's class sums scale with ν: α of another ν (lower objective here) is no start."""
+    X, y = heart_scale()
+    rows = _shared_rows(X, scale_gamma(X))
+    n = y.size
+    yy = np.where(y > 0, 1.0, -1.0)
+    problem = DualProblem(p=np.zeros(n), y=yy, upper=np.ones(n), kidx=np.arange(n), nu_mode=True)
+    Q = rows.block(np.arange(n)) * np.outer(yy, yy)
+    first, other = np.full(n, 0.5), np.full(n, 0.25)
+    start, _ = best_start(problem, rows, [(first, Q @ first), (other, Q @ other)])
+    np.testing.assert_array_equal(start, first)
+    start, _ = best_start(problem, rows, [(other, Q @ other), (first, Q @ first)])
+    np.testing.assert_array_equal(start, other)
 
 
 @pytest.mark.parametrize("nu_mode", [False, True])

@@ -33,9 +33,10 @@ PROBABILITY_FOLDS = 5
 
 @dataclass
 class Start:
-    """Points to start one dual from, each (α, Qα) with yᵀα (ν: each class's sum) as the dual
-    asks but possibly outside its box: the solve starts from the one of lowest objective once
-    clipped into the box (`solvers.starts.best_start`)."""
+    """Points to start one dual from, each (α, Qα) or (α, Qα, lift) (`lift`: the variables to
+    move to their upper bound) with yᵀα (ν: each class's sum) as the dual asks but possibly
+    outside its box: the solve starts from the one of lowest objective once clipped into the
+    box (`solvers.starts.best_start`)."""
 
     points: list[tuple[np.ndarray, np.ndarray]]
 
@@ -46,7 +47,8 @@ class ProblemFit:
     belong to, `coef` Σ y α over each row's variables, `free` the rows with a free variable and
     none at its bound, `bounded` the rows with a variable at its bound, `rho` and `objective`
     on the model's scale; `result` is the solver's own (α, gradient, …) and `p` the problem's
-    linear term, from which a later fit can start."""
+    linear term, from which a later fit can start; `at_upper` marks the variables at their
+    upper bound."""
 
     rows: np.ndarray
     coef: np.ndarray
@@ -56,6 +58,7 @@ class ProblemFit:
     objective: float
     result: DualResult
     p: np.ndarray
+    at_upper: np.ndarray
 
     def point(self) -> tuple[np.ndarray, np.ndarray]:
         """The solver's α and Qα = G − p."""
@@ -72,7 +75,7 @@ def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale
     moved = np.bincount(inv, weights=res.alpha > 0, minlength=rows.size) > 0
     bounded = np.bincount(inv, weights=res.alpha >= problem.upper, minlength=rows.size) > 0
     return ProblemFit(rows, coef, rows[moved & ~bounded], rows[bounded], scale * res.rho,
-                      scale**2 * res.objective, res, problem.p)
+                      scale**2 * res.objective, res, problem.p, res.alpha >= problem.upper)
 
 
 def data_fingerprint(*arrays) -> str:
@@ -218,8 +221,11 @@ class KernelModel(KernelExpansion):
     def _starts_from(self, fits, params, earlier=None) -> list[Start] | None:
         """Starts for this model's problems from `fits`, solved on the same data and kernel
         with `params`, v being the product of the box and sum parameters (C, ν):
-        every α times v/v₁ (which keeps the equality constraints and scales Qα exactly) and,
-        with `earlier` ((fits, params) of the fit before on a path of v), the line through the
+        every α times v/v₁ (which keeps the equality constraints and scales Qα exactly); when
+        fewer variables are at their bound than free, α₁ with those at their bound lifted to
+        the new bound (the solution itself when the free variables do not depend on the
+        bounded ones' value, as on nearly diagonal kernels; for problems whose equalities do
+        not scale with v); and, with `earlier` ((fits, params) of the fit before on a path of v), the line through the
         two solutions taken on to v, α₁ + (v − v₁)/(v₁ − v₀)·(α₁ − α₀): the solution itself
         while the free and bounded variables stay the same, along which α is affine in v.
         None when v/v₁ is not finite and positive."""
@@ -231,7 +237,14 @@ class KernelModel(KernelExpansion):
         scale = v / v1
         if not (np.isfinite(scale) and scale > 0):
             return None
-        starts = [Start([(scale * alpha, scale * q_alpha)]) for alpha, q_alpha in (f.point() for f in fits)]
+        starts = []
+        for f in fits:
+            alpha, q_alpha = f.point()
+            points = [(scale * alpha, scale * q_alpha)]
+            # a kernel row is read for each variable lifted: offered when they are the fewer
+            if 2 * np.count_nonzero(f.at_upper) < np.count_nonzero(alpha > 0):
+                points.append((alpha, q_alpha, f.at_upper))
+            starts.append(Start(points))
         if earlier is not None:
             t = (v - v1) / (v1 - product(earlier[1]))
             if np.isfinite(t):

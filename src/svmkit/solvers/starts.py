@@ -49,15 +49,19 @@ def _restore(alpha, raw, U, members, weights) -> bool:
     return True
 
 
-def feasible_start(problem: DualProblem, rows, alpha: np.ndarray, q_alpha: np.ndarray):
+def feasible_start(problem: DualProblem, rows, alpha: np.ndarray, q_alpha: np.ndarray, lift=None):
     """(α, G) feasible for `problem` from a point `alpha` with Qα = `q_alpha` that meets the
-    equality constraints but may leave the box: clipped into it, the constraints restored on
-    free variables, G = Qα + p corrected from the kernel rows of the moved variables. None
-    when the shapes differ or the constraints cannot be restored."""
+    equality constraints but may leave the box: the variables of the mask `lift` moved to
+    their upper bound, clipped into the box, the constraints restored on free variables,
+    G = Qα + p corrected from the kernel rows of the moved variables. None when the shapes
+    differ or the constraints cannot be restored."""
     U = problem.upper
     if alpha.shape != U.shape:
         return None
-    start = np.clip(alpha, 0.0, U)
+    start = alpha.copy()
+    if lift is not None:
+        start[lift] = U[lift]
+    start = np.clip(start, 0.0, U)
     for members, weights in _constraint_groups(problem):
         if not _restore(start, alpha, U, members, weights):
             return None
@@ -70,10 +74,21 @@ def feasible_start(problem: DualProblem, rows, alpha: np.ndarray, q_alpha: np.nd
 
 def best_start(problem: DualProblem, rows, points):
     """The feasible start (α, G) of lowest dual objective ½αᵀ(G + p) made from `points`
-    ((α, Qα) pairs, see `feasible_start`); None when none can be made."""
+    ((α, Qα[, lift]), see `feasible_start`) that meet the first point's equality constraints
+    (the first is taken to meet the problem's); None when none can be made."""
     best, best_value = None, np.inf
-    for alpha, q_alpha in points:
-        start = feasible_start(problem, rows, alpha, q_alpha)
+    groups = _constraint_groups(problem)
+    sums = None
+    for point in points:
+        alpha = point[0]
+        if alpha.shape != problem.upper.shape:
+            continue
+        point_sums = np.array([weights[members] @ alpha[members] for members, weights in groups])
+        if sums is None:
+            sums = point_sums
+        elif np.any(np.abs(point_sums - sums) > ROUNDING * (1.0 + np.abs(alpha).sum())):
+            continue
+        start = feasible_start(problem, rows, *point)
         if start is None:
             continue
         value = 0.5 * float(start[0] @ (start[1] + problem.p))
