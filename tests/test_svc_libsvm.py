@@ -144,6 +144,20 @@ def test_newton_steps_descend_by_an_active_set_when_sending_leavers_fails(capfd)
     assert ours.n_iter_[0] < 0.02 * iters[0]  # 3,400 against 406,987; sending only: 16,201
 
 
+def test_identical_rows_of_opposite_labels_reach_libsvm_optimum_at_large_c(capfd):
+    """Dense RBF rows of 30 features come from a float32 GEMM; for identical rows its distance
+    is rounding (K ≈ 1 − 3e−5 at this γ), which at C = 2^15 made their Q block non-singular
+    and the optimum another problem's (objective 0.14 % from LIBSVM's; now 3e−5, both solves
+    stopping at tol 1e−3). Those distances are recomputed in float64, as LIBSVM computes
+    every one."""
+    X, y = DATASETS["breast_cancer"]()
+    X, y = np.vstack([X, X[:30]]), np.r_[y, 1 - y[:30]]
+    gamma = 8.0 / X.shape[1]
+    ours = svmkit.SVC(C=2.0**15, gamma=gamma).fit(X, y)
+    _, objs, _ = libsvm_train(X, y, f"-s 0 -t 2 -g {gamma!r} -c 32768 -e 0.001", capfd)
+    np.testing.assert_allclose(ours.objective_, objs, rtol=1e-4)
+
+
 def test_nu_mode_newton_steps_reach_libsvm_optimum(capfd):
     """The ν dual's two equality constraints hold through Newton steps: LIBSVM's optimum, to
     which it is solved tightly (at tol 1e-3 this problem's objective differs by % between paths)."""

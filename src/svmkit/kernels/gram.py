@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from svmkit import _scratch
 from svmkit.kernels._sparse import sparse_inner_rows
 from svmkit.kernels.spec import KernelSpec
-from svmkit.kernels.transforms import finish_block, rbf_rows_direct
+from svmkit.kernels.transforms import finish_block, rbf_rows_direct, refine_rbf_rows
 
 #: Densify CSR data when the dense copy needs at most this many bytes and the sparse scatter
 #: would not save enough work: its work relative to a dense product is the column overlap
@@ -35,6 +35,10 @@ _EMPTY = np.zeros(0)
 DIRECT_MAX_FEATURES = 16
 #: Elements of the inner-product buffer when training rows are computed in chunks.
 _CHUNK_ELEMENTS = 2**22
+#: Squared distances from a float32 GEMM below this fraction of ||a||² + ||b||² (times √d,
+#: as rounding errors of a sum of d terms grow) are taken as rounding and recomputed: 100
+#: times float32's unit, so that what is kept is at least 99 % distance.
+_F32_NOISE = 100 * 2.0**-24
 
 
 def column_overlap(X) -> float:
@@ -145,9 +149,11 @@ class TrainingKernel:
     `dtype` is the precision of the rows' consumer: float32 for the SMO row cache (LIBSVM's
     precision), float64 for the closed-form models. Dense RBF data of few features take the
     differences directly; of more, a GEMM in `dtype` on centred columns, which leaves
-    distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of cancellation. The other
-    kernels take float64 inner products, rounded once when stored, so that they give the rows
-    a precomputed Gram matrix of the same kernel gives.
+    distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of most cancellation; in
+    float32 the distances that are mostly rounding (identical and nearly identical rows) are
+    recomputed in float64 (`refine_rbf_rows`), as LIBSVM computes them. The other kernels take float64 inner products,
+    rounded once when stored, so that they give the rows a precomputed Gram matrix of the same
+    kernel gives.
     """
 
     def __init__(self, spec: KernelSpec, X, dtype=np.float32):
@@ -158,12 +164,16 @@ class TrainingKernel:
         dense_rbf = spec.uses_norms and not sp.issparse(X)
         self._dtype = np.dtype(dtype) if dense_rbf else np.dtype(np.float64)
         self._Xt = None
+        self._exact = None
         if sp.issparse(X):
             self._parts, self._split = csr_parts(X), SparseColumns(X, dense_fraction=np.inf)
         elif dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES:
             self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
         elif dense_rbf:
-            self.X = np.ascontiguousarray(X - X.mean(axis=0), dtype=self._dtype)
+            centred = np.ascontiguousarray(X - X.mean(axis=0), dtype=np.float64)
+            self.X = np.ascontiguousarray(centred, dtype=self._dtype)
+            if self._dtype == np.float32:
+                self._exact = (centred, row_sq_norms(centred), _F32_NOISE * np.sqrt(X.shape[1]))
         self.sq = row_sq_norms(self.X) if spec.uses_norms and self._Xt is None else None
 
     def _inner_rows(self, idx, buf):
@@ -190,7 +200,10 @@ class TrainingKernel:
             sub = idx[s:s + step]
             a_sq = self.sq[sub] if self.sq is not None else _EMPTY
             b_sq = self.sq if self.sq is not None else _EMPTY
+            sub_rows = np.asarray(out_rows[s:s + step], dtype=np.int64)
             finish_block(self._inner_rows(sub, buf), a_sq, b_sq, self.spec.transform, self.spec.gamma,
-                         self.spec.coef0, float(self.spec.degree), out,
-                         np.asarray(out_rows[s:s + step], dtype=np.int64))
+                         self.spec.coef0, float(self.spec.degree), out, sub_rows)
+            if self._exact is not None:
+                refine_rbf_rows(out, sub_rows, np.asarray(sub, dtype=np.int64), *self._exact[:2],
+                                self.spec.gamma, self._exact[2])
         _scratch.give(buf)

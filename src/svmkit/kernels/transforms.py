@@ -50,6 +50,30 @@ def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c):
         _exp_row(x, out[out_rows[r]], c)
 
 
+@njit(parallel=True, cache=True, nogil=True)
+def refine_rbf_rows(out, out_rows, idx, X, sq, gamma, noise):
+    """Recompute in float64, from the differences themselves, the RBF values of rows `idx`
+    (written to rows `out_rows` of `out`) whose squared distance d² came from a float32 inner
+    product and is within `noise`·(||a||² + ||b||²) of zero, where ||a||² + ||b||² − 2<a, b>
+    is mostly rounding: identical rows would get K ≈ 1 − γ·noise·2||a||², not 1, and at
+    large C their opposite labels a Q_FF that is not singular. X: the float64 rows, sq their
+    squared norms."""
+    n, d = X.shape
+    sq_max = np.max(sq)
+    for r in prange(idx.shape[0]):
+        i = idx[r]
+        row = out[out_rows[r]]
+        # no value below this one is close enough to look at
+        floor = np.exp(-gamma * noise * (sq[i] + sq_max))
+        for j in range(n):
+            if row[j] > floor and -np.log(row[j]) < gamma * noise * (sq[i] + sq[j]):
+                s = 0.0
+                for k in range(d):
+                    diff = X[i, k] - X[j, k]
+                    s += diff * diff
+                row[j] = np.exp(-gamma * s)
+
+
 @njit(cache=True, nogil=True, fastmath=True)
 def _rbf_direct_row(Xt, i, gamma, out_row, c):
     """out_row[j] = exp(−γ ||x_i − x_j||²) over every column j of Xt (d × n), from the
