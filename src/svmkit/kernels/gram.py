@@ -170,10 +170,12 @@ class TrainingKernel:
         elif dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES:
             self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
         elif dense_rbf:
-            centred = np.ascontiguousarray(X - X.mean(axis=0), dtype=np.float64)
-            self.X = np.ascontiguousarray(centred, dtype=self._dtype)
+            self.X = np.ascontiguousarray(X - X.mean(axis=0), dtype=self._dtype)
             if self._dtype == np.float32:
-                self._exact = (centred, row_sq_norms(centred), _F32_NOISE * np.sqrt(X.shape[1]))
+                # the recomputed distances come from the rows as given (no copy), the noise
+                # bound from the centred norms the GEMM's rounding scales with
+                self._exact = (np.ascontiguousarray(X, dtype=np.float64), row_sq_norms(self.X).astype(np.float64),
+                               _F32_NOISE * np.sqrt(X.shape[1]))
         self.sq = row_sq_norms(self.X) if spec.uses_norms and self._Xt is None else None
 
     def _inner_rows(self, idx, buf):

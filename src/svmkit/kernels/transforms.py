@@ -56,8 +56,8 @@ def refine_rbf_rows(out, out_rows, idx, X, sq, gamma, noise):
     (written to rows `out_rows` of `out`) whose squared distance d² came from a float32 inner
     product and is within `noise`·(||a||² + ||b||²) of zero, where ||a||² + ||b||² − 2<a, b>
     is mostly rounding: identical rows would get K ≈ 1 − γ·noise·2||a||², not 1, and at
-    large C their opposite labels a Q_FF that is not singular. X: the float64 rows, sq their
-    squared norms."""
+    large C their opposite labels a Q_FF that is not singular. X: the float64 rows, sq the
+    squared norms the GEMM saw (of the centred rows)."""
     n, d = X.shape
     sq_max = np.max(sq)
     for r in prange(idx.shape[0]):
