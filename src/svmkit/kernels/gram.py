@@ -151,9 +151,9 @@ class TrainingKernel:
     differences directly; of more, a GEMM in `dtype` on centred columns, which leaves
     distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of most cancellation; in
     float32 the distances that are mostly rounding (identical and nearly identical rows) are
-    recomputed in float64 (`refine_rbf_rows`), as LIBSVM computes them. The other kernels take float64 inner products,
-    rounded once when stored, so that they give the rows a precomputed Gram matrix of the same
-    kernel gives.
+    recomputed in float64 (`refine_rbf_rows`), as LIBSVM computes them. The other kernels
+    take float64 inner products, rounded once when stored, so that they give the rows a
+    precomputed Gram matrix of the same kernel gives.
     """
 
     def __init__(self, spec: KernelSpec, X, dtype=np.float32):

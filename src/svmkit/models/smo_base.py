@@ -38,7 +38,7 @@ class Start:
     outside its box: the solve starts from the one of lowest objective once clipped into the
     box (`solvers.starts.best_start`)."""
 
-    points: list[tuple[np.ndarray, np.ndarray]]
+    points: list[tuple]
 
 
 @dataclass
@@ -222,11 +222,11 @@ class KernelModel(KernelExpansion):
         """Starts for this model's problems from `fits`, solved on the same data and kernel
         with `params`, v being the product of the box and sum parameters (C, ν):
         every α times v/v₁ (which keeps the equality constraints and scales Qα exactly); when
-        fewer variables are at their bound than free, α₁ with those at their bound lifted to
-        the new bound (the solution itself when the free variables do not depend on the
-        bounded ones' value, as on nearly diagonal kernels; for problems whose equalities do
-        not scale with v); and, with `earlier` ((fits, params) of the fit before on a path of v), the line through the
-        two solutions taken on to v, α₁ + (v − v₁)/(v₁ − v₀)·(α₁ − α₀): the solution itself
+        fewer variables are at their upper bound than free, α₁ with those lifted to the new
+        bound (the solution itself when the free α do not depend on the bounded ones, as on
+        nearly diagonal kernels; `best_start` takes it only where the equalities do not scale
+        with v); and, with `earlier` ((fits, params) of the fit before on a path of v), the
+        line through the two solutions taken on to v, α₁ + (v − v₁)/(v₁ − v₀)·(α₁ − α₀): the solution itself
         while the free and bounded variables stay the same, along which α is affine in v.
         None when v/v₁ is not finite and positive."""
         def product(values):
