@@ -5,6 +5,8 @@ every call on the cores the compiled loops need."""
 from __future__ import annotations
 
 import contextlib
+import functools
+import threading
 
 
 @contextlib.contextmanager
@@ -23,8 +25,70 @@ def numba_threads(n):
         numba.set_num_threads(before)
 
 
-def one_blas_thread():
-    """BLAS on one thread in the whole process while the context lasts."""
-    from threadpoolctl import threadpool_limits
+@functools.cache
+def _blas_controller():
+    """The BLAS libraries of the process, SciPy's (which the compiled loops call) loaded first."""
+    import scipy.linalg.cython_blas  # noqa: F401
+    from threadpoolctl import ThreadpoolController
 
-    return threadpool_limits(limits=1, user_api="blas")
+    return ThreadpoolController()
+
+
+_blas_lock = threading.Lock()
+#: Contexts of `one_blas_thread` open in any thread, and in the main thread.
+_blas_users = 0
+_blas_main_depth = 0
+_blas_limiter = None
+_blas_lifted = False
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """BLAS on one thread in the whole process while the main thread's outermost context
+    lasts. The limit is set and restored by the main thread only, where contexts nest:
+    OpenBLAS ignores another thread's raise of a count the main thread lowered, so a limit
+    restored elsewhere could outlive every context. Contexts of other threads set nothing
+    (their work runs inside a main-thread context, as svmkit's own pools do) but are counted,
+    so that `all_blas_threads` knows whether BLAS shares the cores."""
+    global _blas_users, _blas_main_depth, _blas_limiter, _blas_lifted
+    main = threading.current_thread() is threading.main_thread()
+    with _blas_lock:
+        _blas_users += 1
+        if _blas_lifted:  # a large call of the main thread runs: BLAS shares the cores again
+            _blas_controller().limit(limits=1, user_api="blas")
+            _blas_lifted = False
+        if main:
+            if _blas_main_depth == 0:
+                _blas_limiter = _blas_controller().limit(limits=1, user_api="blas")
+            _blas_main_depth += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if main:
+                _blas_main_depth -= 1
+                if _blas_main_depth == 0:
+                    _blas_limiter.restore_original_limits()
+                    _blas_limiter, _blas_lifted = None, False
+
+
+@contextlib.contextmanager
+def all_blas_threads():
+    """Lift `one_blas_thread`'s limit for one large BLAS call (a GEMM whose threads gain more
+    than their spinning afterwards costs) made in the main thread while no other thread holds
+    a context: beside other threads' compiled work the limit stays."""
+    global _blas_lifted
+    main = threading.current_thread() is threading.main_thread()
+    with _blas_lock:
+        lift = main and 0 < _blas_users == _blas_main_depth and not _blas_lifted
+        if lift:
+            _blas_limiter.restore_original_limits()
+            _blas_lifted = True
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            if lift and _blas_lifted:
+                _blas_controller().limit(limits=1, user_api="blas")
+                _blas_lifted = False

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from svmkit import _scratch
+from svmkit._threads import one_blas_thread
 from svmkit.solvers._smo_loops import _choose_threading_layer, inner_smo, update_gradient
 
 #: Working-set size of the batched solver.
@@ -203,12 +204,15 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     if observe is not None:
         observe(None, tol)
     try:
-        if q == n:
-            n_iter, converged = _solve_one_block(problem, rows, y, U, kidx, diag, alpha, G, Q_rows, tol, budget,
-                                                 shrinking, unbounded_alpha, observe)
-        else:
-            n_iter, converged = _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper, Q_rows,
-                                                 tol, budget, shrinking, unbounded_alpha, q, observe)
+        # the Newton steps' BLAS calls are small: helper threads would only spin after each on
+        # the core that computes kernel rows (measured: w8a, 10k rows, 0.91 s → 0.58 s)
+        with one_blas_thread():
+            if q == n:
+                n_iter, converged = _solve_one_block(problem, rows, y, U, kidx, diag, alpha, G, Q_rows, tol, budget,
+                                                     shrinking, unbounded_alpha, observe)
+            else:
+                n_iter, converged = _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper,
+                                                     Q_rows, tol, budget, shrinking, unbounded_alpha, q, observe)
     finally:
         _scratch.give(Q_rows)
     objective = float(0.5 * np.dot(alpha, G + problem.p))
