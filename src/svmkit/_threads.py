@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import threading
 
 
@@ -28,8 +29,9 @@ def numba_threads(n):
 @functools.cache
 def _blas_controller():
     """The BLAS libraries of the process, SciPy's (which the compiled loops call) loaded first."""
-    import scipy.linalg.cython_blas  # noqa: F401
     from threadpoolctl import ThreadpoolController
+
+    importlib.import_module("scipy.linalg.cython_blas")
 
     return ThreadpoolController()
 
