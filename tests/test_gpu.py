@@ -128,3 +128,29 @@ def test_gpu_fit_equals_the_cpu_fit(model):
     gpu = clone(model).set_params(device="cuda").fit(cupy.asarray(X), cupy.asarray(y))
     assert_same_fit(gpu, cpu, X)
     assert isinstance(gpu.support_vectors_, np.ndarray)
+
+
+def test_device_rbf_rows_give_identical_rows_a_kernel_of_exactly_one():
+    """The float32 GEMM leaves ||a||² + ||b||² − 2<a, b> of identical rows at rounding; the
+    device recomputes those distances from the differences, as the CPU rows do."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, (40, 30))
+    X = np.vstack([X, X[:5]])
+    spec = make_kernel("rbf", X, 8.0 / 30)
+    out = np.empty((X.shape[0], X.shape[0]), dtype=np.float32)
+    DeviceKernel(np, spec, X).rows_into(np.arange(X.shape[0]), out, np.arange(X.shape[0]))
+    same = np.all(X[:, None, :] == X[None, :, :], axis=2)
+    assert same.sum() == X.shape[0] + 10
+    assert (out[same] == 1.0).all()
+    np.testing.assert_allclose(out, kernel_block(spec, X, X), atol=1e-5)
+
+
+def test_device_fit_with_identical_rows_of_opposite_labels_equals_the_cpu_fit_at_large_c(numpy_as_cuda):
+    """Without the recomputed distances the device's Q block of such rows is not singular and
+    its optimum is another problem's (as the CPU's was: 0.14 % from LIBSVM's objective)."""
+    X, y = breast_cancer()
+    X, y = np.vstack([X, X[:30]]), np.r_[y, 1 - y[:30]]
+    model = svmkit.SVC(C=2.0**15, gamma=8.0 / X.shape[1])
+    cpu = clone(model).fit(X, y)
+    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-4)

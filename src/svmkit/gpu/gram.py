@@ -12,12 +12,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from svmkit.kernels.gram import kernel_diag
+from svmkit.kernels.gram import F32_NOISE, kernel_diag
 from svmkit.gpu.runtime import to_host
 from svmkit.kernels.spec import KernelSpec
 
 #: Largest dense float32 copy of the training data placed on the device.
 DEVICE_DENSE_BYTES = 16 * 2**30
+#: Values of the row differences formed at once when near distances are recomputed.
+_REFINE_VALUES = 2**24
 
 
 def device_gram(xp, spec: KernelSpec, A, B, a_sq=None, b_sq=None):
@@ -30,6 +32,7 @@ def device_gram(xp, spec: KernelSpec, A, B, a_sq=None, b_sq=None):
         P *= -2.0
         P += a_sq[:, None]
         P += b_sq[None, :]
+        exact_near_distances(xp, P, A, B, a_sq, b_sq)
         xp.maximum(P, 0.0, out=P)
         P *= -spec.gamma
         return xp.exp(P, out=P)
@@ -38,6 +41,20 @@ def device_gram(xp, spec: KernelSpec, A, B, a_sq=None, b_sq=None):
     if spec.name == "poly":
         return xp.power(P, spec.degree, out=P)
     return xp.tanh(P, out=P)
+
+
+def exact_near_distances(xp, D2, A, B, a_sq, b_sq):
+    """Recompute from the row differences the squared distances D2 = ||a||² + ||b||² − 2<a, b>
+    (float32 GEMM) within F32_NOISE·√d·(||a||² + ||b||²) of zero, where they are mostly
+    rounding: identical rows would get K ≈ 1 − γ·noise, not 1, and at large C their opposite
+    labels a Q_FF that is not singular (the CPU rows are refined the same way)."""
+    noise = F32_NOISE * np.sqrt(A.shape[1])
+    r, c = xp.nonzero(D2 <= noise * (a_sq[:, None] + b_sq[None, :]))
+    step = max(1, _REFINE_VALUES // max(A.shape[1], 1))
+    for s in range(0, int(r.shape[0]), step):
+        rs, cs = r[s:s + step], c[s:s + step]
+        diff = A[rs] - B[cs]
+        D2[rs, cs] = xp.einsum("ij,ij->i", diff, diff)
 
 
 def device_rows(xp, spec: KernelSpec, X):

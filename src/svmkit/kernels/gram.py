@@ -46,7 +46,7 @@ THREADED_GEMM = 2**30
 #: Squared distances from a float32 GEMM below this fraction of ||a||² + ||b||² (times √d,
 #: as rounding errors of a sum of d terms grow) are taken as rounding and recomputed: 100
 #: times float32's unit, so that what is kept is at least 99 % distance.
-_F32_NOISE = 100 * 2.0**-24
+F32_NOISE = 100 * 2.0**-24
 
 
 def column_overlap(X) -> float:
@@ -183,7 +183,7 @@ class TrainingKernel:
                 # the recomputed distances come from the rows as given (no copy), the noise
                 # bound from the centred norms the GEMM's rounding scales with
                 self._exact = (np.ascontiguousarray(X, dtype=np.float64), row_sq_norms(self.X).astype(np.float64),
-                               _F32_NOISE * np.sqrt(X.shape[1]))
+                               F32_NOISE * np.sqrt(X.shape[1]))
         self.sq = row_sq_norms(self.X) if spec.uses_norms and self._Xt is None else None
 
     def _inner_rows(self, idx, buf):
