@@ -295,3 +295,29 @@ def test_log_loss_scoring_without_probability_is_named():
     X, y = iris()
     with pytest.raises(ValueError, match="probability=True"):
         SVMSearchCV(svmkit.SVC(), {"C": [1.0, 2.0]}, scoring="neg_log_loss").fit(X, y)
+
+
+class _CountingRows:
+    """A row source that records the rows fetched."""
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.fetched = []
+
+    def fetch(self, idx):
+        self.fetched.append(np.asarray(idx))
+
+
+@pytest.mark.parametrize("n, capacity, whole", [(300, 300, True), (300, 100, False), (20_000, 20_000, False)])
+def test_every_training_row_is_computed_first_only_when_the_calibration_folds_are_solved_whole(n, capacity, whole):
+    from svmkit.models.smo_base import KernelModel
+    from svmkit.solvers.smo import FULL_BLOCK
+
+    rows = _CountingRows(capacity)
+    row_index = np.arange(n)[::-1]
+    KernelModel._fetch_fold_rows(rows, row_index)
+    assert (n - n // 5 <= FULL_BLOCK and n <= capacity) == whole
+    if whole:
+        np.testing.assert_array_equal(np.concatenate(rows.fetched), np.arange(n))
+    else:
+        assert rows.fetched == []

@@ -22,7 +22,7 @@ from svmkit.gpu.runtime import DEVICES, array_module
 from svmkit.kernels.gram import TrainingKernel
 from svmkit.models.expansion import KernelExpansion
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
-from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, solve
+from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, solve, solved_whole
 from svmkit.solvers.starts import best_start
 
 #: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
@@ -188,6 +188,7 @@ class KernelModel(KernelExpansion):
         if self._calibrates_alone and getattr(self, "probability", False) and may_share_threads(rows, self.verbose):
             # the calibration folds need nothing of the full fit: both share the cores; the full
             # fit runs here, so that its own errors come first and progress is reported
+            self._fetch_fold_rows(rows, row_index)
             with ThreadPoolExecutor(1) as pool, one_blas_thread(), numba_threads(1):
                 calibration = pool.submit(self._calibrate, X, rows, row_index, target, weight)
                 fits = self._solve_problems(rows, row_index, target, weight, starts)
@@ -200,6 +201,17 @@ class KernelModel(KernelExpansion):
         self._warm_key = warm_key
         self._warm_params = {p: getattr(self, p) for p in self._scaled_params}
         return self
+
+    @staticmethod
+    def _fetch_fold_rows(rows: RowSource, row_index):
+        """Compute every training row at once, on every core, when the calibration folds'
+        duals are solved whole: each then fetches all its rows first, and together they need
+        every one, which the first fold would otherwise compute alone while the other tasks
+        wait on the row source (w8a, 10k rows: 0.47 s → 0.41 s a fit)."""
+        every = np.unique(row_index)
+        n_fold = every.size - every.size // PROBABILITY_FOLDS
+        if solved_whole(n_fold, n_fold, rows.capacity):
+            rows.fetch(every)
 
     def _calibrate(self, X, rows, row_index, target, weight):
         """Fit what `probability=True` asks for on the training kernel `rows` (the models with

@@ -155,6 +155,12 @@ def block_size(n: int, n_rows: int, capacity: int, ws_size: int = WS_SIZE) -> in
     return max(2, min(ws_size, n, capacity // 2))
 
 
+def solved_whole(n: int, n_rows: int, capacity: int) -> bool:
+    """Whether a dual of n variables on `n_rows` distinct kernel rows, from a row source of
+    `capacity`, is solved as one block (`block_size`), which fetches every row first."""
+    return block_size(n, n_rows, capacity) == n
+
+
 def concurrent_solves_safe() -> bool:
     """Whether several threads may solve at once: Numba's parallel loops may be entered from
     several threads under its OpenMP and TBB threading layers, not under the workqueue layer it
