@@ -8,9 +8,10 @@ import scipy.sparse as sp
 from sklearn.base import clone, is_regressor
 
 import svmkit
+import svmkit.models.expansion as expansion
 import svmkit.models.smo_base as smo_base
 from conftest import breast_cancer, heart_scale, iris
-from svmkit.gpu.gram import DeviceKernel, device_gram, device_rows
+from svmkit.gpu.gram import DeviceKernel, device_gram, device_kernel_products, device_rows
 from svmkit.gpu.runtime import DeviceUnavailableError, array_module, cuda_available
 from svmkit.kernels.gram import kernel_block
 from svmkit.kernels.spec import make_kernel
@@ -26,6 +27,7 @@ KERNELS = [("linear", {}), ("rbf", {"gamma": 0.3}), ("poly", {"gamma": 0.2, "deg
 def numpy_as_cuda(monkeypatch):
     """device='cuda' served by NumPy: the device code paths, run on the CPU."""
     monkeypatch.setattr(smo_base, "array_module", lambda device: np)
+    monkeypatch.setattr(expansion, "array_module", lambda device: np)
 
 
 @pytest.mark.parametrize("name, params", KERNELS)
@@ -39,6 +41,18 @@ def test_device_gram_equals_the_cpu_kernel_in_float32(name, params, sparse):
     expected = kernel_block(spec, X[:40], X)
     assert K.dtype == np.float32
     np.testing.assert_allclose(K, expected, rtol=2e-5, atol=2e-5 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("name, params", KERNELS)
+def test_device_kernel_products_equal_the_cpu_products(name, params):
+    """Prediction on the device: K(X, centres) @ W in float32 blocks, X and the centres centred
+    on the same vector for RBF."""
+    X, _ = heart_scale()
+    spec = make_kernel(name, X, params.get("gamma", "scale"), params.get("degree", 3), params.get("coef0", 0.0))
+    W = np.random.default_rng(0).standard_normal((60, 3))
+    got = device_kernel_products(np, spec, X, X[:60], W)
+    expected = kernel_block(spec, X, X[:60]) @ W
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
 
 
 def test_device_kernel_writes_the_rows_asked_for_into_the_host_store():
@@ -125,7 +139,7 @@ def test_gpu_fit_equals_the_cpu_fit(model):
 
     X, y = heart_scale()
     cpu = clone(model).fit(X, y)
-    gpu = clone(model).set_params(device="cuda").fit(cupy.asarray(X), cupy.asarray(y))
+    gpu = clone(model).set_params(device="cuda").fit(cupy.asarray(X.toarray()), cupy.asarray(y))
     assert_same_fit(gpu, cpu, X)
     assert isinstance(gpu.support_vectors_, np.ndarray)
 

@@ -9,6 +9,8 @@ leaves distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of float
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -28,6 +30,8 @@ def device_gram(xp, spec: KernelSpec, A, B, a_sq=None, b_sq=None):
     P = xp.matmul(A, B.T)
     if spec.name == "linear":
         return P
+    if spec.name == "rbf" and xp is not np:
+        return _fused_rbf(xp, P, A, B, a_sq, b_sq, spec.gamma)
     if spec.name == "rbf":
         P *= -2.0
         P += a_sq[:, None]
@@ -43,13 +47,31 @@ def device_gram(xp, spec: KernelSpec, A, B, a_sq=None, b_sq=None):
     return xp.tanh(P, out=P)
 
 
-def exact_near_distances(xp, D2, A, B, a_sq, b_sq):
-    """Recompute from the row differences the squared distances D2 = ||a||² + ||b||² − 2<a, b>
-    (float32 GEMM) within F32_NOISE·√d·(||a||² + ||b||²) of zero, where they are mostly
-    rounding: identical rows would get K ≈ 1 − γ·noise, not 1, and at large C their opposite
-    labels a Q_FF that is not singular (the CPU rows are refined the same way)."""
-    noise = F32_NOISE * np.sqrt(A.shape[1])
-    r, c = xp.nonzero(D2 <= noise * (a_sq[:, None] + b_sq[None, :]))
+@functools.lru_cache(maxsize=None)
+def _rbf_kernels():
+    """CuPy element-wise kernels of the RBF transform: one pass for the squared distances and
+    the mask of those within rounding of zero, one for exp(−γ·max(D², 0))."""
+    import cupy
+
+    distances = cupy.ElementwiseKernel(
+        "float32 p, float32 a, float32 b, float32 noise", "float32 d2, bool near",
+        "d2 = a + b - 2.0f * p; near = d2 <= noise * (a + b)", "svmkit_rbf_distances")
+    transform = cupy.ElementwiseKernel(
+        "float32 d2, float32 gamma", "float32 k", "k = expf(-gamma * fmaxf(d2, 0.0f))", "svmkit_rbf_transform")
+    return distances, transform
+
+
+def _fused_rbf(xp, P, A, B, a_sq, b_sq, gamma):
+    """The RBF branch of `device_gram` on a GPU, in two passes over P (which it overwrites)."""
+    distances, transform = _rbf_kernels()
+    near = xp.empty(P.shape, dtype=bool)
+    distances(P, a_sq[:, None], b_sq[None, :], np.float32(F32_NOISE * np.sqrt(A.shape[1])), P, near)
+    _refine(xp, P, A, B, *xp.nonzero(near))
+    return transform(P, np.float32(gamma), P)
+
+
+def _refine(xp, D2, A, B, r, c):
+    """D2[r, c] = ||A[r] − B[c]||², from the row differences a bounded number at a time."""
     step = max(1, _REFINE_VALUES // max(A.shape[1], 1))
     for s in range(0, int(r.shape[0]), step):
         rs, cs = r[s:s + step], c[s:s + step]
@@ -57,9 +79,18 @@ def exact_near_distances(xp, D2, A, B, a_sq, b_sq):
         D2[rs, cs] = xp.einsum("ij,ij->i", diff, diff)
 
 
-def device_rows(xp, spec: KernelSpec, X):
-    """X as the dense float32 array the device kernels read (columns centred for RBF), and its
-    squared row norms (RBF only, else None)."""
+def exact_near_distances(xp, D2, A, B, a_sq, b_sq):
+    """Recompute from the row differences the squared distances D2 = ||a||² + ||b||² − 2<a, b>
+    (float32 GEMM) within F32_NOISE·√d·(||a||² + ||b||²) of zero, where they are mostly
+    rounding: identical rows would get K ≈ 1 − γ·noise, not 1, and at large C their opposite
+    labels a Q_FF that is not singular (the CPU rows are refined the same way)."""
+    noise = F32_NOISE * np.sqrt(A.shape[1])
+    _refine(xp, D2, A, B, *xp.nonzero(D2 <= noise * (a_sq[:, None] + b_sq[None, :])))
+
+
+def device_rows(xp, spec: KernelSpec, X, centre=None):
+    """X as the dense float32 array the device kernels read (for RBF, columns centred: on
+    `centre`, default X's column means), and its squared row norms (RBF only, else None)."""
     if spec.is_callable or spec.is_precomputed:
         raise ValueError(f"device='cuda' computes kernels from the data; kernel={spec.name!r} runs on device='cpu'")
     nbytes = 4 * X.shape[0] * X.shape[1]
@@ -68,15 +99,15 @@ def device_rows(xp, spec: KernelSpec, X):
                          f"{DEVICE_DENSE_BYTES / 2**30:.0f} GiB; use device='cpu' for data this wide")
     dense = X.toarray() if sp.issparse(X) else np.asarray(X)
     if spec.uses_norms:
-        dense = dense - dense.mean(axis=0)
+        dense = dense - (dense.mean(axis=0) if centre is None else centre)
     D = xp.asarray(np.ascontiguousarray(dense, dtype=np.float32))
     return D, (xp.einsum("ij,ij->i", D, D) if spec.uses_norms else None)
 
 
 class DeviceKernel:
-    """Kernel rows K(x_i, ·) over the training data, computed on the device a block at a time
-    and copied into the host row cache: the `Kernel` of `solvers.row_source`, so the solver
-    runs unchanged on rows from the GPU."""
+    """Kernel rows K(x_i, ·) over the training data, computed on the device a block at a time:
+    the `Kernel` of `solvers.row_source`, whose cache then stays on the device (`xp`), where
+    the solver runs on it."""
 
     def __init__(self, xp, spec: KernelSpec, X):
         self.xp = xp
@@ -85,9 +116,32 @@ class DeviceKernel:
         self.diag = kernel_diag(spec, X)
         self.X, self.sq = device_rows(xp, spec, X)
 
-    def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:
-        """Write K(X[idx], X) into rows `out_rows` of the host array `out`."""
+    def rows_into(self, idx: np.ndarray, out, out_rows: np.ndarray) -> None:
+        """Write K(X[idx], X) into rows `out_rows` of `out`, on the device or on the host."""
         rows = self.xp.asarray(idx)
         a_sq = None if self.sq is None else self.sq[rows]
         K = device_gram(self.xp, self.spec, self.X[rows], self.X, a_sq, self.sq)
-        out[out_rows] = to_host(K)
+        if isinstance(out, np.ndarray):
+            out[out_rows] = to_host(K)
+        else:
+            out[self.xp.asarray(out_rows)] = K
+
+
+#: Kernel values of one prediction block on the device.
+_PREDICT_VALUES = 2**26
+
+
+def device_kernel_products(xp, spec: KernelSpec, X, centres, W) -> np.ndarray:
+    """K(X, centres) @ W (float64, on the host) with the kernel blocks computed on the device
+    in float32, a bounded number of rows of X at a time (W: n_centres × k)."""
+    dense = centres.toarray() if sp.issparse(centres) else np.asarray(centres)
+    shift = dense.mean(axis=0) if spec.uses_norms else None
+    C, c_sq = device_rows(xp, spec, dense, shift)
+    W_d = xp.asarray(W, dtype=np.float64)
+    n = X.shape[0]
+    out = np.empty((n, W.shape[1]))
+    step = max(1, min(n, _PREDICT_VALUES // max(C.shape[0], 1)))
+    for s in range(0, n, step):
+        A, a_sq = device_rows(xp, spec, X[s:s + step], shift)
+        out[s:s + step] = to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64) @ W_d)
+    return out

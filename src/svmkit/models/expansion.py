@@ -11,7 +11,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from svmkit._validation import check_finite_rows, check_precomputed
-from svmkit.gpu.runtime import to_host
+from svmkit.gpu.gram import device_kernel_products
+from svmkit.gpu.runtime import array_module, to_host
 from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, as_kernel_input, kernel_block, row_sq_norms)
 from svmkit.kernels.spec import check_kernel, make_kernel
 
@@ -143,6 +144,8 @@ class KernelExpansion(BaseEstimator):
         if not self._spec.is_callable:
             # one conversion up front (densified unless sparse pays), not one per block
             X = as_kernel_input(X)
+            if getattr(self, "device", "cpu") == "cuda":
+                return device_kernel_products(array_module("cuda"), self._spec, X, self._sv_kernel, W)
         step = max(1, min(n, _PREDICT_BLOCK // max(n_sv, 1)))
         buf = np.empty(step * n_sv)
         for s in range(0, n, step):

@@ -24,6 +24,7 @@ from svmkit._metrics import r2_from_residuals
 from svmkit._threads import numba_threads
 from svmkit.kernels.gram import TRAIN_OVERLAP, as_kernel_input
 from svmkit.kernels.spec import make_kernel
+from svmkit.solvers.row_source import rows_block
 
 @dataclass
 class CellFit:
@@ -95,16 +96,6 @@ def _shared_rows(estimator, X, Xk, spec, memory_mb):
     if spec.is_precomputed or megabytes > memory_mb:
         return estimator._row_source(spec, X if spec.is_precomputed else Xk), spec.is_precomputed
     return estimator._row_source(spec, Xk, megabytes, min_rows=n), True
-
-
-def _test_rows(rows, test, train):
-    """K(x_test, x_train) in float64, fetched a bounded number of rows at a time."""
-    out = np.empty((test.size, train.size))
-    step = max(1, rows.capacity)
-    for s in range(0, test.size, step):
-        store, pos = rows.fetch(test[s:s + step])
-        out[s:s + step] = store[pos][:, train]
-    return out
 
 
 def _path_fits(estimator, X_train, y_train, sw_train, rows, train, path):
@@ -182,7 +173,7 @@ def _fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, me
         if shared[0] != spec.gamma or shared[1] is None:
             shared = (spec.gamma, *_shared_rows(template, X, Xk, spec, memory_mb))
         _, rows, whole = shared
-        K_test = _test_rows(rows, test, train) if whole and test.size else None
+        K_test = rows_block(rows, test, train) if whole and test.size else None
         X_test = None if whole or not test.size else (X[np.ix_(test, train)] if precomputed else X[test])
         for path in paths:
             for cell, params, est, fit_time in _path_fits(estimator, X_train, y_train, sw_train, rows, train, path):

@@ -15,6 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from svmkit import _scratch
+from svmkit.gpu.runtime import to_host
 
 
 #: Fewest rows a cache holds, however small `cache_size` is.
@@ -24,7 +25,9 @@ _BLOCK_ROWS = 1024
 
 
 class Kernel(Protocol):
-    """What `CachedRows` needs of a kernel: its size, its diagonal and a way to write rows."""
+    """What `CachedRows` needs of a kernel: its size, its diagonal and a way to write rows
+    (`xp`, where given, is the array module of the device its rows are computed on: the cache
+    is kept there)."""
 
     n: int
     diag: np.ndarray
@@ -35,14 +38,16 @@ class Kernel(Protocol):
 class RowSource(Protocol):
     """Kernel rows K(x_i, ·) over all `n` data points, as float32.
 
-    `diag`: K(x_i, x_i) in float64; `capacity`: rows one `fetch` may ask for (the solver
-    sizes its working sets to it); `computed_rows`: rows computed so far; `concurrent`:
-    whether several threads may fetch at once (no row is ever evicted, so rows a thread got
-    stay valid while another fetches).
+    `diag`: K(x_i, x_i) in float64 (on the host); `capacity`: rows one `fetch` may ask for
+    (the solver sizes its working sets to it); `computed_rows`: rows computed so far;
+    `concurrent`: whether several threads may fetch at once (no row is ever evicted, so rows
+    a thread got stay valid while another fetches); `xp`: the array module of `store` (NumPy,
+    or CuPy for rows kept on a GPU; `fetch` takes indices of either, `pos` is on the host).
     """
 
     n: int
     diag: np.ndarray
+    xp: object
     capacity: int
     computed_rows: int
     concurrent: bool
@@ -56,15 +61,22 @@ class RowSource(Protocol):
         ...
 
 
-def dense_block(rows: RowSource, idx: np.ndarray) -> np.ndarray:
-    """K[idx][:, idx] in float64 from any row source, fetched a bounded number of rows at a time."""
-    idx = np.asarray(idx, dtype=np.int64)
-    out = np.empty((idx.size, idx.size))
+def rows_block(rows: RowSource, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """K[idx][:, cols] in float64 on the host from any row source, fetched a bounded number of
+    rows at a time."""
+    idx, cols = np.asarray(idx, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    out = np.empty((idx.size, cols.size))
     step = min(_BLOCK_ROWS, rows.capacity)
+    cols_there = rows.xp.asarray(cols)
     for s in range(0, idx.size, step):
         store, pos = rows.fetch(idx[s:s + step])
-        out[s:s + step] = store[pos][:, idx]
+        out[s:s + step] = to_host(store[rows.xp.asarray(pos)][:, cols_there])
     return out
+
+
+def dense_block(rows: RowSource, idx: np.ndarray) -> np.ndarray:
+    """K[idx][:, idx] in float64 from any row source, fetched a bounded number of rows at a time."""
+    return rows_block(rows, idx, idx)
 
 
 def row_source(kernel: Kernel | None = None, cache_size: float = 0.0, matrix: np.ndarray | None = None,
@@ -89,6 +101,7 @@ class FullRows:
         self.capacity = self.n
         self.computed_rows = 0
         self.concurrent = True
+        self.xp = np
 
     def fetch(self, idx: np.ndarray):
         return self.store, np.asarray(idx, dtype=np.int64)
@@ -100,17 +113,21 @@ class CachedRows:
     """Kernel rows computed in blocks on demand and kept in float32, least recently used evicted.
 
     `cache_size` bounds the store in MB; it holds at least `min_rows` rows. The solver sizes
-    its working sets to `capacity`.
+    its working sets to `capacity`. The store is kept where the kernel computes its rows.
     """
 
     def __init__(self, kernel: Kernel, cache_size: float, min_rows: int = MIN_ROWS):
         self.kernel = kernel
         self.n = kernel.n
         self.diag = kernel.diag
+        self.xp = getattr(kernel, "xp", np)
         budget_rows = int(cache_size * 2**20 // (4 * max(self.n, 1)))
         self.capacity = int(min(self.n, max(budget_rows, min_rows, 2)))
-        self.store = _scratch.take((self.capacity, self.n), np.float32)
-        weakref.finalize(self, _scratch.give, self.store)
+        if self.xp is np:
+            self.store = _scratch.take((self.capacity, self.n), np.float32)
+            weakref.finalize(self, _scratch.give, self.store)
+        else:
+            self.store = self.xp.empty((self.capacity, self.n), dtype=np.float32)
         self.slot_of = np.full(self.n, -1, dtype=np.int64)
         self.owner = np.full(self.capacity, -1, dtype=np.int64)
         self.last_used = np.zeros(self.capacity, dtype=np.int64)
@@ -122,7 +139,7 @@ class CachedRows:
 
     def fetch(self, idx: np.ndarray):
         with self._lock:
-            return self._fetch(np.asarray(idx, dtype=np.int64))
+            return self._fetch(np.asarray(to_host(idx), dtype=np.int64))
 
     def _fetch(self, idx: np.ndarray):
         self.clock += 1
@@ -166,6 +183,5 @@ def row_products(rows: RowSource, idx: np.ndarray, coef: np.ndarray, cols: np.nd
     out = np.zeros(np.size(cols))
     step = max(1, min(_BLOCK_ROWS, rows.capacity))
     for s in range(0, idx.size, step):
-        store, pos = rows.fetch(idx[s:s + step])
-        out += coef[s:s + step] @ store[pos][:, cols].astype(np.float64)
+        out += coef[s:s + step] @ rows_block(rows, idx[s:s + step], cols)
     return out

@@ -26,7 +26,9 @@ import numpy as np
 
 from svmkit import _scratch
 from svmkit._threads import one_blas_thread
-from svmkit.solvers._smo_loops import _choose_threading_layer, inner_smo, update_gradient
+from svmkit.gpu.runtime import to_host
+from svmkit.solvers import _smo_loops
+from svmkit.solvers._smo_loops import _choose_threading_layer
 
 #: Working-set size of the batched solver.
 WS_SIZE = 2048
@@ -66,38 +68,48 @@ class DualResult:
     converged: bool = True
 
 
-def _violations(y, alpha, G, U):
+def _compiled_loops(xp):
+    """The module of `inner_smo` and `update_gradient` for arrays of `xp`: Numba's loops for
+    NumPy, CUDA kernels for CuPy."""
+    if xp is np:
+        return _smo_loops
+    from svmkit.solvers import _smo_cuda
+
+    return _smo_cuda
+
+
+def _violations(xp, y, alpha, G, U):
     """−yG with the masks of I_up and I_low."""
     f = -y * G
     pos = y > 0
-    up = np.where(pos, alpha < U, alpha > 0)
-    low = np.where(pos, alpha > 0, alpha < U)
+    up = xp.where(pos, alpha < U, alpha > 0)
+    low = xp.where(pos, alpha > 0, alpha < U)
     return f, up, low
 
 
-def _gap_and_pick(f, up, low, k, classes):
+def _gap_and_pick(xp, f, up, low, k, classes):
     """Maximal violation, the k most violating variables of each side (per y-class in ν mode),
     and the variables that cannot join a violating pair (LIBSVM's shrinking rule)."""
     gap = -np.inf
     picks = []
-    idle = np.zeros(f.shape[0], dtype=bool)
+    idle = xp.zeros(f.shape[0], dtype=bool)
     for mask in classes:
-        u = np.flatnonzero(up & mask)
-        lo = np.flatnonzero(low & mask)
+        u = xp.flatnonzero(up & mask)
+        lo = xp.flatnonzero(low & mask)
         if u.size == 0 or lo.size == 0:
             continue
         fu = f[u]
         fl = f[lo]
         m, M = fu.max(), fl.min()
-        gap = max(gap, m - M)
+        gap = max(gap, float(m - M))
         ku = min(k, u.size)
         kl = min(k, lo.size)
-        picks.append(u[np.argpartition(-fu, ku - 1)[:ku]])
-        picks.append(lo[np.argpartition(fl, kl - 1)[:kl]])
+        picks.append(u[xp.argpartition(-fu, ku - 1)[:ku]])
+        picks.append(lo[xp.argpartition(fl, kl - 1)[:kl]])
         idle |= mask & ((up & ~low & (f < M)) | (low & ~up & (f > m)))
     if not picks:
-        return gap, np.empty(0, dtype=np.int64), idle
-    return gap, np.unique(np.concatenate(picks)), idle
+        return gap, xp.empty(0, dtype=np.int64), idle
+    return gap, xp.unique(xp.concatenate(picks)), idle
 
 
 def _rho(y, alpha, G, U, sel):
@@ -119,30 +131,35 @@ def _rho(y, alpha, G, U, sel):
 
 
 def _add_kernel_terms(G, rows, problem, coef, nz, cols):
-    """G[cols] += Σ_{j in nz} Q[cols, j] coef_j, from the kernel rows of nz in blocks."""
+    """G[cols] += Σ_{j in nz} Q[cols, j] coef_j, from the kernel rows of nz in blocks, computed
+    where the row source keeps its rows (G and the indices may be on the host)."""
     if cols.size == 0:
         return
-    kidx = problem.kidx
-    g = G[cols]
+    xp = rows.xp
+    kidx, y = xp.asarray(problem.kidx), xp.asarray(problem.y, dtype=np.float64)
+    coef, nz, there = xp.asarray(coef), xp.asarray(nz), xp.asarray(cols)
+    g = xp.asarray(G[cols])
     step = min(WS_SIZE, rows.capacity)
+    loops = _compiled_loops(xp)
     for s in range(0, nz.size, step):
         b = nz[s:s + step]
         store, pos = rows.fetch(kidx[b])
-        update_gradient(g, store, pos, problem.y[b] * coef[b], kidx[cols], problem.y[cols])
-    G[cols] = g
+        loops.update_gradient(g, store, pos, y[b] * coef[b], kidx[there], y[there])
+    G[cols] = to_host(g) if isinstance(G, np.ndarray) else g
 
 
 def initial_gradients(problem: DualProblem, rows, alpha: np.ndarray, at_upper: np.ndarray, grad0=None):
     """G = Qα + p (`grad0` when given) and LIBSVM's Ḡ = Σ_{i: α_i = U_i} U_i Q_{:,i}, from the
     kernel rows of the nonzero α. Ḡ, the part of G from variables at their upper bound, lets
     a rebuild of shrunk gradients read only the free variables' rows."""
-    everything = np.arange(problem.n)
-    G_bar = np.zeros(problem.n)
-    _add_kernel_terms(G_bar, rows, problem, alpha, np.flatnonzero(at_upper), everything)
+    xp = rows.xp
+    everything = xp.arange(problem.n)
+    G_bar = xp.zeros(problem.n)
+    _add_kernel_terms(G_bar, rows, problem, alpha, xp.flatnonzero(at_upper), everything)
     if grad0 is not None:
-        return np.array(grad0, dtype=np.float64), G_bar
+        return xp.array(grad0, dtype=np.float64), G_bar
     G = problem.p + G_bar
-    _add_kernel_terms(G, rows, problem, alpha, np.flatnonzero((alpha > 0) & ~at_upper), everything)
+    _add_kernel_terms(G, rows, problem, alpha, xp.flatnonzero((alpha > 0) & ~at_upper), everything)
     return G, G_bar
 
 
@@ -182,30 +199,37 @@ gap_observer: ContextVar = ContextVar("gap_observer", default=None)
 
 
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
-          ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
+          ws_size=None, shrinking=True, unbounded_alpha=1e12) -> DualResult:
     """Solve the dual QP; `rows` is a row source (see `row_source`). A start (`alpha0`, and
     its gradient `grad0` when known) must be feasible. `max_iter` bounds the pair updates;
-    the result's `converged` is False when it stopped the solve.
+    the result's `converged` is False when it stopped the solve. `ws_size`: variables per
+    outer step (default `WS_SIZE`).
 
     With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
     active set, so selection and gradient updates skip them; their gradients are rebuilt
     from Ḡ and the free variables' rows when the active problem is solved to 10·tol and
     again before stopping, so the stopping test always covers every variable.
+
+    The solve runs where the row source keeps its rows (`rows.xp`: NumPy on the host, CuPy
+    on a GPU); the result is on the host.
     """
+    xp = rows.xp
     n = problem.n
-    y = problem.y.astype(np.float64)
-    U = problem.upper.astype(np.float64)
-    kidx = problem.kidx.astype(np.int64)
-    diag = rows.diag[kidx]
-    alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
-    q = block_size(n, np.count_nonzero(np.bincount(kidx)), rows.capacity, ws_size)
+    q = block_size(n, np.count_nonzero(np.bincount(problem.kidx)), rows.capacity, ws_size or WS_SIZE)
+    kidx = xp.asarray(problem.kidx, dtype=np.int64)
+    dev = DualProblem(xp.asarray(problem.p, dtype=np.float64), xp.asarray(problem.y, dtype=np.float64),
+                      xp.asarray(problem.upper, dtype=np.float64), kidx, problem.nu_mode)
+    y, U = dev.y, dev.upper
+    diag = xp.asarray(rows.diag)[kidx]
+    alpha = xp.zeros(n) if alpha0 is None else xp.array(alpha0, dtype=np.float64)
     # Ḡ serves only rebuilds of shrunk gradients, which a single-block solve never needs: there
     # it stays zero (no variable counted at its bound), and a given grad0 costs no kernel rows.
     track_bar = shrinking and q < n
-    at_upper = (alpha >= U) if track_bar else np.zeros(n, dtype=bool)
-    G, G_bar = initial_gradients(problem, rows, alpha, at_upper, grad0)
+    at_upper = (alpha >= U) if track_bar else xp.zeros(n, dtype=bool)
+    G, G_bar = initial_gradients(dev, rows, alpha, at_upper, grad0)
     budget = np.iinfo(np.int64).max if max_iter is None or max_iter < 0 else int(max_iter)
-    Q_rows = _scratch.take((q, q), np.float32)
+    # the host loops' scratch for Q rows (the device gathers its block whole)
+    Q_rows = _scratch.take((q, q), np.float32) if xp is np else None
     observe = gap_observer.get()
     if observe is not None:
         observe(None, tol)
@@ -214,13 +238,16 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
         # the core that computes kernel rows (measured: w8a, 10k rows, 0.91 s → 0.58 s)
         with one_blas_thread():
             if q == n:
-                n_iter, converged = _solve_one_block(problem, rows, y, U, kidx, diag, alpha, G, Q_rows, tol, budget,
-                                                     shrinking, unbounded_alpha, observe)
+                n_iter, converged = _solve_one_block(dev, rows, diag, alpha, G, Q_rows, tol, budget, shrinking,
+                                                     unbounded_alpha, observe)
             else:
-                n_iter, converged = _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper,
-                                                     Q_rows, tol, budget, shrinking, unbounded_alpha, q, observe)
+                n_iter, converged = _solve_in_blocks(dev, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol,
+                                                     budget, shrinking, unbounded_alpha, q, observe)
     finally:
-        _scratch.give(Q_rows)
+        if Q_rows is not None:
+            _scratch.give(Q_rows)
+    alpha, G = to_host(alpha), to_host(G)
+    y, U = problem.y.astype(np.float64), problem.upper.astype(np.float64)
     objective = float(0.5 * np.dot(alpha, G + problem.p))
     if problem.nu_mode:
         r1 = _rho(y, alpha, G, U, y > 0)
@@ -230,54 +257,60 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
                       converged=converged)
 
 
-def _observe_gap(observe, problem, y, alpha, G, U, tol):
+def _observe_gap(observe, xp, problem, alpha, G, tol):
     """Report the maximal violation over every variable to `observe`, when there is one."""
     if observe is None:
         return
-    classes = [y > 0, y < 0] if problem.nu_mode else [np.ones(y.size, dtype=bool)]
-    observe(_gap_and_pick(*_violations(y, alpha, G, U), 1, classes)[0], tol)
+    y = problem.y
+    classes = [y > 0, y < 0] if problem.nu_mode else [xp.ones(y.size, dtype=bool)]
+    observe(_gap_and_pick(xp, *_violations(xp, y, alpha, G, problem.upper), 1, classes)[0], tol)
 
 
-def _check_bounded(U, alpha, unbounded_alpha):
-    if np.isinf(U).any() and alpha.max() > unbounded_alpha:
+def _check_bounded(xp, U, alpha, unbounded_alpha):
+    if bool(xp.isinf(U).any()) and float(alpha.max()) > unbounded_alpha:
         raise UnboundedDualError("the dual is unbounded: no finite solution exists")
 
 
-def _solve_one_block(problem, rows, y, U, kidx, diag, alpha, G, Q_rows, tol, budget, shrinking, unbounded_alpha,
-                     observe):
+def _solve_one_block(problem, rows, diag, alpha, G, Q_rows, tol, budget, shrinking, unbounded_alpha, observe):
     """LIBSVM's SMO on the whole problem in compiled code (α and G updated in place).
     Returns (pair updates, converged)."""
-    _observe_gap(observe, problem, y, alpha, G, U, tol)
-    store, pos = rows.fetch(kidx)
-    n_iter = inner_smo(store, pos, kidx, y, alpha, G, U, diag, Q_rows, tol, budget, problem.nu_mode, shrinking,
-                       unbounded_alpha)
-    _check_bounded(U, alpha, unbounded_alpha)
-    _observe_gap(observe, problem, y, alpha, G, U, tol)
+    xp = rows.xp
+    _observe_gap(observe, xp, problem, alpha, G, tol)
+    store, pos = rows.fetch(problem.kidx)
+    n_iter = _compiled_loops(xp).inner_smo(store, pos, problem.kidx, problem.y, alpha, G, problem.upper, diag,
+                                           Q_rows, tol, budget, problem.nu_mode, shrinking, unbounded_alpha)
+    _check_bounded(xp, problem.upper, alpha, unbounded_alpha)
+    _observe_gap(observe, xp, problem, alpha, G, tol)
     return n_iter, n_iter < budget
 
 
-def _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper, Q_rows, tol, budget, shrinking,
+def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol, budget, shrinking,
                      unbounded_alpha, q, observe):
     """The batched working set: blocks of q variables, each solved by `inner_smo`, with the
     gradient of the active set updated after each. Returns (pair updates, converged)."""
+    xp = rows.xp
+    loops = _compiled_loops(xp)
+    y, U, kidx = problem.y, problem.upper, problem.kidx
     n = problem.n
     n_iter = 0
     converged = True
-    act = np.arange(n)
-    kept = np.empty(0, dtype=np.int64)
+    act = xp.arange(n)
+    kept = xp.empty(0, dtype=np.int64)
     unshrunk = not shrinking
 
     def rebuild():
-        inactive = np.setdiff1d(np.arange(n), act)
+        inactive = xp.ones(n, dtype=bool)
+        inactive[act] = False
+        inactive = xp.flatnonzero(inactive)
         G[inactive] = problem.p[inactive] + G_bar[inactive]
-        _add_kernel_terms(G, rows, problem, alpha, np.flatnonzero((alpha > 0) & ~at_upper), inactive)
-        return np.arange(n)
+        _add_kernel_terms(G, rows, problem, alpha, xp.flatnonzero((alpha > 0) & ~at_upper), inactive)
+        return xp.arange(n)
 
     while True:
         ya, Ua, Ga = y[act], U[act], G[act]
-        classes = [ya > 0, ya < 0] if problem.nu_mode else [np.ones(act.size, dtype=bool)]
-        f, up, low = _violations(ya, alpha[act], Ga, Ua)
-        gap, new_local, idle = _gap_and_pick(f, up, low, max(1, q // (4 * len(classes))), classes)
+        classes = [ya > 0, ya < 0] if problem.nu_mode else [xp.ones(act.size, dtype=bool)]
+        f, up, low = _violations(xp, ya, alpha[act], Ga, Ua)
+        gap, new_local, idle = _gap_and_pick(xp, f, up, low, max(1, q // (4 * len(classes))), classes)
         if observe is not None:
             observe(gap, tol)
         if not gap > tol or new_local.size == 0:
@@ -292,8 +325,8 @@ def _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper,
         if n_iter >= budget:
             converged = False
             break
-        ws_local = np.arange(act.size) if q >= act.size else np.union1d(
-            new_local, np.searchsorted(act, kept[np.isin(kept, act)]))
+        ws_local = xp.arange(act.size) if q >= act.size else xp.unique(xp.concatenate(
+            [new_local, xp.searchsorted(act, kept[xp.isin(kept, act)])]))
         kept = act[new_local]
         ws = act[ws_local]
         store, pos = rows.fetch(kidx[ws])
@@ -301,26 +334,27 @@ def _solve_in_blocks(problem, rows, y, U, kidx, diag, alpha, G, G_bar, at_upper,
         whole = ws.size == act.size
         cap = budget - n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - n_iter)
         eps = tol if whole else max(tol, 0.1 * gap)
-        n_iter += inner_smo(store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], diag[ws], Q_rows, eps, cap,
-                            problem.nu_mode, shrinking, unbounded_alpha)
+        n_iter += loops.inner_smo(store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], diag[ws], Q_rows, eps, cap,
+                                  problem.nu_mode, shrinking, unbounded_alpha)
         delta = a_b - alpha[ws]
-        moved = np.flatnonzero(delta)
+        moved = xp.flatnonzero(delta)
         alpha[ws] = a_b
         if moved.size == 0:
             if act.size == n:
                 break
             act = rebuild()
             continue
-        update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
+        moved_pos = xp.asarray(pos)[moved]
+        loops.update_gradient(Ga, store, moved_pos, y[ws][moved] * delta[moved], kidx[act], ya)
         G[act] = Ga
         if shrinking:  # Ḡ is tracked exactly when shrinking (see `solve`)
             up_now = a_b >= U[ws]
-            flip = np.flatnonzero(up_now != at_upper[ws])
+            flip = xp.flatnonzero(up_now != at_upper[ws])
             if flip.size:
                 at_upper[ws[flip]] = up_now[flip]
-                sign = np.where(up_now[flip], 1.0, -1.0)
-                update_gradient(G_bar, store, pos[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
-        _check_bounded(U, alpha, unbounded_alpha)
+                sign = xp.where(up_now[flip], 1.0, -1.0)
+                loops.update_gradient(G_bar, store, xp.asarray(pos)[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
+        _check_bounded(xp, U, alpha, unbounded_alpha)
         if shrinking:
             idle[ws_local] = False
             act = act[~idle]

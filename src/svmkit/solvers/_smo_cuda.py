@@ -1,0 +1,240 @@
+"""The SMO solver's compiled loops on an NVIDIA GPU: CUDA kernels compiled at run time by CuPy.
+
+They do on the device what `_smo_loops` does on the host, with the same arguments: the
+working-set subproblem (LIBSVM's SMO with second-order selection, Fan, Chen & Lin 2005) in one
+thread block, and the gradient update over the rows of the variables that moved. Notation as
+there: min ½αᵀQα + pᵀα, yᵀα = Δ, 0 ≤ α ≤ U, Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+#: Threads of the block that solves a subproblem (the most one block may have).
+BLOCK_THREADS = 1024
+#: Threads per block of the gradient update.
+UPDATE_THREADS = 256
+
+_SOURCE = r"""
+#define PER __PER__
+#define TAU 1e-12
+
+__device__ __forceinline__ void arg_max(double &v, int &i, double v2, int i2) {
+    if (v2 > v || (v2 == v && i2 > i)) { v = v2; i = i2; }
+}
+__device__ __forceinline__ void arg_min(double &v, int &i, double v2, int i2) {
+    if (v2 < v || (v2 == v && i2 > i)) { v = v2; i = i2; }
+}
+
+// Across the block: (v0, i0) by arg_min (min0) or arg_max, (v1, i1) by arg_max, v2 by max; ties
+// go to the larger index, as LIBSVM's loops (>=, <=) give them to the later variable.
+__device__ void block_reduce(double &v0, int &i0, double &v1, int &i1, double &v2, bool min0,
+                             double (*sv)[32], int (*si)[32]) {
+    const double inf = __longlong_as_double(0x7ff0000000000000LL);
+    for (int off = 16; off > 0; off >>= 1) {
+        double w0 = __shfl_down_sync(0xffffffffu, v0, off);
+        int j0 = __shfl_down_sync(0xffffffffu, i0, off);
+        double w1 = __shfl_down_sync(0xffffffffu, v1, off);
+        int j1 = __shfl_down_sync(0xffffffffu, i1, off);
+        double w2 = __shfl_down_sync(0xffffffffu, v2, off);
+        if (min0) arg_min(v0, i0, w0, j0); else arg_max(v0, i0, w0, j0);
+        arg_max(v1, i1, w1, j1);
+        v2 = fmax(v2, w2);
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) { sv[0][warp] = v0; si[0][warp] = i0; sv[1][warp] = v1; si[1][warp] = i1; sv[2][warp] = v2; }
+    __syncthreads();
+    if (warp == 0) {
+        if (lane < (int)(blockDim.x >> 5)) {
+            v0 = sv[0][lane]; i0 = si[0][lane]; v1 = sv[1][lane]; i1 = si[1][lane]; v2 = sv[2][lane];
+        } else {
+            v0 = min0 ? inf : -inf; i0 = -1; v1 = -inf; i1 = -1; v2 = -inf;
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            double w0 = __shfl_down_sync(0xffffffffu, v0, off);
+            int j0 = __shfl_down_sync(0xffffffffu, i0, off);
+            double w1 = __shfl_down_sync(0xffffffffu, v1, off);
+            int j1 = __shfl_down_sync(0xffffffffu, i1, off);
+            double w2 = __shfl_down_sync(0xffffffffu, v2, off);
+            if (min0) arg_min(v0, i0, w0, j0); else arg_max(v0, i0, w0, j0);
+            arg_max(v1, i1, w1, j1);
+            v2 = fmax(v2, w2);
+        }
+        if (lane == 0) { sv[0][0] = v0; si[0][0] = i0; sv[1][0] = v1; si[1][0] = i1; sv[2][0] = v2; }
+    }
+    __syncthreads();
+    v0 = sv[0][0]; i0 = si[0][0]; v1 = sv[1][0]; i1 = si[1][0]; v2 = sv[2][0];
+    __syncthreads();
+}
+
+// SMO on q variables: Kb (q × q, float32) holds K(x_kidx[a], x_kidx[b]); alpha and G (the
+// block's gradient, exact on entry) are updated in place. Variable t is held by thread
+// t % blockDim.x, in its slot t / blockDim.x.
+extern "C" __global__ void __launch_bounds__(1024) smo_block(const float* __restrict__ Kb, const double* __restrict__ y,
+                                     double* alpha, double* G, const double* __restrict__ U,
+                                     const double* __restrict__ QD, const int q, const double eps,
+                                     const long long max_iter, const int nu_mode, const double limit,
+                                     long long* n_iter) {
+    __shared__ double sv[3][32];
+    __shared__ int si[3][32];
+    __shared__ double pair[4];
+    const double inf = __longlong_as_double(0x7ff0000000000000LL);
+    const int tid = threadIdx.x, nt = blockDim.x;
+    double a[PER], g[PER], yy[PER], u[PER], qd[PER];
+    for (int k = 0; k < PER; k++) {
+        int t = tid + k * nt;
+        if (t < q) { a[k] = alpha[t]; g[k] = G[t]; yy[k] = y[t]; u[k] = U[t]; qd[k] = QD[t]; }
+        else { a[k] = 0.0; g[k] = 0.0; yy[k] = 0.0; u[k] = 0.0; qd[k] = 0.0; }
+    }
+    long long it = 0;
+    while (it < max_iter) {
+        double vp = -inf, vn = -inf, unused = -inf;
+        int ip = -1, in_ = -1;
+        for (int k = 0; k < PER; k++) {
+            int t = tid + k * nt;
+            if (yy[k] > 0) { if (a[k] < u[k] && -g[k] >= vp) { vp = -g[k]; ip = t; } }
+            else if (yy[k] < 0) { if (a[k] > 0 && g[k] >= vn) { vn = g[k]; in_ = t; } }
+        }
+        block_reduce(vp, ip, vn, in_, unused, false, sv, si);
+        if (!nu_mode) {
+            if (vp >= vn) { in_ = ip; vn = vp; } else { ip = in_; vp = vn; }
+        }
+        double best = inf, gp2 = -inf, gn2 = -inf;
+        int j = -1, dummy = -1;
+        const double qdp = ip >= 0 ? QD[ip] : 0.0, qdn = in_ >= 0 ? QD[in_] : 0.0;
+        for (int k = 0; k < PER; k++) {
+            int t = tid + k * nt;
+            if (yy[k] > 0) {
+                if (a[k] > 0) {
+                    double gd = vp + g[k];
+                    gp2 = fmax(gp2, g[k]);
+                    if (gd > 0 && ip >= 0) {
+                        double quad = qdp + qd[k] - 2.0 * (double)Kb[(long long)ip * q + t];
+                        if (quad <= 0) quad = TAU;
+                        double od = -(gd * gd) / quad;
+                        if (od <= best) { best = od; j = t; }
+                    }
+                }
+            } else if (yy[k] < 0) {
+                if (a[k] < u[k]) {
+                    double gd = vn - g[k];
+                    gn2 = fmax(gn2, -g[k]);
+                    if (gd > 0 && in_ >= 0) {
+                        double quad = qdn + qd[k] - 2.0 * (double)Kb[(long long)in_ * q + t];
+                        if (quad <= 0) quad = TAU;
+                        double od = -(gd * gd) / quad;
+                        if (od <= best) { best = od; j = t; }
+                    }
+                }
+            }
+        }
+        block_reduce(best, j, gp2, dummy, gn2, true, sv, si);
+        double gap = fmax(vp + gp2, vn + gn2);
+        if (gap < eps || j < 0) break;
+        const int i = y[j] > 0 ? ip : in_;
+        if (tid == i % nt) { pair[0] = a[i / nt]; pair[1] = g[i / nt]; }
+        if (tid == j % nt) { pair[2] = a[j / nt]; pair[3] = g[j / nt]; }
+        __syncthreads();
+        const double ai0 = pair[0], Gi = pair[1], aj0 = pair[2], Gj = pair[3];
+        __syncthreads();
+        const double yi = y[i], yj = y[j], Ci = U[i], Cj = U[j];
+        const double quad0 = QD[i] + QD[j] - 2.0 * (double)Kb[(long long)i * q + j];
+        const double quad = quad0 <= 0 ? TAU : quad0;
+        double ai = ai0, aj = aj0;
+        if (yi != yj) {
+            double delta = (-Gi - Gj) / quad, diff = ai - aj;
+            ai += delta; aj += delta;
+            if (diff > 0) { if (aj < 0) { aj = 0.0; ai = diff; } }
+            else if (ai < 0) { ai = 0.0; aj = -diff; }
+            if (diff > Ci - Cj) { if (ai > Ci) { ai = Ci; aj = Ci - diff; } }
+            else if (aj > Cj) { aj = Cj; ai = Cj + diff; }
+        } else {
+            double delta = (Gi - Gj) / quad, s = ai + aj;
+            ai -= delta; aj += delta;
+            if (s > Ci) { if (ai > Ci) { ai = Ci; aj = s - Ci; } }
+            else if (aj < 0) { aj = 0.0; ai = s; }
+            if (s > Cj) { if (aj > Cj) { aj = Cj; ai = s - Cj; } }
+            else if (ai < 0) { ai = 0.0; aj = s; }
+        }
+        const double dai = yi * (ai - ai0), daj = yj * (aj - aj0);
+        for (int k = 0; k < PER; k++) {
+            int t = tid + k * nt;
+            if (t < q) {
+                g[k] += yy[k] * ((double)Kb[(long long)i * q + t] * dai + (double)Kb[(long long)j * q + t] * daj);
+                if (t == i) a[k] = ai;
+                if (t == j) a[k] = aj;
+            }
+        }
+        it++;
+        if (ai > limit || aj > limit) break;
+    }
+    for (int k = 0; k < PER; k++) {
+        int t = tid + k * nt;
+        if (t < q) { alpha[t] = a[k]; G[t] = g[k]; }
+    }
+    if (tid == 0) n_iter[0] = it;
+}
+
+// G_j += y_j Σ_b coef_b K(b, kidx_j): the rows of the moved variables are rows pos[b] of store.
+extern "C" __global__ void add_rows(double* G, const float* __restrict__ store, const long long n_cols,
+                                    const long long* __restrict__ pos, const double* __restrict__ coef,
+                                    const int nb, const long long* __restrict__ kidx,
+                                    const double* __restrict__ y, const long long m) {
+    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= m) return;
+    const long long c = kidx[j];
+    double acc = 0.0;
+    for (int b = 0; b < nb; b++) acc += coef[b] * (double)store[pos[b] * n_cols + c];
+    G[j] += y[j] * acc;
+}
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def _kernels(per: int):
+    import cupy
+
+    module = cupy.RawModule(code=_SOURCE.replace("__PER__", str(per)), options=("-std=c++14",))
+    return module.get_function("smo_block"), module.get_function("add_rows")
+
+
+def _device(a, dtype):
+    import cupy
+
+    return cupy.ascontiguousarray(cupy.asarray(a, dtype=dtype))
+
+
+def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit):
+    """`_smo_loops.inner_smo` on the device (CuPy arrays; `pos` may be on the host): SMO with
+    second-order selection on the block's q variables in one thread block, from the q × q
+    kernel block gathered first. `Qs` and `shrinking` are the host solver's and unused here.
+    Updates `alpha` and `G` (contiguous float64) in place; returns the pair updates."""
+    import cupy
+
+    q = int(y.shape[0])
+    pos_d, kidx_d = _device(pos, np.int64), _device(kidx_b, np.int64)
+    Kb = cupy.ascontiguousarray(store[pos_d[:, None], kidx_d[None, :]])
+    threads = min(BLOCK_THREADS, 32 * -(-q // 32))
+    per = 1 << max(0, int(np.ceil(np.log2(-(-q // threads)))))
+    n_iter = cupy.zeros(1, dtype=np.int64)
+    smo_block, _ = _kernels(per)
+    smo_block((1,), (threads,), (Kb, _device(y, np.float64), alpha, G, _device(U, np.float64),
+                                 _device(QD, np.float64), np.int32(q), np.float64(eps),
+                                 np.int64(min(max_iter, np.iinfo(np.int64).max)), np.int32(bool(nu_mode)),
+                                 np.float64(limit), n_iter))
+    return int(n_iter[0])
+
+
+def update_gradient(G, store, pos, coef, kidx, y):
+    """`_smo_loops.update_gradient` on the device: G_j += y_j Σ_b coef_b K(b, kidx_j) for every
+    variable j, coef_b = y_b Δα_b, reading the rows `pos` of `store` in place."""
+    m = int(G.shape[0])
+    if m == 0 or np.size(pos) == 0:
+        return
+    _, add_rows = _kernels(1)
+    blocks = -(-m // UPDATE_THREADS)
+    add_rows((blocks,), (UPDATE_THREADS,), (G, store, np.int64(store.shape[1]), _device(pos, np.int64),
+                                             _device(coef, np.float64), np.int32(np.size(pos)),
+                                             _device(kidx, np.int64), _device(y, np.float64), np.int64(m)))
