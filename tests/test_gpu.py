@@ -13,9 +13,11 @@ import svmkit.models.smo_base as smo_base
 from conftest import breast_cancer, heart_scale, iris
 from svmkit.gpu.gram import DeviceKernel, device_gram, device_kernel_products, device_rows
 from svmkit.gpu.runtime import DeviceUnavailableError, array_module, cuda_available
-from svmkit.kernels.gram import kernel_block
+from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.spec import make_kernel
 from svmkit.model_selection import SVMSearchCV
+from svmkit.solvers.row_source import row_source
+from svmkit.solvers.smo import DualProblem, solve
 
 needs_cuda = pytest.mark.skipif(not cuda_available(), reason="no CUDA device or CuPy here")
 
@@ -142,6 +144,40 @@ def test_gpu_fit_equals_the_cpu_fit(model):
     gpu = clone(model).set_params(device="cuda").fit(cupy.asarray(X.toarray()), cupy.asarray(y))
     assert_same_fit(gpu, cpu, X)
     assert isinstance(gpu.support_vectors_, np.ndarray)
+
+
+def small_cache_problem():
+    """breast_cancer's C-SVC dual and its kernel, with a cache of 64 rows: the solver then
+    works in blocks of 32 variables and evicts rows."""
+    X, y = breast_cancer()
+    n = X.shape[0]
+    problem = DualProblem(p=-np.ones(n), y=np.where(y > 0, 1.0, -1.0), upper=np.full(n, 10.0), kidx=np.arange(n))
+    return X, problem, make_kernel("rbf", X, 0.05)
+
+
+def test_the_solver_in_blocks_on_a_device_row_cache_equals_the_host_solver():
+    """The solver's outer loop is written once for NumPy and CuPy: run on NumPy through the
+    device kernel, it finds the host solver's optimum."""
+    X, problem, spec = small_cache_problem()
+    cpu = solve(problem, row_source(TrainingKernel(spec, X), 0.1))
+    dev = solve(problem, row_source(DeviceKernel(np, spec, X), 0.1))
+    assert cpu.n_iter > 0 and dev.n_iter > 0
+    np.testing.assert_allclose(dev.objective, cpu.objective, rtol=1e-4)
+
+
+@needs_cuda
+def test_gpu_solver_in_blocks_equals_the_host_solver():
+    """The CUDA subproblem and gradient kernels, with rows evicted from the device cache."""
+    import cupy
+
+    X, problem, spec = small_cache_problem()
+    rows = row_source(DeviceKernel(cupy, spec, X), 0.1)
+    assert rows.xp is cupy and rows.capacity == 64
+    cpu = solve(problem, row_source(TrainingKernel(spec, X), 0.1))
+    gpu = solve(problem, rows)
+    assert isinstance(gpu.alpha, np.ndarray)
+    np.testing.assert_allclose(gpu.objective, cpu.objective, rtol=1e-4)
+    np.testing.assert_allclose(gpu.rho, cpu.rho, atol=1e-3)
 
 
 def test_device_rbf_rows_give_identical_rows_a_kernel_of_exactly_one():

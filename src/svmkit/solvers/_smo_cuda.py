@@ -29,7 +29,8 @@ __device__ __forceinline__ void arg_min(double &v, int &i, double v2, int i2) {
 }
 
 // Across the block: (v0, i0) by arg_min (min0) or arg_max, (v1, i1) by arg_max, v2 by max; ties
-// go to the larger index, as LIBSVM's loops (>=, <=) give them to the later variable.
+// go to the larger index, as LIBSVM's loops (>=, <=) give them to the later variable. Two
+// reductions in a row use different buffers (sv, si), so no barrier is needed after the last read.
 __device__ void block_reduce(double &v0, int &i0, double &v1, int &i1, double &v2, bool min0,
                              double (*sv)[32], int (*si)[32]) {
     const double inf = __longlong_as_double(0x7ff0000000000000LL);
@@ -66,7 +67,6 @@ __device__ void block_reduce(double &v0, int &i0, double &v1, int &i1, double &v
     }
     __syncthreads();
     v0 = sv[0][0]; i0 = si[0][0]; v1 = sv[1][0]; i1 = si[1][0]; v2 = sv[2][0];
-    __syncthreads();
 }
 
 // SMO on q variables: Kb (q × q, float32) holds K(x_kidx[a], x_kidx[b]); alpha and G (the
@@ -77,8 +77,8 @@ extern "C" __global__ void __launch_bounds__(1024) smo_block(const float* __rest
                                      const double* __restrict__ QD, const int q, const double eps,
                                      const long long max_iter, const int nu_mode, const double limit,
                                      long long* n_iter) {
-    __shared__ double sv[3][32];
-    __shared__ int si[3][32];
+    __shared__ double sv[2][3][32];
+    __shared__ int si[2][3][32];
     __shared__ double pair[4];
     const double inf = __longlong_as_double(0x7ff0000000000000LL);
     const int tid = threadIdx.x, nt = blockDim.x;
@@ -97,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(1024) smo_block(const float* __rest
             if (yy[k] > 0) { if (a[k] < u[k] && -g[k] >= vp) { vp = -g[k]; ip = t; } }
             else if (yy[k] < 0) { if (a[k] > 0 && g[k] >= vn) { vn = g[k]; in_ = t; } }
         }
-        block_reduce(vp, ip, vn, in_, unused, false, sv, si);
+        block_reduce(vp, ip, vn, in_, unused, false, sv[0], si[0]);
         if (!nu_mode) {
             if (vp >= vn) { in_ = ip; vn = vp; } else { ip = in_; vp = vn; }
         }
@@ -130,15 +130,16 @@ extern "C" __global__ void __launch_bounds__(1024) smo_block(const float* __rest
                 }
             }
         }
-        block_reduce(best, j, gp2, dummy, gn2, true, sv, si);
+        block_reduce(best, j, gp2, dummy, gn2, true, sv[1], si[1]);
         double gap = fmax(vp + gp2, vn + gn2);
         if (gap < eps || j < 0) break;
         const int i = y[j] > 0 ? ip : in_;
         if (tid == i % nt) { pair[0] = a[i / nt]; pair[1] = g[i / nt]; }
         if (tid == j % nt) { pair[2] = a[j / nt]; pair[3] = g[j / nt]; }
         __syncthreads();
+        // pair is written again only after the next iteration's reductions, whose barriers
+        // every thread passes after this read
         const double ai0 = pair[0], Gi = pair[1], aj0 = pair[2], Gj = pair[3];
-        __syncthreads();
         const double yi = y[i], yj = y[j], Ci = U[i], Cj = U[j];
         const double quad0 = QD[i] + QD[j] - 2.0 * (double)Kb[(long long)i * q + j];
         const double quad = quad0 <= 0 ? TAU : quad0;
@@ -204,6 +205,13 @@ def _device(a, dtype):
     import cupy
 
     return cupy.ascontiguousarray(cupy.asarray(a, dtype=dtype))
+
+
+def compile_kernels():
+    """Compile every variant of the kernels now (CuPy keeps them on disk), so that no fit
+    pays for compilation."""
+    for per in (1, 2, 4, 8):
+        _kernels(per)
 
 
 def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit):

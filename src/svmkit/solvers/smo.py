@@ -87,11 +87,19 @@ def _violations(xp, y, alpha, G, U):
     return f, up, low
 
 
+def _top(xp, values, k):
+    """Indices of the k smallest values (a partition on the host; on a GPU a sort, which CuPy
+    does faster than its partition)."""
+    if xp is np:
+        return np.argpartition(values, k - 1)[:k]
+    return xp.argsort(values)[:k]
+
+
 def _gap_and_pick(xp, f, up, low, k, classes):
     """Maximal violation, the k most violating variables of each side (per y-class in ν mode),
     and the variables that cannot join a violating pair (LIBSVM's shrinking rule)."""
     gap = -np.inf
-    picks = []
+    picked = xp.zeros(f.shape[0], dtype=bool)
     idle = xp.zeros(f.shape[0], dtype=bool)
     for mask in classes:
         u = xp.flatnonzero(up & mask)
@@ -102,14 +110,10 @@ def _gap_and_pick(xp, f, up, low, k, classes):
         fl = f[lo]
         m, M = fu.max(), fl.min()
         gap = max(gap, float(m - M))
-        ku = min(k, u.size)
-        kl = min(k, lo.size)
-        picks.append(u[xp.argpartition(-fu, ku - 1)[:ku]])
-        picks.append(lo[xp.argpartition(fl, kl - 1)[:kl]])
+        picked[u[_top(xp, -fu, min(k, u.size))]] = True
+        picked[lo[_top(xp, fl, min(k, lo.size))]] = True
         idle |= mask & ((up & ~low & (f < M)) | (low & ~up & (f > m)))
-    if not picks:
-        return gap, xp.empty(0, dtype=np.int64), idle
-    return gap, xp.unique(xp.concatenate(picks)), idle
+    return gap, xp.flatnonzero(picked), idle
 
 
 def _rho(y, alpha, G, U, sel):
@@ -266,8 +270,8 @@ def _observe_gap(observe, xp, problem, alpha, G, tol):
     observe(_gap_and_pick(xp, *_violations(xp, y, alpha, G, problem.upper), 1, classes)[0], tol)
 
 
-def _check_bounded(xp, U, alpha, unbounded_alpha):
-    if bool(xp.isinf(U).any()) and float(alpha.max()) > unbounded_alpha:
+def _check_bounded(U_infinite, alpha, unbounded_alpha):
+    if U_infinite and float(alpha.max()) > unbounded_alpha:
         raise UnboundedDualError("the dual is unbounded: no finite solution exists")
 
 
@@ -279,7 +283,7 @@ def _solve_one_block(problem, rows, diag, alpha, G, Q_rows, tol, budget, shrinki
     store, pos = rows.fetch(problem.kidx)
     n_iter = _compiled_loops(xp).inner_smo(store, pos, problem.kidx, problem.y, alpha, G, problem.upper, diag,
                                            Q_rows, tol, budget, problem.nu_mode, shrinking, unbounded_alpha)
-    _check_bounded(xp, problem.upper, alpha, unbounded_alpha)
+    _check_bounded(bool(xp.isinf(problem.upper).any()), alpha, unbounded_alpha)
     _observe_gap(observe, xp, problem, alpha, G, tol)
     return n_iter, n_iter < budget
 
@@ -292,6 +296,7 @@ def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol
     loops = _compiled_loops(xp)
     y, U, kidx = problem.y, problem.upper, problem.kidx
     n = problem.n
+    U_infinite = bool(xp.isinf(U).any())
     n_iter = 0
     converged = True
     act = xp.arange(n)
@@ -325,8 +330,16 @@ def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol
         if n_iter >= budget:
             converged = False
             break
-        ws_local = xp.arange(act.size) if q >= act.size else xp.unique(xp.concatenate(
-            [new_local, xp.searchsorted(act, kept[xp.isin(kept, act)])]))
+        if q >= act.size:
+            ws_local = xp.arange(act.size)
+        else:
+            # the kept variables still active join the new ones; a slot past the end takes the rest
+            local = xp.full(n, act.size, dtype=np.int64)
+            local[act] = xp.arange(act.size)
+            chosen = xp.zeros(act.size + 1, dtype=bool)
+            chosen[new_local] = True
+            chosen[local[kept]] = True
+            ws_local = xp.flatnonzero(chosen[:-1])
         kept = act[new_local]
         ws = act[ws_local]
         store, pos = rows.fetch(kidx[ws])
@@ -354,7 +367,7 @@ def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol
                 at_upper[ws[flip]] = up_now[flip]
                 sign = xp.where(up_now[flip], 1.0, -1.0)
                 loops.update_gradient(G_bar, store, xp.asarray(pos)[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
-        _check_bounded(xp, U, alpha, unbounded_alpha)
+        _check_bounded(U_infinite, alpha, unbounded_alpha)
         if shrinking:
             idle[ws_local] = False
             act = act[~idle]
