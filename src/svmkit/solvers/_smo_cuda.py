@@ -28,12 +28,9 @@ __device__ __forceinline__ void arg_min(double &v, int &i, double v2, int i2) {
     if (v2 < v || (v2 == v && i2 > i)) { v = v2; i = i2; }
 }
 
-// Across the block: (v0, i0) by arg_min (min0) or arg_max, (v1, i1) by arg_max, v2 by max; ties
-// go to the larger index, as LIBSVM's loops (>=, <=) give them to the later variable. Two
-// reductions in a row use different buffers (sv, si), so no barrier is needed after the last read.
-__device__ void block_reduce(double &v0, int &i0, double &v1, int &i1, double &v2, bool min0,
-                             double (*sv)[32], int (*si)[32]) {
-    const double inf = __longlong_as_double(0x7ff0000000000000LL);
+// (v0, i0) by arg_min (min0) or arg_max, (v1, i1) by arg_max, v2 by max, across one warp; lane 0
+// ends with the result.
+__device__ __forceinline__ void warp_reduce(double &v0, int &i0, double &v1, int &i1, double &v2, bool min0) {
     for (int off = 16; off > 0; off >>= 1) {
         double w0 = __shfl_down_sync(0xffffffffu, v0, off);
         int j0 = __shfl_down_sync(0xffffffffu, i0, off);
@@ -44,6 +41,15 @@ __device__ void block_reduce(double &v0, int &i0, double &v1, int &i1, double &v
         arg_max(v1, i1, w1, j1);
         v2 = fmax(v2, w2);
     }
+}
+
+// The same across the block, every thread ending with the result; ties go to the larger index,
+// as LIBSVM's loops (>=, <=) give them to the later variable. Two reductions in a row use
+// different buffers (sv, si), so no barrier is needed after the last read.
+__device__ void block_reduce(double &v0, int &i0, double &v1, int &i1, double &v2, bool min0,
+                             double (*sv)[32], int (*si)[32]) {
+    const double inf = __longlong_as_double(0x7ff0000000000000LL);
+    warp_reduce(v0, i0, v1, i1, v2, min0);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (lane == 0) { sv[0][warp] = v0; si[0][warp] = i0; sv[1][warp] = v1; si[1][warp] = i1; sv[2][warp] = v2; }
     __syncthreads();
@@ -53,16 +59,7 @@ __device__ void block_reduce(double &v0, int &i0, double &v1, int &i1, double &v
         } else {
             v0 = min0 ? inf : -inf; i0 = -1; v1 = -inf; i1 = -1; v2 = -inf;
         }
-        for (int off = 16; off > 0; off >>= 1) {
-            double w0 = __shfl_down_sync(0xffffffffu, v0, off);
-            int j0 = __shfl_down_sync(0xffffffffu, i0, off);
-            double w1 = __shfl_down_sync(0xffffffffu, v1, off);
-            int j1 = __shfl_down_sync(0xffffffffu, i1, off);
-            double w2 = __shfl_down_sync(0xffffffffu, v2, off);
-            if (min0) arg_min(v0, i0, w0, j0); else arg_max(v0, i0, w0, j0);
-            arg_max(v1, i1, w1, j1);
-            v2 = fmax(v2, w2);
-        }
+        warp_reduce(v0, i0, v1, i1, v2, min0);
         if (lane == 0) { sv[0][0] = v0; si[0][0] = i0; sv[1][0] = v1; si[1][0] = i1; sv[2][0] = v2; }
     }
     __syncthreads();
