@@ -6,7 +6,8 @@ import numpy as np
 
 DEVICES = ("cpu", "cuda")
 #: How to install what `device='cuda'` needs.
-GPU_EXTRA = "pip install 'svmkit[gpu]' (CuPy for CUDA 12: the cupy-cuda12x wheel)"
+GPU_EXTRA = ("pip install 'svmkit[gpu]' (CuPy for CUDA 12: the cupy-cuda12x wheel) or 'svmkit[gpu-cuda13]' "
+             "(cupy-cuda13x)")
 
 
 class DeviceUnavailableError(RuntimeError):
