@@ -127,7 +127,7 @@ class DeviceKernel:
             out[self.xp.asarray(out_rows)] = K
 
 
-#: Kernel values of one prediction block on the device.
+#: Kernel values (and dense values of X) of one prediction block on the device.
 _PREDICT_VALUES = 2**26
 
 
@@ -140,7 +140,8 @@ def device_kernel_products(xp, spec: KernelSpec, X, centres, W) -> np.ndarray:
     W_d = xp.asarray(W, dtype=np.float64)
     n = X.shape[0]
     out = np.empty((n, W.shape[1]))
-    step = max(1, min(n, _PREDICT_VALUES // max(C.shape[0], 1)))
+    # bounded by the centres (the kernel block) and by the features (the block of X made dense)
+    step = max(1, min(n, _PREDICT_VALUES // max(C.shape[0], C.shape[1], 1)))
     for s in range(0, n, step):
         A, a_sq = device_rows(xp, spec, X[s:s + step], shift)
         out[s:s + step] = to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64) @ W_d)
