@@ -15,6 +15,9 @@ q×q subproblem in compiled code, and updates the full gradient with one pass ov
 the variables that moved. It stops on the same criterion as LIBSVM: the maximal KKT violation
 m(α) − M(α) ≤ tol over all variables. A problem of at most `FULL_BLOCK` variables whose kernel
 rows all fit in the row source is one block: that is LIBSVM's SMO, run to tol in compiled code.
+
+The loop is written once for NumPy and CuPy: it runs where the row source keeps its rows, its
+compiled loops being Numba's (`_smo_loops`) on the host and CUDA kernels (`_smo_cuda`) on a GPU.
 """
 
 from __future__ import annotations
