@@ -117,14 +117,10 @@ class DeviceKernel:
         self.X, self.sq = device_rows(xp, spec, X)
 
     def rows_into(self, idx: np.ndarray, out, out_rows: np.ndarray) -> None:
-        """Write K(X[idx], X) into rows `out_rows` of `out`, on the device or on the host."""
+        """Write K(X[idx], X) into rows `out_rows` of `out`, an array of `xp` (the row cache)."""
         rows = self.xp.asarray(idx)
         a_sq = None if self.sq is None else self.sq[rows]
-        K = device_gram(self.xp, self.spec, self.X[rows], self.X, a_sq, self.sq)
-        if isinstance(out, np.ndarray):
-            out[out_rows] = to_host(K)
-        else:
-            out[self.xp.asarray(out_rows)] = K
+        out[self.xp.asarray(out_rows)] = device_gram(self.xp, self.spec, self.X[rows], self.X, a_sq, self.sq)
 
 
 #: Kernel values (and dense values of X) of one prediction block on the device.

@@ -146,12 +146,13 @@ def _add_kernel_terms(G, rows, problem, coef, nz, cols):
     kidx, y = xp.asarray(problem.kidx), xp.asarray(problem.y, dtype=np.float64)
     coef, nz, there = xp.asarray(coef), xp.asarray(nz), xp.asarray(cols)
     g = xp.asarray(G[cols])
+    kidx_cols, y_cols = kidx[there], y[there]
     step = min(WS_SIZE, rows.capacity)
     loops = _compiled_loops(xp)
     for s in range(0, nz.size, step):
         b = nz[s:s + step]
         store, pos = rows.fetch(kidx[b])
-        loops.update_gradient(g, store, pos, y[b] * coef[b], kidx[there], y[there])
+        loops.update_gradient(g, store, pos, y[b] * coef[b], kidx_cols, y_cols)
     G[cols] = to_host(g) if isinstance(G, np.ndarray) else g
 
 
@@ -232,6 +233,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     # Ḡ serves only rebuilds of shrunk gradients, which a single-block solve never needs: there
     # it stays zero (no variable counted at its bound), and a given grad0 costs no kernel rows.
     track_bar = shrinking and q < n
+    U_infinite = bool(xp.isinf(U).any())
     at_upper = (alpha >= U) if track_bar else xp.zeros(n, dtype=bool)
     G, G_bar = initial_gradients(dev, rows, alpha, at_upper, grad0)
     budget = np.iinfo(np.int64).max if max_iter is None or max_iter < 0 else int(max_iter)
@@ -246,10 +248,10 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
         with one_blas_thread():
             if q == n:
                 n_iter, converged = _solve_one_block(dev, rows, diag, alpha, G, Q_rows, tol, budget, shrinking,
-                                                     unbounded_alpha, observe)
+                                                     unbounded_alpha, U_infinite, observe)
             else:
                 n_iter, converged = _solve_in_blocks(dev, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol,
-                                                     budget, shrinking, unbounded_alpha, q, observe)
+                                                     budget, shrinking, unbounded_alpha, U_infinite, q, observe)
     finally:
         if Q_rows is not None:
             _scratch.give(Q_rows)
@@ -278,7 +280,8 @@ def _check_bounded(U_infinite, alpha, unbounded_alpha):
         raise UnboundedDualError("the dual is unbounded: no finite solution exists")
 
 
-def _solve_one_block(problem, rows, diag, alpha, G, Q_rows, tol, budget, shrinking, unbounded_alpha, observe):
+def _solve_one_block(problem, rows, diag, alpha, G, Q_rows, tol, budget, shrinking, unbounded_alpha, U_infinite,
+                     observe):
     """LIBSVM's SMO on the whole problem in compiled code (α and G updated in place).
     Returns (pair updates, converged)."""
     xp = rows.xp
@@ -286,20 +289,19 @@ def _solve_one_block(problem, rows, diag, alpha, G, Q_rows, tol, budget, shrinki
     store, pos = rows.fetch(problem.kidx)
     n_iter = _compiled_loops(xp).inner_smo(store, pos, problem.kidx, problem.y, alpha, G, problem.upper, diag,
                                            Q_rows, tol, budget, problem.nu_mode, shrinking, unbounded_alpha)
-    _check_bounded(bool(xp.isinf(problem.upper).any()), alpha, unbounded_alpha)
+    _check_bounded(U_infinite, alpha, unbounded_alpha)
     _observe_gap(observe, xp, problem, alpha, G, tol)
     return n_iter, n_iter < budget
 
 
 def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol, budget, shrinking,
-                     unbounded_alpha, q, observe):
+                     unbounded_alpha, U_infinite, q, observe):
     """The batched working set: blocks of q variables, each solved by `inner_smo`, with the
     gradient of the active set updated after each. Returns (pair updates, converged)."""
     xp = rows.xp
     loops = _compiled_loops(xp)
     y, U, kidx = problem.y, problem.upper, problem.kidx
     n = problem.n
-    U_infinite = bool(xp.isinf(U).any())
     n_iter = 0
     converged = True
     act = xp.arange(n)
@@ -346,6 +348,7 @@ def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol
         kept = act[new_local]
         ws = act[ws_local]
         store, pos = rows.fetch(kidx[ws])
+        pos = xp.asarray(pos)
         a_b = alpha[ws]
         whole = ws.size == act.size
         cap = budget - n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - n_iter)
@@ -360,8 +363,7 @@ def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol
                 break
             act = rebuild()
             continue
-        moved_pos = xp.asarray(pos)[moved]
-        loops.update_gradient(Ga, store, moved_pos, y[ws][moved] * delta[moved], kidx[act], ya)
+        loops.update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
         G[act] = Ga
         if shrinking:  # Ḡ is tracked exactly when shrinking (see `solve`)
             up_now = a_b >= U[ws]
@@ -369,7 +371,7 @@ def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol
             if flip.size:
                 at_upper[ws[flip]] = up_now[flip]
                 sign = xp.where(up_now[flip], 1.0, -1.0)
-                loops.update_gradient(G_bar, store, xp.asarray(pos)[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
+                loops.update_gradient(G_bar, store, pos[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
         _check_bounded(U_infinite, alpha, unbounded_alpha)
         if shrinking:
             idle[ws_local] = False
