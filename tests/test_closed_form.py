@@ -56,6 +56,28 @@ def test_kernel_ridge_multi_output_and_weights_equal_scikit_learns():
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("max_steps", [linsys.MIXED_MAX_STEPS, 0])
+def test_float32_factor_refined_by_cg_solves_an_ill_conditioned_system_to_float64_accuracy(max_steps, monkeypatch):
+    # cond(K + 1e-6·I) ≈ 1e8: past where refinement of a float32 factor converges; 0 steps: the float64 fallback
+    monkeypatch.setattr(linsys, "MIXED_MAX_STEPS", max_steps)
+    X, _ = diabetes()
+    H = rbf_kernel(X, gamma=0.05) + 1e-6 * np.eye(X.shape[0])
+    B = np.random.default_rng(0).normal(size=(X.shape[0], 2))
+    factor = linsys.MixedCholeskyShift(H - 1e-6 * np.eye(X.shape[0]), 1e-6)
+    solved = factor.solve(B)
+    assert (factor.factor32 is not None) == (max_steps > 0)
+    assert np.linalg.norm(H @ solved - B) <= 1e-10 * np.linalg.norm(B)
+    np.testing.assert_allclose(solved, np.linalg.solve(H, B), rtol=1e-6, atol=1e-6 * np.abs(solved).max())
+    np.testing.assert_allclose(factor.solve(B[:, 0]), solved[:, 0], rtol=1e-10, atol=1e-10 * np.abs(solved).max())
+
+
+def test_matrix_singular_in_float32_is_solved_by_the_float64_factor():
+    K = np.array([[1.0, 1.0 - 1e-9], [1.0 - 1e-9, 1.0]])  # positive definite, singular once rounded to float32
+    factor = linsys.MixedCholeskyShift(K.copy(), 0.0)
+    assert factor.factor32 is None
+    np.testing.assert_allclose(factor.solve(np.array([1.0, 0.0])), np.linalg.solve(K, [1.0, 0.0]), rtol=1e-6)
+
+
 @pytest.mark.parametrize("solver", ["cholesky", "eigen"])
 def test_lssvr_equals_a_dense_solve_of_the_bordered_system(solver):
     X, y = _small_regression()

@@ -9,10 +9,11 @@ import scipy.sparse as sp
 from svmkit._validation import check_int, check_params, one_of, real
 from svmkit.kernels.gram import kernel_block, kernel_diag, row_sq_norms
 from svmkit.models.expansion import KernelExpansion
-from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, CholeskyShift, EigenShift, NotPositiveDefiniteError,
-                                   nystrom_solve)
+from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, CholeskyShift, EigenShift, MixedCholeskyShift,
+                                   NotPositiveDefiniteError, nystrom_solve)
 
-#: Largest N that 'auto' solves exactly (the N × N float64 kernel: 7.2 GB at 30,000).
+#: Largest N that 'auto' solves exactly (the N × N kernel in float64 and its float32 factor: 10.8 GB
+#: at 30,000).
 AUTO_EXACT_MAX = 30_000
 #: Centres 'auto' takes for Nyström past AUTO_EXACT_MAX.
 AUTO_COMPONENTS = 2_000
@@ -55,11 +56,12 @@ class ClosedFormModel(KernelExpansion):
         return kernel_block(spec, Xk, Xk)
 
     def _factor(self, solver, K, shift):
-        """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K is overwritten); the
-        result has `solve(B)` and `inverse_diag()`."""
+        """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K may be overwritten); the
+        result has `solve(B)` and `inverse_diag()`. 'cholesky' factorises in float32 and refines
+        to float64 (MixedCholeskyShift), except for `loo`, whose diag(H⁻¹) needs the float64 factor."""
         if solver == "eigen":
             return EigenShift(K).at(shift)
-        return CholeskyShift(K, shift)
+        return CholeskyShift(K, shift) if self.loo else MixedCholeskyShift(K, shift)
 
     def _centres(self, n, spec=None, Xk=None, shift=None):
         """Indices of the Nyström centres, sorted, drawn without replacement: uniformly, or with

@@ -39,7 +39,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     degree : int, default=3
     coef0 : float, default=1.0
     solver : {'auto', 'cholesky', 'eigen', 'nystrom'}, default='auto'
-        'cholesky': one Cholesky factorisation of K + λI (float64, in place). 'eigen': the
+        'cholesky': one Cholesky factorisation of K + λI in float32, the solution refined to
+        float64 accuracy by conjugate gradient preconditioned with it (a few steps; a float64
+        factorisation in place when that fails, and always with `loo`). 'eigen': the
         eigendecomposition of K, which `KernelRidgeCV` reuses for every λ. 'nystrom': M
         centres, memory O(N·M + M²), never the N × N kernel: up to 4,096 centres the normal
         equations (K_NMᵀK_NM + λK_MM)β = K_NMᵀy are summed over row blocks in one pass and
