@@ -2,14 +2,15 @@
 svmkit's KernelLogisticRegression (exact Newton and Nyström) beside scikit-learn's
 LogisticRegression on Nystroem features, on a9a and w8a.
 
-    python benchmarks/bench_proba.py [--sets a9a,w8a] [--rows 10000] [--components 1000]
+    python benchmarks/bench_proba.py [--sets a9a,w8a] [--rows 10000] [--components 1000] [--repeat 2]
 
 Every system trains on the first `rows` rows of the training file (the exact models' N × N
 kernel and scikit-learn's SVC set the size) and is scored on the held-out file (a9a.t; w8a's
 last 10,000 rows, which the training rows never reach): fit seconds, log-loss, Brier score
 (mean over rows of Σ_classes (p − 1[y = class])²), accuracy and, for the SVMs, #SV. Each system
 runs in its own process, warmed up as in bench_svc.py (2 GB of memory touched; svmkit's compiled
-loops loaded by small fits of SVC(probability=True) and KLR).
+loops loaded by small fits of SVC(probability=True) and KLR); each measurement is the fastest of
+`--repeat` rounds in alternating order.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
+from workers import best_of_rounds, print_rows, print_runs, run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 #: (C, γ) of the SVMs and of KLR per set (RBF); LIBSVM's guide values for these sets.
@@ -106,6 +107,8 @@ def main():
     parser.add_argument("--sets", default="a9a,w8a")
     parser.add_argument("--rows", type=int, default=10000)
     parser.add_argument("--components", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=2,
+                        help="rounds per measurement, in alternating order; the fastest is printed")
     parser.add_argument("--worker", nargs=4)
     args = parser.parse_args()
     if args.worker:
@@ -117,10 +120,12 @@ def main():
     print("| set | system | fit s | log-loss | Brier | accuracy | #SV | vs scikit-learn SVC |")
     print("|---|---|---|---|---|---|---|---|")
     for name in args.sets.split(","):
-        results = {system: in_process(name, system, args.rows, args.components) for system in SYSTEMS}
+        results = best_of_rounds(lambda system: in_process(name, system, args.rows, args.components), SYSTEMS,
+                                 args.repeat)
         print_rows(name, results, "seconds",
                    lambda r: f"{r['seconds']:.2f} | {r['log_loss']:.4f} | {r['brier']:.4f} | {r['accuracy']:.4f} | "
                              f"{r.get('n_sv', '–')}", 5, reference="scikit-learn SVC(probability)")
+        print_runs(results)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,14 @@
 search by exact leave-one-out beside GridSearchCV(KernelRidge, 5 folds), and Nyström at large N.
 
     python benchmarks/bench_ridge.py [--parts single,search,nystrom] [--sizes 5000,10000,20000]
-        [--nystrom-sizes 200000,1000000] [--components 2000]
+        [--nystrom-sizes 200000,1000000] [--components 2000] [--repeat 2]
 
 Data: a synthetic regression problem, x uniform in [−1, 1]^8, y = sin(3x₁)cos(2x₂) + x₃² + x₄x₅
 + 0.1·noise, RBF kernel γ = 0.5, λ = 1e-3; RMSE on 5,000 held-out rows. Every (part, size,
 system) runs in its own process, so its peak memory (ru_maxrss) is its own. From N = 16,384 (a 2 GB
 kernel) both systems factorise on one BLAS thread: the threaded OpenBLAS potrf of the numpy and scipy
-wheels segfaults there. Prints one table per part with time, RMSE and peak memory, and the ratios.
+wheels segfaults there. Each measurement is the fastest of `--repeat` rounds in alternating order.
+Prints one table per part with time, RMSE and peak memory, and the ratios.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import time
 
 import numpy as np
 
-from workers import run_worker  # beside this script, whose folder is on sys.path
+from workers import best_of_rounds, print_runs, run_worker  # beside this script, whose folder is on sys.path
 
 GAMMA, ALPHA, FEATURES = 0.5, 1e-3, 8
 GRID_ALPHAS = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
@@ -84,6 +85,8 @@ def main():
     parser.add_argument("--search-size", type=int, default=2000)
     parser.add_argument("--nystrom-sizes", default="200000,1000000")
     parser.add_argument("--components", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=2,
+                        help="rounds per measurement, in alternating order; the fastest is printed")
     parser.add_argument("--worker", nargs=4)
     args = parser.parse_args()
     if args.worker:
@@ -103,7 +106,7 @@ def main():
     if "nystrom" in parts:
         plan += [("nystrom", int(n), ("svmkit",)) for n in args.nystrom_sizes.split(",")]
     for part, n, systems in plan:
-        results = {s: in_process(part, n, s, args.components) for s in systems}
+        results = best_of_rounds(lambda s: in_process(part, n, s, args.components), systems, args.repeat)
         ref = results.get("scikit-learn", {}).get("seconds")
         for system, r in results.items():
             if "error" in r:
@@ -114,6 +117,7 @@ def main():
             best = f" best {r['best']}" if "best" in r else ""
             print(f"| {part} | {n} | {label}{best} | {r['seconds']:.2f} | {r['rmse']:.4f} | {r['peak_mb']:.0f} | {ratio} |",
                   flush=True)
+        print_runs(results)
 
 
 if __name__ == "__main__":

@@ -31,3 +31,25 @@ def print_rows(label, rows, seconds_key, cells, n_cells, reference="scikit-learn
             continue
         ratio = f"{base / r[seconds_key]:.{digits}f}x" if base else "–"
         print(f"| {label} | {system} | {cells(r)} | {ratio} |", flush=True)
+
+
+def best_of_rounds(measure, systems, repeat, key="seconds"):
+    """`measure(system)` for each system, `repeat` rounds in alternating order (forward, then
+    backward), so that no system always runs first on memory that no process has touched yet
+    (on this virtual machine such memory costs up to ~2 s per GB to fault in, once). Keeps each
+    system's fastest result, with every round's `key` in its "runs"."""
+    best, runs = {}, {system: [] for system in systems}
+    for round_ in range(repeat):
+        for system in systems if round_ % 2 == 0 else systems[::-1]:
+            result = measure(system)
+            if key in result:
+                runs[system].append(result[key])
+            if system not in best or key not in best[system] or result.get(key, float("inf")) < best[system][key]:
+                best[system] = result
+    return {system: {**best[system], "runs": runs[system]} for system in systems}
+
+
+def print_runs(results, key="seconds"):
+    """One comment line with every round's `key` per system (see `best_of_rounds`)."""
+    print("# runs, s: " + "; ".join(f"{system} " + ", ".join(f"{t:.2f}" for t in r["runs"])
+                                      for system, r in results.items() if r.get("runs")), flush=True)
