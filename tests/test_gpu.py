@@ -8,14 +8,16 @@ import scipy.sparse as sp
 from sklearn.base import clone, is_regressor
 
 import svmkit
+import svmkit.models.closed_form as closed_form
 import svmkit.models.expansion as expansion
 import svmkit.models.smo_base as smo_base
-from conftest import breast_cancer, heart_scale, iris
+from conftest import breast_cancer, diabetes, heart_scale, iris
 from svmkit.gpu.gram import DeviceKernel, device_gram, device_kernel_products, device_rows
 from svmkit.gpu.runtime import DeviceUnavailableError, array_module, cuda_available
 from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.spec import make_kernel
 from svmkit.model_selection import SVMSearchCV
+from svmkit.solvers import linsys
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
 
@@ -30,6 +32,14 @@ def numpy_as_cuda(monkeypatch):
     """device='cuda' served by NumPy: the device code paths, run on the CPU."""
     monkeypatch.setattr(smo_base, "array_module", lambda device: np)
     monkeypatch.setattr(expansion, "array_module", lambda device: np)
+    monkeypatch.setattr(closed_form, "array_module", lambda device: np)
+
+
+@pytest.fixture
+def device_linear_algebra(monkeypatch):
+    """The linear algebra of a device array module (its own Cholesky, triangular solves, general
+    products) run on NumPy arrays."""
+    monkeypatch.setattr(linsys, "_on_host", lambda xp: False)
 
 
 @pytest.mark.parametrize("name, params", KERNELS)
@@ -132,6 +142,76 @@ def test_callable_and_precomputed_kernels_say_they_run_on_the_cpu(numpy_as_cuda)
     K = X @ X.T
     cpu = svmkit.SVC(kernel="precomputed").fit(K, y)
     np.testing.assert_array_equal(svmkit.SVC(kernel="precomputed", device="cuda").fit(K, y).support_, cpu.support_)
+
+
+CLOSED_FORM = [svmkit.KernelRidge(alpha=1e-3, gamma=0.5), svmkit.LSSVR(C=100.0, gamma=0.5, loo=True)]
+
+
+def assert_same_closed_form_fit(device_model, cpu, X):
+    """Same β and b as the CPU's float64 fit; predictions (float32 kernel blocks) to 1e-5."""
+    np.testing.assert_allclose(device_model.dual_coef_, cpu.dual_coef_, rtol=1e-6, atol=1e-6 * np.abs(cpu.dual_coef_).max())
+    np.testing.assert_allclose(device_model.intercept_, cpu.intercept_, rtol=1e-6, atol=1e-9)
+    expected = cpu.predict(X)
+    np.testing.assert_allclose(device_model.predict(X), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+    if getattr(cpu, "loo", False):
+        np.testing.assert_allclose(device_model.loo_residuals_, cpu.loo_residuals_, rtol=1e-6,
+                                   atol=1e-6 * np.abs(cpu.loo_residuals_).max())
+
+
+@pytest.mark.parametrize("model", CLOSED_FORM)
+def test_closed_form_fit_through_the_device_code_equals_the_cpu_fit(model, numpy_as_cuda, device_linear_algebra):
+    X, y = diabetes()
+    X = X * 10.0  # diabetes's columns are scaled to norm 1: this spreads them to unit scale
+    cpu = clone(model).fit(X, y)
+    assert_same_closed_form_fit(clone(model).set_params(device="cuda").fit(X, y), cpu, X)
+
+
+def test_device_ridge_with_weights_and_one_vs_one_lssvc_with_loo_equal_the_cpu_fits(numpy_as_cuda,
+                                                                                     device_linear_algebra):
+    X, y = diabetes()
+    w = np.random.default_rng(0).uniform(0.5, 2.0, size=y.size)
+    cpu = svmkit.KernelRidge(alpha=0.01, gamma=5.0).fit(X, y, sample_weight=w)
+    gpu = svmkit.KernelRidge(alpha=0.01, gamma=5.0, device="cuda").fit(X, y, sample_weight=w)
+    assert_same_closed_form_fit(gpu, cpu, X)
+    Xi, yi = iris()
+    cpu = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", loo=True).fit(Xi, yi)
+    gpu = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", loo=True, device="cuda").fit(Xi, yi)
+    np.testing.assert_allclose(gpu.dual_coef_, cpu.dual_coef_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gpu.loo_decision_, cpu.loo_decision_, rtol=1e-6, atol=1e-8)
+
+
+def test_device_cholesky_solves_and_inverse_diagonal_equal_dense_linear_algebra(device_linear_algebra):
+    X, _ = diabetes()
+    K = X @ X.T * 50.0
+    H = K + 0.1 * np.eye(K.shape[0])  # cond(H) ≈ 1e6
+    B = np.random.default_rng(1).normal(size=(K.shape[0], 2))
+    mixed = linsys.MixedCholeskyShift(K.copy(), 0.1)
+    solved = mixed.solve(B)
+    assert mixed.factor32 is not None
+    assert np.linalg.norm(H @ solved - B) <= 1e-10 * np.linalg.norm(B)
+    np.testing.assert_allclose(solved, np.linalg.solve(H, B), rtol=1e-7, atol=1e-8 * np.abs(solved).max())
+    np.testing.assert_allclose(mixed.inverse_diag(), np.diag(np.linalg.inv(H)), rtol=1e-8)
+    singular32 = linsys.MixedCholeskyShift(np.array([[1.0, 1.0 - 1e-9], [1.0 - 1e-9, 1.0]]), 0.0)
+    assert singular32.factor32 is None
+
+
+@pytest.mark.parametrize("solver", ["eigen", "nystrom"])
+def test_closed_form_solvers_without_a_device_path_say_they_run_on_the_cpu(solver, numpy_as_cuda):
+    X, y = diabetes()
+    with pytest.raises(ValueError, match=f"solver='{solver}' runs on device='cpu'"):
+        svmkit.KernelRidge(solver=solver, device="cuda").fit(X, y)
+
+
+@needs_cuda
+@pytest.mark.parametrize("model", CLOSED_FORM)
+def test_gpu_closed_form_fit_equals_the_cpu_fit(model):
+    import cupy
+
+    X, y = diabetes()
+    X = X * 10.0
+    cpu = clone(model).fit(X, y)
+    gpu = clone(model).set_params(device="cuda").fit(cupy.asarray(X), cupy.asarray(y))
+    assert_same_closed_form_fit(gpu, cpu, X)
 
 
 @needs_cuda

@@ -25,12 +25,13 @@ _REFINE_VALUES = 2**24
 
 
 def device_gram(xp, spec: KernelSpec, A, B, a_sq=None, b_sq=None):
-    """K(A, B) in float32 on the device of `xp` (A, B: float32 arrays there; a_sq, b_sq: their
-    squared row norms, needed by the RBF kernel only)."""
+    """K(A, B) on the device of `xp`, in the precision of A and B (float32, or float64 for the
+    closed-form models; arrays there; a_sq, b_sq: their squared row norms, needed by the RBF
+    kernel only)."""
     P = xp.matmul(A, B.T)
     if spec.name == "linear":
         return P
-    if spec.name == "rbf" and xp is not np:
+    if spec.name == "rbf" and xp is not np and P.dtype == np.float32:
         return _fused_rbf(xp, P, A, B, a_sq, b_sq, spec.gamma)
     if spec.name == "rbf":
         P *= -2.0
@@ -88,19 +89,19 @@ def exact_near_distances(xp, D2, A, B, a_sq, b_sq):
     _refine(xp, D2, A, B, *xp.nonzero(D2 <= noise * (a_sq[:, None] + b_sq[None, :])))
 
 
-def device_rows(xp, spec: KernelSpec, X, centre=None):
-    """X as the dense float32 array the device kernels read (for RBF, columns centred: on
+def device_rows(xp, spec: KernelSpec, X, centre=None, dtype=np.float32):
+    """X as the dense `dtype` array the device kernels read (for RBF, columns centred: on
     `centre`, default X's column means), and its squared row norms (RBF only, else None)."""
     if spec.is_callable or spec.is_precomputed:
         raise ValueError(f"device='cuda' computes kernels from the data; kernel={spec.name!r} runs on device='cpu'")
-    nbytes = 4 * X.shape[0] * X.shape[1]
+    nbytes = np.dtype(dtype).itemsize * X.shape[0] * X.shape[1]
     if nbytes > DEVICE_DENSE_BYTES:
-        raise ValueError(f"device='cuda' holds X densely in float32 ({nbytes / 2**30:.1f} GiB here), more than "
-                         f"{DEVICE_DENSE_BYTES / 2**30:.0f} GiB; use device='cpu' for data this wide")
+        raise ValueError(f"device='cuda' holds X densely in {np.dtype(dtype).name} ({nbytes / 2**30:.1f} GiB here), "
+                         f"more than {DEVICE_DENSE_BYTES / 2**30:.0f} GiB; use device='cpu' for data this wide")
     dense = X.toarray() if sp.issparse(X) else np.asarray(X)
     if spec.uses_norms:
         dense = dense - (dense.mean(axis=0) if centre is None else centre)
-    D = xp.asarray(np.ascontiguousarray(dense, dtype=np.float32))
+    D = xp.asarray(np.ascontiguousarray(dense, dtype=dtype))
     return D, (xp.einsum("ij,ij->i", D, D) if spec.uses_norms else None)
 
 

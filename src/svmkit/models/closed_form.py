@@ -7,6 +7,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit._validation import check_int, check_params, one_of, real
+from svmkit.gpu.gram import device_gram, device_rows
+from svmkit.gpu.runtime import DEVICES, array_module
 from svmkit.kernels.gram import kernel_block, kernel_diag, row_sq_norms
 from svmkit.models.expansion import KernelExpansion
 from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, CholeskyShift, EigenShift, MixedCholeskyShift,
@@ -33,16 +35,33 @@ class ClosedFormModel(KernelExpansion):
     _constraints = {**KernelExpansion._constraints,
                     "solver": one_of("auto", "cholesky", "eigen", "nystrom"),
                     "n_components": check_components, "tol": real(low=0),
-                    "centers": one_of("uniform", "leverage")}
+                    "centers": one_of("uniform", "leverage"), "device": one_of(*DEVICES)}
 
     def _check_fit_params(self):
         check_params(self, self._constraints)
         if self.solver == "nystrom" and self.kernel == "precomputed":
             raise ValueError("solver='nystrom' computes kernel blocks from X; it cannot take kernel='precomputed'")
 
+    def _on_device(self) -> bool:
+        """Whether the fit runs on the GPU (`device='cuda'`; models without `device` run on the CPU)."""
+        return getattr(self, "device", "cpu") == "cuda"
+
+    def _xp(self):
+        """The array module of the fit's kernel matrix: NumPy, or CuPy with `device='cuda'`."""
+        return array_module("cuda") if self._on_device() else np
+
+    def _host_only(self, what):
+        if self._on_device():
+            raise ValueError(f"{what} runs on device='cpu'; device='cuda' fits with solver='cholesky'")
+
     def _solver_for(self, n):
-        """The solver for n rows; raises when `loo` asks for what Nyström cannot give."""
+        """The solver for n rows; raises when `loo` asks for what Nyström cannot give, or the
+        device for what it does not run."""
         solver = self.solver
+        if self._on_device():
+            if solver not in ("auto", "cholesky"):
+                self._host_only(f"solver={solver!r}")
+            return "cholesky"
         if solver == "auto":
             solver = "cholesky" if n <= AUTO_EXACT_MAX or self.kernel == "precomputed" else "nystrom"
         if self.loo and solver == "nystrom":
@@ -50,18 +69,24 @@ class ClosedFormModel(KernelExpansion):
         return solver
 
     def _kernel_matrix(self, X, spec, Xk):
-        """K(X, X) in float64, a fresh array the solver may overwrite."""
+        """K(X, X) in float64, a fresh array the solver may overwrite (on the GPU with
+        `device='cuda'`: a CuPy array)."""
+        if self._on_device():
+            xp = array_module("cuda")
+            D, sq = device_rows(xp, spec, Xk, dtype=np.float64)
+            return device_gram(xp, spec, D, D, sq, sq)
         if spec.is_precomputed:
             return np.array(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
         return kernel_block(spec, Xk, Xk)
 
     def _factor(self, solver, K, shift):
         """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K may be overwritten); the
-        result has `solve(B)` and `inverse_diag()`. 'cholesky' factorises in float32 and refines
+        result has `solve(B)` and `inverse_diag()`, which give arrays of K's array module. 'cholesky' factorises in float32 and refines
         to float64 (MixedCholeskyShift), except for `loo`, whose diag(H⁻¹) needs the float64 factor."""
         if solver == "eigen":
             return EigenShift(K).at(shift)
-        return CholeskyShift(K, shift) if self.loo else MixedCholeskyShift(K, shift)
+        factor = CholeskyShift if self.loo else MixedCholeskyShift
+        return factor(K, shift, self._xp())
 
     def _centres(self, n, spec=None, Xk=None, shift=None):
         """Indices of the Nyström centres, sorted, drawn without replacement: uniformly, or with

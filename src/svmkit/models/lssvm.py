@@ -20,6 +20,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_real, encode_classes, one_of, real
+from svmkit.gpu.runtime import to_host
 from svmkit.models import ovo
 from svmkit.models.closed_form import ClosedFormModel
 from svmkit.solvers.linsys import EigenShift, bordered_loo, bordered_solution
@@ -43,11 +44,12 @@ class BaseLSSVM(ClosedFormModel):
             # the only problem on every row: the factorisation may take the kernel itself
             K, self._K = self._K, None
         else:
-            K = self._K[np.ix_(rows, rows)]
+            xp = self._xp()
+            K = self._K[xp.ix_(xp.asarray(rows), xp.asarray(rows))]
         shift = 1.0 / self.C
         factor = self._factor(solver, K, shift)
-        alpha, b, eta = bordered_solution(factor.solve(np.column_stack([np.ones(n), Y])))
-        loo = bordered_loo(alpha, eta, factor.inverse_diag()) if self.loo else None
+        alpha, b, eta = bordered_solution(to_host(factor.solve(np.column_stack([np.ones(n), Y]))))
+        loo = bordered_loo(alpha, eta, to_host(factor.inverse_diag())) if self.loo else None
         return np.arange(n), alpha, b, loo
 
     def _loo_scores(self, X, y, values):
@@ -93,6 +95,8 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     n_components, centers, random_state, tol : the Nyström centres and CG tolerance, as KernelRidge's.
     loo : bool, default=False
         Also compute the exact leave-one-out residuals α_i / (M⁻¹)_ii (Cawley & Talbot 2004).
+    device : {'cpu', 'cuda'}, default='cpu'
+        As KernelRidge's: the kernel and the 'cholesky' solver on the GPU.
 
     Attributes
     ----------
@@ -116,7 +120,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     """
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
-                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -128,6 +132,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         self.random_state = random_state
         self.tol = tol
         self.loo = loo
+        self.device = device
 
     def fit(self, X, y):
         """Fit α and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
@@ -157,7 +162,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     Parameters
     ----------
-    C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo : as LSSVR's.
+    C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo, device : as LSSVR's.
     multi_class : {'ovr', 'ovo'}, default='ovr'
         One-vs-rest: one problem per class (labels +1 for the class, −1 for the rest), all
         on one factorisation; predict takes the largest decision value. One-vs-one: one
@@ -188,7 +193,8 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     _constraints = {**BaseLSSVM._constraints, "multi_class": one_of("ovr", "ovo")}
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
-                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, multi_class="ovr"):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, multi_class="ovr",
+                 device="cpu"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -201,6 +207,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         self.tol = tol
         self.loo = loo
         self.multi_class = multi_class
+        self.device = device
 
     def fit(self, X, y):
         """Fit one problem (binary), one per class (ovr) or one per pair (ovo)."""
@@ -248,7 +255,8 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
             alpha[rows[centres], k] = coef[:, 0]
             bs[k] = b[0]
             if loo is not None:
-                loo_decision[:, k] = self._K[:, rows] @ coef[:, 0] + b[0]
+                xp = self._xp()
+                loo_decision[:, k] = to_host(self._K[:, xp.asarray(rows)] @ xp.asarray(coef[:, 0])) + b[0]
                 loo_decision[rows, k] = (target - loo)[:, 0]
         return np.arange(X.shape[0]), alpha, bs, loo_decision
 

@@ -10,6 +10,7 @@ from sklearn.base import MultiOutputMixin, RegressorMixin
 from svmkit._dask_support import is_dask, map_rows, row_blocks
 from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_finite_rows, check_real, real
+from svmkit.gpu.runtime import to_host
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.kernels.spec import make_kernel
 from svmkit.models.closed_form import ClosedFormModel
@@ -60,6 +61,10 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     loo : bool, default=False
         Also compute the exact leave-one-out residuals (exact solvers only): one more N³/3
         with 'cholesky', O(N²) with 'eigen'.
+    device : {'cpu', 'cuda'}, default='cpu'
+        'cuda': the float64 kernel and the 'cholesky' solver (cuSOLVER) on the GPU through
+        CuPy ('auto' is 'cholesky' there; 'eigen', 'nystrom' and Dask arrays run on the CPU);
+        prediction computes its kernel blocks there in float32.
 
     Attributes
     ----------
@@ -89,7 +94,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     _constraints = {**ClosedFormModel._constraints, "alpha": real(low=0), "loo": check_bool}
 
     def __init__(self, alpha=1.0, kernel="rbf", gamma=None, degree=3, coef0=1.0, solver="auto",
-                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu"):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -101,6 +106,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         self.random_state = random_state
         self.tol = tol
         self.loo = loo
+        self.device = device
 
     def fit(self, X, y, sample_weight=None):
         """Fit β. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: (n_samples,)
@@ -119,10 +125,10 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         else:
             centres = np.arange(X.shape[0])
             factor = self._factor(solver, self._weighted_kernel(X, spec, Xk, s, sample_weight), self.alpha)
-            scaled = factor.solve(s * Y)
+            scaled = to_host(factor.solve(s * Y))
             beta = s * scaled
             if self.loo:
-                loo = ridge_loo(scaled, s, factor.inverse_diag())
+                loo = ridge_loo(scaled, s, to_host(factor.inverse_diag()))
                 self.loo_residuals_ = loo if self._multi_output else loo.ravel()
                 self.loo_score_ = r2_from_residuals(Y, loo)
         self._set_expansion(X, centres, beta, np.zeros(Y.shape[1]))
@@ -142,7 +148,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         """SKS, a fresh array the solver may overwrite."""
         K = self._kernel_matrix(X, spec, Xk)
         if sample_weight is not None:
-            K *= s * s.T
+            S = self._xp().asarray(s)
+            K *= S
+            K *= S.T
         return K
 
     def _gamma_or_default(self):
@@ -157,6 +165,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     def _fit_dask(self, X, y, sample_weight):
         """Nyström on a Dask array X (rows in blocks) and y: K_NMᵀK_NM and K_NMᵀy are summed
         over the blocks on the workers, so only M × M results travel, then solved here."""
+        self._host_only("a Dask array X")
         if self.solver not in ("auto", "nystrom"):
             raise ValueError(f"a Dask array X is fitted by solver='nystrom' (or 'auto'), not solver={self.solver!r}")
         if self.centers != "uniform":

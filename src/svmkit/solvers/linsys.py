@@ -48,27 +48,68 @@ def _fortran_view(K: np.ndarray) -> np.ndarray:
     return K.T if K.flags.c_contiguous else K
 
 
-class CholeskyShift:
-    """H = K + sI factorised once by Cholesky (LAPACK potrf, float64). `K` is overwritten."""
+def _on_host(xp) -> bool:
+    """Whether arrays of `xp` go to SciPy's LAPACK (in place, NumPy); else (CuPy) to the array
+    module's own Cholesky and triangular solves."""
+    return xp is np
 
-    def __init__(self, K: np.ndarray, shift: float):
-        K[np.diag_indices_from(K)] += shift
-        self.shift = shift
+
+def _solve_triangular(xp):
+    if xp is np:
+        return la.solve_triangular
+    import cupyx.scipy.linalg
+
+    return cupyx.scipy.linalg.solve_triangular
+
+
+def _add_diagonal(A, value: float) -> None:
+    A.reshape(-1)[:: A.shape[0] + 1] += value
+
+
+def _lower_factor(xp, H):
+    """(L, True) with L the lower Cholesky factor of H (H overwritten on the host), the layout
+    of la.cho_factor; raises la.LinAlgError, or returns None for non-finite pivots."""
+    if _on_host(xp):
+        # LAPACK wants Fortran order: Hᵀ (= H) is that view of a C-ordered H, so no copy is made
+        with _factor_threads(H):
+            factor = la.cho_factor(_fortran_view(H), lower=True, overwrite_a=True, check_finite=False)
+    else:
+        factor = (xp.linalg.cholesky(H), True)
+    return factor if bool(xp.all(xp.isfinite(xp.diagonal(factor[0])))) else None
+
+
+def _factor_solve(xp, factor, B):
+    """H⁻¹B from `_lower_factor`'s (L, True)."""
+    if _on_host(xp):
+        return la.cho_solve(factor, B, check_finite=False)
+    solve = _solve_triangular(xp)
+    return solve(factor[0], solve(factor[0], B, lower=True), lower=True, trans="T")
+
+
+class CholeskyShift:
+    """H = K + sI factorised once by Cholesky (float64; LAPACK potrf in K's memory on the host,
+    the array module's own on a device: `xp`)."""
+
+    def __init__(self, K, shift: float, xp=np):
+        self.xp, self.shift = xp, shift
+        _add_diagonal(K, shift)
         try:
-            # LAPACK wants Fortran order: Kᵀ (= K) is that view of a C-ordered K, so no copy is made
-            with _factor_threads(K):
-                self.factor = la.cho_factor(_fortran_view(K), lower=True, overwrite_a=True, check_finite=False)
+            self.factor = _lower_factor(xp, K)
         except la.LinAlgError as err:
             raise _not_pd(shift, str(err)) from None
-        if not np.all(np.isfinite(np.diag(self.factor[0]))):
+        if self.factor is None:
             raise _not_pd(shift, "non-finite pivots")
 
-    def solve(self, B: np.ndarray) -> np.ndarray:
-        """H⁻¹B."""
-        return la.cho_solve(self.factor, B, check_finite=False)
+    def solve(self, B):
+        """H⁻¹B (an array of `xp`)."""
+        return _factor_solve(self.xp, self.factor, self.xp.asarray(B))
 
-    def inverse_diag(self) -> np.ndarray:
+    def inverse_diag(self):
         """diag(H⁻¹) = squared column norms of L⁻¹."""
+        if not _on_host(self.xp):
+            L = self.factor[0]
+            L_inv = _solve_triangular(self.xp)(L, self.xp.eye(L.shape[0], dtype=L.dtype), lower=True)
+            return self.xp.einsum("ij,ij->j", L_inv, L_inv)
         with _factor_threads(self.factor[0]):
             L_inv, info = la.lapack.dtrtri(self.factor[0], lower=1)
         if info != 0:
@@ -90,37 +131,38 @@ class MixedCholeskyShift:
     MIXED_TOL in a few steps. LAPACK's dsposv refines with the same factor by plain iterative
     refinement, which diverges once cond(H)·2⁻²⁴ ≳ 1 (cond ≈ N/λ ≈ 10⁷ at λ = 10⁻³, N = 10⁴);
     CG converges for any positive definite factor. When the float32 factorisation fails, or CG
-    has not converged in MIXED_MAX_STEPS steps, H is factorised in float64 in K's memory."""
+    has not converged in MIXED_MAX_STEPS steps, H is factorised in float64 (in K's memory on
+    the host). `xp`: the array module of K (NumPy, or CuPy on a GPU)."""
 
-    def __init__(self, K: np.ndarray, shift: float):
-        self.K, self.shift = K, shift
+    def __init__(self, K, shift: float, xp=np):
+        self.K, self.shift, self.xp = K, shift, xp
         self._double = None
         H32 = K.astype(np.float32)
-        H32[np.diag_indices_from(H32)] += np.float32(shift)
+        _add_diagonal(H32, shift)
         try:
-            with _factor_threads(H32):
-                self.factor32 = la.cho_factor(_fortran_view(H32), lower=True, overwrite_a=True, check_finite=False)
-            if not np.all(np.isfinite(np.diag(self.factor32[0]))):
-                self.factor32 = None
+            self.factor32 = _lower_factor(xp, H32)
         except la.LinAlgError:
             self.factor32 = None
 
-    def _matvec(self, P: np.ndarray) -> np.ndarray:
-        """H·P by symv on K's lower triangle (half the memory traffic of a general product)."""
+    def _matvec(self, P):
+        """H·P; on the host by symv on K's lower triangle (half the traffic of a general product)."""
+        if not _on_host(self.xp):
+            return self.K @ P + self.shift * P
         KF = _fortran_view(self.K)
         out = np.empty_like(P)
         for j in range(P.shape[1]):
             out[:, j] = la.blas.dsymv(1.0, KF, P[:, j], lower=1)
         return out + self.shift * P
 
-    def _precondition(self, R: np.ndarray) -> np.ndarray:
-        return la.cho_solve(self.factor32, R.astype(np.float32), check_finite=False).astype(np.float64)
+    def _precondition(self, R):
+        return _factor_solve(self.xp, self.factor32, R.astype(np.float32)).astype(np.float64)
 
-    def solve(self, B: np.ndarray) -> np.ndarray:
-        """H⁻¹B."""
+    def solve(self, B):
+        """H⁻¹B (an array of `xp`)."""
+        B = self.xp.asarray(B, dtype=np.float64)
         if self._double is None and self.factor32 is not None:
-            X, steps = conjugate_gradient(self._matvec, np.asarray(B, dtype=np.float64).reshape(B.shape[0], -1),
-                                          self._precondition, MIXED_TOL, MIXED_MAX_STEPS)
+            X, steps = conjugate_gradient(self._matvec, B.reshape(B.shape[0], -1), self._precondition, MIXED_TOL,
+                                          MIXED_MAX_STEPS, xp=self.xp)
             if steps < MIXED_MAX_STEPS:
                 return X.reshape(B.shape)
         return self.double().solve(B)
@@ -129,11 +171,11 @@ class MixedCholeskyShift:
         """The float64 factorisation, made once (K is overwritten)."""
         if self._double is None:
             self.factor32 = None
-            self._double = CholeskyShift(self.K, self.shift)
+            self._double = CholeskyShift(self.K, self.shift, self.xp)
             self.K = None
         return self._double
 
-    def inverse_diag(self) -> np.ndarray:
+    def inverse_diag(self):
         """diag(H⁻¹), from the float64 factorisation."""
         return self.double().inverse_diag()
 
@@ -194,27 +236,33 @@ def bordered_loo(alpha: np.ndarray, eta: np.ndarray, inverse_diag: np.ndarray) -
     return alpha / (inverse_diag - eta * eta / eta.sum())[:, None]
 
 
-def conjugate_gradient(matvec, b: np.ndarray, precondition=None, tol: float = 1e-10, max_iter: int = 1000):
+def _ratio(xp, a, b):
+    """a / b where b > 0, else 0."""
+    positive = b > 0
+    return xp.where(positive, a / xp.where(positive, b, 1.0), 0.0)
+
+
+def conjugate_gradient(matvec, b, precondition=None, tol: float = 1e-10, max_iter: int = 1000, xp=np):
     """x with A x = b for symmetric positive definite A given by `matvec`, preconditioned by
-    `precondition(r)` ≈ A⁻¹r; b may hold several right-hand sides as columns, all iterated
-    together. Stops when every ‖r‖ ≤ tol·‖b‖ or after `max_iter` steps. Returns (x, steps)."""
+    `precondition(r)` ≈ A⁻¹r; b (an array of `xp`) may hold several right-hand sides as
+    columns, all iterated together. Stops when every ‖r‖ ≤ tol·‖b‖ or after `max_iter` steps.
+    Returns (x, steps)."""
     B = b.reshape(b.shape[0], -1)
-    x = np.zeros_like(B)
+    x = xp.zeros_like(B)
     r = B.copy()
     z = precondition(r) if precondition is not None else r
     p = z.copy()
-    rz = np.einsum("ij,ij->j", r, z)
-    target = tol * np.linalg.norm(B, axis=0)
+    rz = xp.einsum("ij,ij->j", r, z)
+    target = tol * xp.linalg.norm(B, axis=0)
     steps = 0
-    while steps < max_iter and np.any(np.linalg.norm(r, axis=0) > target):
+    while steps < max_iter and bool(xp.any(xp.linalg.norm(r, axis=0) > target)):
         Ap = matvec(p).reshape(p.shape)
-        pAp = np.einsum("ij,ij->j", p, Ap)
-        step = np.divide(rz, pAp, out=np.zeros_like(rz), where=pAp > 0)
+        step = _ratio(xp, rz, xp.einsum("ij,ij->j", p, Ap))
         x += step * p
         r -= step * Ap
         z = precondition(r) if precondition is not None else r
-        rz_new = np.einsum("ij,ij->j", r, z)
-        p = z + np.divide(rz_new, rz, out=np.zeros_like(rz), where=rz > 0) * p
+        rz_new = xp.einsum("ij,ij->j", r, z)
+        p = z + _ratio(xp, rz_new, rz) * p
         rz = rz_new
         steps += 1
     return x.reshape(b.shape), steps
