@@ -62,6 +62,16 @@ def _solve_triangular(xp):
     return cupyx.scipy.linalg.solve_triangular
 
 
+def _linalg_errors_raised(xp):
+    """A context in which CuPy's linear algebra raises LinAlgError on a failed factorisation: by
+    default it does not look (no device sync), and potrf leaves a finite, wrong factor behind."""
+    if xp is np:
+        return contextlib.nullcontext()
+    import cupyx
+
+    return cupyx.errstate(linalg="raise")
+
+
 def _add_diagonal(A, value: float) -> None:
     A.reshape(-1)[:: A.shape[0] + 1] += value
 
@@ -74,7 +84,8 @@ def _lower_factor(xp, H):
         with _factor_threads(H):
             factor = la.cho_factor(_fortran_view(H), lower=True, overwrite_a=True, check_finite=False)
     else:
-        factor = (xp.linalg.cholesky(H), True)
+        with _linalg_errors_raised(xp):
+            factor = (xp.linalg.cholesky(H), True)
     return factor if bool(xp.all(xp.isfinite(xp.diagonal(factor[0])))) else None
 
 
