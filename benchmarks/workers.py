@@ -38,6 +38,8 @@ def best_of_rounds(measure, systems, repeat, key="seconds"):
     backward), so that no system always runs first on memory that no process has touched yet
     (on this virtual machine such memory costs up to ~2 s per GB to fault in, once). Keeps each
     system's fastest result, with every round's `key` in its "runs"."""
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
     best, runs = {}, {system: [] for system in systems}
     for round_ in range(repeat):
         for system in systems if round_ % 2 == 0 else systems[::-1]:

@@ -71,6 +71,16 @@ def test_float32_factor_refined_by_cg_solves_an_ill_conditioned_system_to_float6
     np.testing.assert_allclose(factor.solve(B[:, 0]), solved[:, 0], rtol=1e-10, atol=1e-10 * np.abs(solved).max())
 
 
+@pytest.mark.parametrize("scale", [1e36, 1e-36])
+def test_targets_near_float32_limits_fit_as_scaled_targets(scale):
+    # the residuals reach the float32 factor scaled: no overflow to NaN, no underflow to 0
+    X, y = diabetes()
+    reference = svmkit.KernelRidge(alpha=1e-3, gamma=5.0).fit(X, y)
+    scaled = svmkit.KernelRidge(alpha=1e-3, gamma=5.0).fit(X, y * scale)
+    np.testing.assert_allclose(scaled.dual_coef_ / scale, reference.dual_coef_, rtol=1e-8,
+                               atol=1e-10 * np.abs(reference.dual_coef_).max())
+
+
 def test_matrix_singular_in_float32_is_solved_by_the_float64_factor():
     K = np.array([[1.0, 1.0 - 1e-9], [1.0 - 1e-9, 1.0]])  # positive definite, singular once rounded to float32
     factor = linsys.MixedCholeskyShift(K.copy(), 0.0)

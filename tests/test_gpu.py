@@ -16,7 +16,7 @@ from svmkit.gpu.gram import DeviceKernel, device_gram, device_kernel_products, d
 from svmkit.gpu.runtime import DeviceUnavailableError, array_module, cuda_available
 from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.spec import make_kernel
-from svmkit.model_selection import SVMSearchCV
+from svmkit.model_selection import LSSVMCV, SVMSearchCV
 from svmkit.solvers import linsys
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
@@ -148,7 +148,7 @@ CLOSED_FORM = [svmkit.KernelRidge(alpha=1e-3, gamma=0.5), svmkit.LSSVR(C=100.0, 
 
 
 def assert_same_closed_form_fit(device_model, cpu, X):
-    """Same β and b as the CPU's float64 fit; predictions (float32 kernel blocks) to 1e-5."""
+    """Same β and b as the CPU's float64 fit; predictions (float64 kernel blocks) to 1e-5."""
     np.testing.assert_allclose(device_model.dual_coef_, cpu.dual_coef_, rtol=1e-6, atol=1e-6 * np.abs(cpu.dual_coef_).max())
     np.testing.assert_allclose(device_model.intercept_, cpu.intercept_, rtol=1e-6, atol=1e-9)
     expected = cpu.predict(X)
@@ -190,7 +190,8 @@ def test_device_cholesky_solves_and_inverse_diagonal_equal_dense_linear_algebra(
     assert mixed.factor32 is not None
     assert np.linalg.norm(H @ solved - B) <= 1e-10 * np.linalg.norm(B)
     np.testing.assert_allclose(solved, np.linalg.solve(H, B), rtol=1e-7, atol=1e-8 * np.abs(solved).max())
-    np.testing.assert_allclose(mixed.inverse_diag(), np.diag(np.linalg.inv(H)), rtol=1e-8)
+    np.testing.assert_allclose(linsys.CholeskyShift(K.copy(), 0.1, np).inverse_diag(), np.diag(np.linalg.inv(H)),
+                               rtol=1e-8)
     singular32 = linsys.MixedCholeskyShift(np.array([[1.0, 1.0 - 1e-9], [1.0 - 1e-9, 1.0]]), 0.0)
     assert singular32.factor32 is None
 
@@ -200,6 +201,8 @@ def test_closed_form_solvers_without_a_device_path_say_they_run_on_the_cpu(solve
     X, y = diabetes()
     with pytest.raises(ValueError, match=f"solver='{solver}' runs on device='cpu'"):
         svmkit.KernelRidge(solver=solver, device="cuda").fit(X, y)
+    with pytest.raises(ValueError, match="leave-one-out search runs on device='cpu'"):
+        LSSVMCV(svmkit.LSSVR(device="cuda")).fit(X, y)
 
 
 @needs_cuda

@@ -18,7 +18,7 @@ from svmkit.kernels.gram import F32_NOISE, kernel_diag
 from svmkit.gpu.runtime import to_host
 from svmkit.kernels.spec import KernelSpec
 
-#: Largest dense float32 copy of the training data placed on the device.
+#: Largest dense copy of the training data placed on the device.
 DEVICE_DENSE_BYTES = 16 * 2**30
 #: Values of the row differences formed at once when near distances are recomputed.
 _REFINE_VALUES = 2**24
@@ -37,7 +37,8 @@ def device_gram(xp, spec: KernelSpec, A, B, a_sq=None, b_sq=None):
         P *= -2.0
         P += a_sq[:, None]
         P += b_sq[None, :]
-        exact_near_distances(xp, P, A, B, a_sq, b_sq)
+        if P.dtype == np.float32:  # in float64 the cancellation is negligible, as in the CPU's float64 blocks
+            exact_near_distances(xp, P, A, B, a_sq, b_sq)
         xp.maximum(P, 0.0, out=P)
         P *= -spec.gamma
         return xp.exp(P, out=P)
@@ -128,18 +129,18 @@ class DeviceKernel:
 _PREDICT_VALUES = 2**26
 
 
-def device_kernel_products(xp, spec: KernelSpec, X, centres, W) -> np.ndarray:
+def device_kernel_products(xp, spec: KernelSpec, X, centres, W, dtype=np.float32) -> np.ndarray:
     """K(X, centres) @ W (float64, on the host) with the kernel blocks computed on the device
-    in float32, a bounded number of rows of X at a time (W: n_centres × k)."""
+    in `dtype`, a bounded number of rows of X at a time (W: n_centres × k)."""
     dense = centres.toarray() if sp.issparse(centres) else np.asarray(centres)
     shift = dense.mean(axis=0) if spec.uses_norms else None
-    C, c_sq = device_rows(xp, spec, dense, shift)
+    C, c_sq = device_rows(xp, spec, dense, shift, dtype)
     W_d = xp.asarray(W, dtype=np.float64)
     n = X.shape[0]
     out = np.empty((n, W.shape[1]))
     # bounded by the centres (the kernel block) and by the features (the block of X made dense)
     step = max(1, min(n, _PREDICT_VALUES // max(C.shape[0], C.shape[1], 1)))
     for s in range(0, n, step):
-        A, a_sq = device_rows(xp, spec, X[s:s + step], shift)
+        A, a_sq = device_rows(xp, spec, X[s:s + step], shift, dtype)
         out[s:s + step] = to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64) @ W_d)
     return out

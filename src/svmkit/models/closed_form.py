@@ -32,6 +32,9 @@ def check_components(value, name):
 class ClosedFormModel(KernelExpansion):
     """Kernel models whose fit is one symmetric positive definite solve with H = K + sI."""
 
+    # their dense β are large (‖β‖₁ ~ 10⁴ at λ = 10⁻³): float32 blocks would cost ~10⁻⁴ of the prediction
+    _device_dtype = np.float64
+
     _constraints = {**KernelExpansion._constraints,
                     "solver": one_of("auto", "cholesky", "eigen", "nystrom"),
                     "n_components": check_components, "tol": real(low=0),
@@ -72,17 +75,17 @@ class ClosedFormModel(KernelExpansion):
         """K(X, X) in float64, a fresh array the solver may overwrite (on the GPU with
         `device='cuda'`: a CuPy array)."""
         if self._on_device():
-            xp = array_module("cuda")
-            D, sq = device_rows(xp, spec, Xk, dtype=np.float64)
-            return device_gram(xp, spec, D, D, sq, sq)
+            D, sq = device_rows(self._xp(), spec, Xk, dtype=np.float64)
+            return device_gram(self._xp(), spec, D, D, sq, sq)
         if spec.is_precomputed:
             return np.array(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
         return kernel_block(spec, Xk, Xk)
 
     def _factor(self, solver, K, shift):
         """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K may be overwritten); the
-        result has `solve(B)` and `inverse_diag()`, which give arrays of K's array module. 'cholesky' factorises in float32 and refines
-        to float64 (MixedCholeskyShift), except for `loo`, whose diag(H⁻¹) needs the float64 factor."""
+        result has `solve(B)` (and, with `loo`, `inverse_diag()`), arrays of K's array module.
+        'cholesky' factorises in float32 and refines to float64 (MixedCholeskyShift), except for
+        `loo`, whose diag(H⁻¹) needs the float64 factor."""
         if solver == "eigen":
             return EigenShift(K).at(shift)
         factor = CholeskyShift if self.loo else MixedCholeskyShift

@@ -46,6 +46,8 @@ class KernelExpansion(BaseEstimator):
     #: Each parameter's check (name → check(value, name)), run by `check_params` at fit; the
     #: kernel's degree, coef0 and gamma are checked when the kernel is resolved on the data.
     _constraints = {"kernel": lambda value, name: check_kernel(value)}
+    #: Precision of the kernel blocks of prediction on a GPU (`device='cuda'`).
+    _device_dtype = np.float32
 
     def _validate_X(self, X, reset=True):
         """Validate X (NumPy, SciPy sparse, or CuPy, copied to the host): dense float64 or CSR,
@@ -145,7 +147,8 @@ class KernelExpansion(BaseEstimator):
             # one conversion up front (densified unless sparse pays), not one per block
             X = as_kernel_input(X)
             if getattr(self, "device", "cpu") == "cuda":
-                return device_kernel_products(array_module("cuda"), self._spec, X, self._sv_kernel, W)
+                return device_kernel_products(array_module("cuda"), self._spec, X, self._sv_kernel, W,
+                                              self._device_dtype)
         step = max(1, min(n, _PREDICT_BLOCK // max(n_sv, 1)))
         buf = np.empty(step * n_sv)
         for s in range(0, n, step):

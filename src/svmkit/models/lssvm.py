@@ -55,6 +55,7 @@ class BaseLSSVM(ClosedFormModel):
     def _loo_scores(self, X, y, values):
         """Leave-one-out score for each C in `values`, from one eigendecomposition of K."""
         self._check_fit_params()
+        self._host_only("the leave-one-out search")
         X, Y, y = self._targets(X, y)
         if self._uses_votes():
             raise ValueError("the LOO search takes binary or one-vs-rest LSSVC (one eigendecomposition per γ "
@@ -139,8 +140,10 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         self._check_fit_params()
         X, Y, y = self._targets(X, y)
         self._prepare_kernel(X)
-        centres, alpha, b, loo = self._fit_targets(X, Y)
-        self._forget_kernel()
+        try:
+            centres, alpha, b, loo = self._fit_targets(X, Y)
+        finally:  # the N × N kernel (on a GPU, its memory) is not kept past a failed fit either
+            self._forget_kernel()
         self._set_expansion(X, centres, alpha, b)
         if loo is not None:
             self.loo_residuals_ = loo[:, 0]
@@ -214,17 +217,19 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         self._check_fit_params()
         X, Y, y = self._targets(X, y)
         self._prepare_kernel(X)
-        if not self._uses_votes():
-            centres, alpha, b, loo = self._fit_targets(X, Y)
-            if loo is not None:
-                self.loo_decision_ = (Y - loo) if Y.shape[1] > 1 else (Y - loo)[:, 0]
-                self.loo_score_ = self._loo_score(Y, loo, y)
-        else:
-            centres, alpha, b, loo_decision = self._fit_pairs(X, np.searchsorted(self.classes_, y))
-            if loo_decision is not None:
-                self.loo_decision_ = ovo.ovr_decision(loo_decision, self.classes_.size)
-                self.loo_score_ = float(np.mean(self._predict_from_raw(loo_decision) == y))
-        self._forget_kernel()
+        try:
+            if not self._uses_votes():
+                centres, alpha, b, loo = self._fit_targets(X, Y)
+                if loo is not None:
+                    self.loo_decision_ = (Y - loo) if Y.shape[1] > 1 else (Y - loo)[:, 0]
+                    self.loo_score_ = self._loo_score(Y, loo, y)
+            else:
+                centres, alpha, b, loo_decision = self._fit_pairs(X, np.searchsorted(self.classes_, y))
+                if loo_decision is not None:
+                    self.loo_decision_ = ovo.ovr_decision(loo_decision, self.classes_.size)
+                    self.loo_score_ = float(np.mean(self._predict_from_raw(loo_decision) == y))
+        finally:
+            self._forget_kernel()
         self._set_expansion(X, centres, alpha, b)
         return self
 

@@ -72,8 +72,9 @@ def _linalg_errors_raised(xp):
     return cupyx.errstate(linalg="raise")
 
 
-def _add_diagonal(A, value: float) -> None:
-    A.reshape(-1)[:: A.shape[0] + 1] += value
+def _add_diagonal(xp, A, value: float) -> None:
+    i = xp.arange(A.shape[0])
+    A[i, i] += value
 
 
 def _lower_factor(xp, H):
@@ -90,11 +91,12 @@ def _lower_factor(xp, H):
 
 
 def _factor_solve(xp, factor, B):
-    """H⁻¹B from `_lower_factor`'s (L, True)."""
+    """H⁻¹B from `_lower_factor`'s (L, True). Off the host, through U = Lᵀ, the Fortran-ordered
+    view of the C-ordered L, which the triangular solves take without copying it."""
     if _on_host(xp):
         return la.cho_solve(factor, B, check_finite=False)
-    solve = _solve_triangular(xp)
-    return solve(factor[0], solve(factor[0], B, lower=True), lower=True, trans="T")
+    solve, U = _solve_triangular(xp), factor[0].T
+    return solve(U, solve(U, B, lower=False, trans="T"), lower=False)
 
 
 class CholeskyShift:
@@ -103,7 +105,7 @@ class CholeskyShift:
 
     def __init__(self, K, shift: float, xp=np):
         self.xp, self.shift = xp, shift
-        _add_diagonal(K, shift)
+        _add_diagonal(xp, K, shift)
         try:
             self.factor = _lower_factor(xp, K)
         except la.LinAlgError as err:
@@ -118,8 +120,8 @@ class CholeskyShift:
     def inverse_diag(self):
         """diag(H⁻¹) = squared column norms of L⁻¹."""
         if not _on_host(self.xp):
-            L = self.factor[0]
-            L_inv = _solve_triangular(self.xp)(L, self.xp.eye(L.shape[0], dtype=L.dtype), lower=True)
+            U = self.factor[0].T
+            L_inv = _solve_triangular(self.xp)(U, self.xp.eye(U.shape[0], dtype=U.dtype), lower=False, trans="T")
             return self.xp.einsum("ij,ij->j", L_inv, L_inv)
         with _factor_threads(self.factor[0]):
             L_inv, info = la.lapack.dtrtri(self.factor[0], lower=1)
@@ -149,7 +151,7 @@ class MixedCholeskyShift:
         self.K, self.shift, self.xp = K, shift, xp
         self._double = None
         H32 = K.astype(np.float32)
-        _add_diagonal(H32, shift)
+        _add_diagonal(xp, H32, shift)
         try:
             self.factor32 = _lower_factor(xp, H32)
         except la.LinAlgError:
@@ -166,16 +168,19 @@ class MixedCholeskyShift:
         return out + self.shift * P
 
     def _precondition(self, R):
-        return _factor_solve(self.xp, self.factor32, R.astype(np.float32)).astype(np.float64)
+        """P⁻¹R through the float32 factor, each column scaled to at most 1 in float32, where a
+        residual of large targets would overflow and one of tiny targets underflow."""
+        scale = self.xp.max(self.xp.abs(R), axis=0)
+        scale = self.xp.where(scale > 0, scale, 1.0)
+        return _factor_solve(self.xp, self.factor32, (R / scale).astype(np.float32)).astype(np.float64) * scale
 
     def solve(self, B):
         """H⁻¹B (an array of `xp`)."""
         B = self.xp.asarray(B, dtype=np.float64)
         if self._double is None and self.factor32 is not None:
-            X, steps = conjugate_gradient(self._matvec, B.reshape(B.shape[0], -1), self._precondition, MIXED_TOL,
-                                          MIXED_MAX_STEPS, xp=self.xp)
-            if steps < MIXED_MAX_STEPS:
-                return X.reshape(B.shape)
+            X, steps = conjugate_gradient(self._matvec, B, self._precondition, MIXED_TOL, MIXED_MAX_STEPS, xp=self.xp)
+            if steps < MIXED_MAX_STEPS and bool(self.xp.all(self.xp.isfinite(X))):
+                return X
         return self.double().solve(B)
 
     def double(self) -> CholeskyShift:
@@ -185,10 +190,6 @@ class MixedCholeskyShift:
             self._double = CholeskyShift(self.K, self.shift, self.xp)
             self.K = None
         return self._double
-
-    def inverse_diag(self):
-        """diag(H⁻¹), from the float64 factorisation."""
-        return self.double().inverse_diag()
 
 
 class EigenShift:
@@ -266,7 +267,8 @@ def conjugate_gradient(matvec, b, precondition=None, tol: float = 1e-10, max_ite
     rz = xp.einsum("ij,ij->j", r, z)
     target = tol * xp.linalg.norm(B, axis=0)
     steps = 0
-    while steps < max_iter and bool(xp.any(xp.linalg.norm(r, axis=0) > target)):
+    # a NaN residual counts as not converged: the loop then runs to max_iter
+    while steps < max_iter and not bool(xp.all(xp.linalg.norm(r, axis=0) <= target)):
         Ap = matvec(p).reshape(p.shape)
         step = _ratio(xp, rz, xp.einsum("ij,ij->j", p, Ap))
         x += step * p
