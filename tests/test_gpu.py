@@ -149,7 +149,8 @@ CLOSED_FORM = [svmkit.KernelRidge(alpha=1e-3, gamma=0.5), svmkit.LSSVR(C=100.0, 
 
 def assert_same_closed_form_fit(device_model, cpu, X):
     """Same β and b as the CPU's float64 fit; predictions (float64 kernel blocks) to 1e-5."""
-    np.testing.assert_allclose(device_model.dual_coef_, cpu.dual_coef_, rtol=1e-6, atol=1e-6 * np.abs(cpu.dual_coef_).max())
+    np.testing.assert_allclose(device_model.dual_coef_, cpu.dual_coef_, rtol=1e-6,
+                               atol=1e-6 * np.abs(cpu.dual_coef_).max())
     np.testing.assert_allclose(device_model.intercept_, cpu.intercept_, rtol=1e-6, atol=1e-9)
     expected = cpu.predict(X)
     np.testing.assert_allclose(device_model.predict(X), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())

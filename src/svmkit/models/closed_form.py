@@ -32,7 +32,8 @@ def check_components(value, name):
 class ClosedFormModel(KernelExpansion):
     """Kernel models whose fit is one symmetric positive definite solve with H = K + sI."""
 
-    # their dense β are large (‖β‖₁ ~ 10⁴ at λ = 10⁻³): float32 blocks would cost ~10⁻⁴ of the prediction
+    # their dense β are large (‖β‖₁ ~ 10⁴ at λ = 10⁻³): float32 blocks would cost ~10⁻⁴ of
+    # the prediction
     _device_dtype = np.float64
 
     _constraints = {**KernelExpansion._constraints,
