@@ -46,10 +46,6 @@ class ClosedFormModel(KernelExpansion):
         if self.solver == "nystrom" and self.kernel == "precomputed":
             raise ValueError("solver='nystrom' computes kernel blocks from X; it cannot take kernel='precomputed'")
 
-    def _on_device(self) -> bool:
-        """Whether the fit runs on the GPU (`device='cuda'`; models without `device` run on the CPU)."""
-        return getattr(self, "device", "cpu") == "cuda"
-
     def _xp(self):
         """The array module of the fit's kernel matrix: NumPy, or CuPy with `device='cuda'`."""
         return array_module("cuda") if self._on_device() else np
@@ -76,8 +72,9 @@ class ClosedFormModel(KernelExpansion):
         """K(X, X) in float64, a fresh array the solver may overwrite (on the GPU with
         `device='cuda'`: a CuPy array)."""
         if self._on_device():
-            D, sq = device_rows(self._xp(), spec, Xk, dtype=np.float64)
-            return device_gram(self._xp(), spec, D, D, sq, sq)
+            xp = self._xp()
+            D, sq = device_rows(xp, spec, Xk, dtype=np.float64)
+            return device_gram(xp, spec, D, D, sq, sq)
         if spec.is_precomputed:
             return np.array(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
         return kernel_block(spec, Xk, Xk)

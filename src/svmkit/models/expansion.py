@@ -49,6 +49,11 @@ class KernelExpansion(BaseEstimator):
     #: Precision of the kernel blocks of prediction on a GPU (`device='cuda'`).
     _device_dtype = np.float32
 
+    def _on_device(self) -> bool:
+        """Whether fit and prediction run on the GPU (`device='cuda'`; models without `device`
+        run on the CPU)."""
+        return getattr(self, "device", "cpu") == "cuda"
+
     def _validate_X(self, X, reset=True):
         """Validate X (NumPy, SciPy sparse, or CuPy, copied to the host): dense float64 or CSR,
         finite, named errors."""
@@ -146,7 +151,7 @@ class KernelExpansion(BaseEstimator):
         if not self._spec.is_callable:
             # one conversion up front (densified unless sparse pays), not one per block
             X = as_kernel_input(X)
-            if getattr(self, "device", "cpu") == "cuda":
+            if self._on_device():
                 return device_kernel_products(array_module("cuda"), self._spec, X, self._sv_kernel, W,
                                               self._device_dtype)
         step = max(1, min(n, _PREDICT_BLOCK // max(n_sv, 1)))

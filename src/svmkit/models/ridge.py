@@ -64,7 +64,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     device : {'cpu', 'cuda'}, default='cpu'
         'cuda': the float64 kernel and the 'cholesky' solver (cuSOLVER) on the GPU through
         CuPy ('auto' is 'cholesky' there; 'eigen', 'nystrom' and Dask arrays run on the CPU);
-        prediction computes its kernel blocks there in float32.
+        prediction computes its kernel blocks there in float64.
 
     Attributes
     ----------

@@ -271,7 +271,7 @@ class KernelModel(KernelExpansion):
         `device` into a cache of `cache_size` MB (default: the model's) of at least `min_rows`."""
         if spec.is_precomputed:
             return row_source(matrix=Xk.toarray() if sp.issparse(Xk) else Xk)
-        kernel = DeviceKernel(array_module("cuda"), spec, Xk) if self.device == "cuda" else TrainingKernel(spec, Xk)
+        kernel = DeviceKernel(array_module("cuda"), spec, Xk) if self._on_device() else TrainingKernel(spec, Xk)
         return row_source(kernel, self.cache_size if cache_size is None else cache_size, min_rows=min_rows)
 
     def _solve(self, problem: DualProblem, rows, alpha0=None, start: Start | None = None):
