@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.kernel_ridge
+from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import LeaveOneOut, cross_val_predict
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -170,7 +171,10 @@ def test_lssvc_loo_decisions_equal_refitting_without_each_row(multi_class):
     assert ours.loo_score_ == pytest.approx(np.mean(loo_pred == y))
 
 
-def test_kernel_ridge_cv_scores_are_scikit_learns_leave_one_out():
+@pytest.mark.parametrize("route", ["cholesky per lambda", "one eigendecomposition"])
+def test_kernel_ridge_cv_scores_are_scikit_learns_leave_one_out(route, monkeypatch):
+    if route == "one eigendecomposition":
+        monkeypatch.setattr(linsys, "EIGEN_MIN_SHIFTS", 2)
     X, y = _small_regression(40)
     search = KernelRidgeCV(alphas=[1e-2, 1e-1], gammas=[0.05, 0.5]).fit(X, y)
     for params, score in zip(search.cv_results_["params"], search.cv_results_["loo_score"]):
@@ -182,11 +186,17 @@ def test_kernel_ridge_cv_scores_are_scikit_learns_leave_one_out():
     assert search.best_estimator_.alpha == search.best_params_["alpha"]
 
 
-def test_lssvm_cv_scores_equal_each_cells_own_loo():
+@pytest.mark.parametrize("route", ["cholesky per C", "one eigendecomposition"])
+def test_lssvm_cv_scores_equal_each_cells_own_loo(route, monkeypatch):
+    if route == "one eigendecomposition":
+        monkeypatch.setattr(linsys, "EIGEN_MIN_SHIFTS", 2)
     X, y = iris()
     search = LSSVMCV(svmkit.LSSVC(), Cs=[0.5, 50.0], gammas=[0.05, 2.0]).fit(X, y)
     for params, score in zip(search.cv_results_["params"], search.cv_results_["loo_score"]):
         assert score == svmkit.LSSVC(loo=True, **params).fit(X, y).loo_score_
+    regression = LSSVMCV(svmkit.LSSVR(), Cs=[0.5, 50.0], gammas=[0.05, 2.0]).fit(*diabetes())
+    for params, score in zip(regression.cv_results_["params"], regression.cv_results_["loo_score"]):
+        assert score == pytest.approx(svmkit.LSSVR(loo=True, **params).fit(*diabetes()).loo_score_, rel=1e-10)
     assert search.score(X, y) > 0.95
 
 
@@ -248,6 +258,19 @@ def test_bad_parameters_raise_naming_the_parameter(model, message):
     X, y = _small_regression()
     with pytest.raises(ValueError, match=message):
         model.fit(X, y)
+
+
+@pytest.mark.parametrize("min_shifts", [linsys.EIGEN_MIN_SHIFTS, 1])
+def test_loo_search_fails_only_the_cells_whose_matrix_is_not_positive_definite(min_shifts, monkeypatch):
+    monkeypatch.setattr(linsys, "EIGEN_MIN_SHIFTS", min_shifts)
+    X, y = diabetes()
+    with pytest.warns(FitFailedWarning, match=r"'alpha': 1e-06.*not positive definite") as caught:
+        search = KernelRidgeCV(alphas=[1e-6, 1e3], gammas=[1.0], kernel="sigmoid", coef0=-1.0).fit(X, y)
+    assert len(caught) == 1
+    assert np.isnan(search.cv_results_["loo_score"][0])
+    assert search.best_params_ == {"alpha": 1e3, "gamma": 1.0}
+    single = svmkit.KernelRidge(alpha=1e3, gamma=1.0, kernel="sigmoid", coef0=-1.0, loo=True).fit(X, y)
+    assert search.best_score_ == pytest.approx(single.loo_score_, rel=1e-10)
 
 
 def test_loo_search_refuses_one_vs_one():

@@ -23,7 +23,7 @@ from svmkit._validation import check_bool, check_real, encode_classes, one_of, r
 from svmkit.gpu.runtime import to_host
 from svmkit.models import ovo
 from svmkit.models.closed_form import ClosedFormModel
-from svmkit.solvers.linsys import EigenShift, bordered_loo, bordered_solution
+from svmkit.solvers.linsys import NotPositiveDefiniteError, bordered_loo, bordered_solution, shifted_factors
 
 
 class BaseLSSVM(ClosedFormModel):
@@ -53,22 +53,26 @@ class BaseLSSVM(ClosedFormModel):
         return np.arange(n), alpha, b, loo
 
     def _loo_scores(self, X, y, values):
-        """Leave-one-out score for each C in `values`, from one eigendecomposition of K."""
+        """Leave-one-out score for each C in `values`, from factorisations of K + I/C
+        (`shifted_factors`: one eigendecomposition serves many C); a C at which K + I/C is not
+        positive definite gives its NotPositiveDefiniteError in place of a score."""
         self._check_fit_params()
+        shifts = [1.0 / check_real(C, "C", low=0) for C in values]
         self._host_only("the leave-one-out search")
         X, Y, y = self._targets(X, y)
         if self._uses_votes():
-            raise ValueError("the LOO search takes binary or one-vs-rest LSSVC (one eigendecomposition per γ "
+            raise ValueError("the LOO search takes binary or one-vs-rest LSSVC (one factorisation per cell "
                              "serves every class); set multi_class='ovr'")
         spec, Xk = self._resolve_kernel(X)
-        eigen = EigenShift(self._kernel_matrix(X, spec, Xk))
-        VtB = eigen.projected(np.column_stack([np.ones(X.shape[0]), Y]))
+        B = np.column_stack([np.ones(X.shape[0]), Y])
         scores = []
-        for C in values:
-            at = eigen.at(1.0 / check_real(C, "C", low=0))
-            alpha, _, eta = bordered_solution(at.solve_projected(VtB))
+        for at in shifted_factors(self._kernel_matrix(X, spec, Xk), shifts):
+            if isinstance(at, NotPositiveDefiniteError):
+                scores.append(at)
+                continue
+            alpha, _, eta = bordered_solution(at.solve(B))
             scores.append(self._loo_score(Y, bordered_loo(alpha, eta, at.inverse_diag()), y))
-        return np.array(scores)
+        return scores
 
     def _uses_votes(self):
         return False

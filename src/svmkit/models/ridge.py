@@ -14,7 +14,7 @@ from svmkit.gpu.runtime import to_host
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.kernels.spec import make_kernel
 from svmkit.models.closed_form import ClosedFormModel
-from svmkit.solvers.linsys import EigenShift, nystrom_normal_solve
+from svmkit.solvers.linsys import NotPositiveDefiniteError, nystrom_normal_solve, shifted_factors
 
 
 def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
@@ -43,7 +43,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         'cholesky': one Cholesky factorisation of K + λI in float32, the solution refined to
         float64 accuracy by conjugate gradient preconditioned with it (a few steps; a float64
         factorisation in place when that fails, and always with `loo`). 'eigen': the
-        eigendecomposition of K, which `KernelRidgeCV` reuses for every λ. 'nystrom': M
+        eigendecomposition of K (`KernelRidgeCV` reuses one for eight λ or more). 'nystrom': M
         centres, memory O(N·M + M²), never the N × N kernel: up to 4,096 centres the normal
         equations (K_NMᵀK_NM + λK_MM)β = K_NMᵀy are summed over row blocks in one pass and
         solved by Cholesky; past that, conjugate gradient preconditioned as Falkon (Rudi et
@@ -218,16 +218,15 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         return super().predict(X)
 
     def _loo_scores(self, X, y, values, sample_weight=None):
-        """Leave-one-out R² for each λ in `values`, from one eigendecomposition of SKS."""
+        """Leave-one-out R² for each λ in `values`, from factorisations of SKS + λI
+        (`shifted_factors`: one eigendecomposition serves many λ); a λ at which SKS + λI is
+        not positive definite gives its NotPositiveDefiniteError in place of a score."""
         self._check_fit_params()
+        lams = [check_real(lam, "alpha", low=0) for lam in values]
         X, Y, s, spec, Xk = self._prepare(X, y, sample_weight)
-        eigen = EigenShift(self._weighted_kernel(X, spec, Xk, s, sample_weight))
-        VtB = eigen.projected(s * Y)
-        scores = []
-        for lam in values:
-            at = eigen.at(check_real(lam, "alpha", low=0))
-            scores.append(r2_from_residuals(Y, ridge_loo(at.solve_projected(VtB), s, at.inverse_diag())))
-        return np.array(scores)
+        factors = shifted_factors(self._weighted_kernel(X, spec, Xk, s, sample_weight), lams)
+        return [at if isinstance(at, NotPositiveDefiniteError) else
+                r2_from_residuals(Y, ridge_loo(at.solve(s * Y), s, at.inverse_diag())) for at in factors]
 
     def _predict_from_raw(self, raw):
         return raw if self._multi_output else raw.ravel()

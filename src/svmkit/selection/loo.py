@@ -1,6 +1,7 @@
-"""Model selection by exact leave-one-out for the closed-form models: one eigendecomposition
-of K per γ serves every value of the regularisation (λ for kernel ridge, C for LS-SVM), each
-then costing O(N²) (seeds 000, 9.52 and 001, (6.1)/(7.1); Cawley & Talbot 2004)."""
+"""Model selection by exact leave-one-out for the closed-form models: per γ one kernel matrix
+and, for each value of the regularisation (λ for kernel ridge, C for LS-SVM), diag(H⁻¹) from a
+Cholesky factor and its triangular inverse — or, for many values, one eigendecomposition of K
+serving all at O(N²) each (seeds 000, 9.52 and 001, (6.1)/(7.1); Cawley & Talbot 2004)."""
 
 from __future__ import annotations
 
@@ -37,14 +38,13 @@ class _LOOSearch(BaseEstimator):
         for gamma in gammas:
             est = clone(base) if gamma is None else clone(base).set_params(gamma=gamma)
             t0 = time.perf_counter()
-            try:
-                cell_scores = est._loo_scores(X, y, reg_values, **fit_params)
-            except NotPositiveDefiniteError as err:
-                warnings.warn(f"gamma={gamma} failed: {err}", FitFailedWarning, stacklevel=2)
-                cell_scores = np.full(len(reg_values), np.nan)
+            cell_scores = est._loo_scores(X, y, reg_values, **fit_params)
             elapsed = (time.perf_counter() - t0) / len(reg_values)
             for value, score in zip(reg_values, cell_scores):
                 cell = {reg_name: value} if gamma is None else {reg_name: value, "gamma": gamma}
+                if isinstance(score, NotPositiveDefiniteError):
+                    warnings.warn(f"{cell} failed: {score}", FitFailedWarning, stacklevel=2)
+                    score = np.nan
                 params.append(cell)
                 scores.append(score)
                 times.append(elapsed)
@@ -75,7 +75,8 @@ class _LOOSearch(BaseEstimator):
 
 class KernelRidgeCV(_LOOSearch):
     """Kernel ridge with (λ, γ) chosen by exact leave-one-out R² (seed 000, 9.52): per γ one
-    eigendecomposition, per λ the residuals (y − ŷ)_i / (1 − H_ii).
+    kernel matrix, per λ the residuals (y − ŷ)_i / (1 − H_ii) from one factorisation of K + λI
+    (eight λ or more share one eigendecomposition of K).
 
     Parameters
     ----------
@@ -128,7 +129,8 @@ _GRID_GAMMA = tuple(2.0**k for k in range(3, -16, -2))
 class LSSVMCV(_LOOSearch):
     """An LS-SVM (LSSVR, or LSSVC binary or one-vs-rest) with (C, γ) chosen by exact
     leave-one-out (Cawley & Talbot 2004): R² for regression, accuracy for classification.
-    Per γ one eigendecomposition of K; per C the bordered system's residuals α_i / (M⁻¹)_ii.
+    Per γ one kernel matrix; per C the bordered system's residuals α_i / (M⁻¹)_ii from one
+    factorisation of K + I/C (eight C or more share one eigendecomposition of K).
 
     Parameters
     ----------
