@@ -1,17 +1,19 @@
 """Time the linear SVMs: svmkit's LinearSVC / LinearSVR beside scikit-learn's and liblinear's
 (liblinear-official), all solving the same dual with the same stopping tolerance.
 
-    python benchmarks/bench_linear.py [--sets a9a,w8a,synthetic,synthetic-svr] [--tol 0.01] [--C 1]
+    python benchmarks/bench_linear.py [--sets a9a,w8a,synthetic,synthetic-svr] [--tol 0.01] [--C 1] [--repeat 2]
 
 Sets: a9a (scored on a9a.t), w8a (shuffled with seed 0, the last 10,000 rows held out), a
 200,000 × 100 synthetic classification set (make_classification, 20 informative features,
 seed 0; 20 % held out) for LinearSVC with both losses, and a 200,000 × 100 synthetic
 regression set (make_regression, noise 10, seed 0) for LinearSVR. Every system gets the same C,
-tol, at most 300 passes (liblinear-official's fixed limit) and an intercept as a regularised constant feature of 1 (liblinear -B 1).
-liblinear's data conversion to its own row format is done before its clock starts; svmkit's and
-scikit-learn's fit() include their input checks. Each (set, loss, system) runs in its own
-process. Prints fit seconds, the primal objective (9.40) each reached, held-out accuracy (R² for
-regression), and liblinear's time over each system's.
+tol, at most 300 passes (liblinear-official's fixed limit) and an intercept as a regularised
+constant feature of 1 (liblinear -B 1). liblinear's data conversion to its own row format is
+done before its clock starts; svmkit's and scikit-learn's fit() include their input checks.
+Each (set, loss, system) runs in its own process, in `--repeat` rounds in alternating order,
+the fastest printed (every round on a comment line). Prints fit seconds, the primal objective
+(9.40) each reached, held-out accuracy (R² for regression), and liblinear's time over each
+system's.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
+from workers import best_of_rounds, print_rows, print_runs, run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("svmkit", "scikit-learn", "liblinear")
@@ -118,6 +120,8 @@ def main():
     parser.add_argument("--sets", default="a9a,w8a,synthetic,synthetic-svr")
     parser.add_argument("--tol", type=float, default=0.01)
     parser.add_argument("--C", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=2,
+                        help="rounds per measurement, in alternating order; the fastest is printed")
     parser.add_argument("--worker", nargs=5)
     args = parser.parse_args()
     if args.worker:
@@ -130,10 +134,11 @@ def main():
     for name in args.sets.split(","):
         losses = ["epsilon_insensitive"] if name == "synthetic-svr" else ["squared_hinge", "hinge"]
         for loss in losses:
-            results = {s: in_process(name, loss, s, args.C, args.tol) for s in SYSTEMS}
+            results = best_of_rounds(lambda s: in_process(name, loss, s, args.C, args.tol), SYSTEMS, args.repeat)
             print_rows(f"{name} | {loss}", results, "seconds",
                        lambda r: f"{r['seconds']:.3f} | {r['passes']} | {r['objective']:.6g} | {r['score']:.4f}", 4,
                        reference="liblinear", digits=2)
+            print_runs(results, digits=3)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ def best_of_rounds(measure, systems, repeat, key="seconds"):
     return {system: {**best[system], "runs": runs[system]} for system in systems}
 
 
-def print_runs(results, key="seconds"):
+def print_runs(results, key="seconds", digits=2):
     """One comment line with every round's `key` per system (see `best_of_rounds`)."""
-    print("# runs, s: " + "; ".join(f"{system} " + ", ".join(f"{t:.2f}" for t in r["runs"])
+    print("# runs, s: " + "; ".join(f"{system} " + ", ".join(f"{t:.{digits}f}" for t in r["runs"])
                                       for system, r in results.items() if r.get("runs")), flush=True)

@@ -118,11 +118,17 @@ def test_tight_tolerance_closes_the_duality_gap():
     assert gap == pytest.approx(p - d) and 0 <= gap <= 1e-6 * p
 
 
-def test_dense_and_sparse_input_give_the_same_model():
+@pytest.mark.parametrize("values", ["real", "binary pattern"])
+def test_dense_and_sparse_input_give_the_same_model(values):
     X, y = heart_scale()
+    if values == "binary pattern":
+        X = (X > 0).astype(np.float64)
     sparse = svmkit.LinearSVC(random_state=0).fit(X, y)
     dense = svmkit.LinearSVC(random_state=0).fit(X.toarray(), y)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-12)
+    sparse_svr = svmkit.LinearSVR(random_state=0).fit(X, y)
+    dense_svr = svmkit.LinearSVR(random_state=0).fit(X.toarray(), y)
+    np.testing.assert_allclose(sparse_svr.coef_, dense_svr.coef_, rtol=1e-12, atol=1e-14)
 
 
 def test_integer_sample_weights_equal_repeated_rows():
@@ -195,6 +201,11 @@ def test_row_groups_share_a_table_entry_between_rows_with_equal_constants():
     assert group[0] == group[2] and group[1] == group[4] and group[3] not in (group[0], group[1])
     np.testing.assert_array_equal(sign_of[group], sign)
     np.testing.assert_array_equal(upper_of[group], upper)
+    for varying in (sign, -sign, upper, np.array([3.0, 1.0, 2.0, 3.0, 1.0])):  # one constant varies
+        group, of, constant_of = row_groups(varying, np.full(5, 0.5))
+        assert len(set(group.tolist())) == len(set(varying.tolist())) == len(of)
+        np.testing.assert_array_equal(of[group], varying)
+        np.testing.assert_array_equal(constant_of[group], 0.5)
 
 
 def test_prefetch_is_a_hint_that_changes_no_result_even_out_of_range():
@@ -219,9 +230,12 @@ def test_csr_values_are_stored_narrow_only_when_exact():
     from svmkit.solvers.dcd import _rows
 
     binary = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]))
+    small = sp.csr_matrix(np.array([[2.0, 0.0, 1.0], [0.0, -1.0, 0.0]]))
     scaled = sp.csr_matrix(np.array([[0.1, 0.0, 1.0], [0.0, 1.0 / 3.0, 0.0]]))
     _, data, indices, _, _ = _rows(binary)
-    assert data.dtype == np.float32 and indices.dtype == np.uint32
+    assert data is None and indices.dtype == np.uint32
+    _, data, _, _, _ = _rows(small)
+    assert data.dtype == np.float32
     _, data, _, _, _ = _rows(scaled)
     assert data.dtype == np.float64
     np.testing.assert_array_equal(data, scaled.data)
