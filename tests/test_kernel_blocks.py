@@ -80,3 +80,18 @@ def test_float32_training_rows_give_identical_rows_a_kernel_of_exactly_one():
     assert same.sum() == X.shape[0] + 10
     assert (out[same] == 1.0).all()
     np.testing.assert_allclose(out, pairwise_kernels(X, metric="rbf", gamma=8.0 / 30), atol=1e-5)
+
+
+@pytest.mark.parametrize("threads", ["serial", "parallel"])
+def test_direct_rbf_rows_land_in_the_rows_asked_for(threads, monkeypatch):
+    from svmkit.kernels import transforms
+
+    if threads == "parallel":  # several chunks of rows, the last one partial
+        monkeypatch.setattr(transforms, "SERIAL_ELEMENTS", 0)
+    X = np.random.default_rng(0).normal(size=(150, 5))
+    idx = np.arange(149, -1, -2, dtype=np.int64)
+    out_rows = np.random.default_rng(1).permutation(idx.size).astype(np.int64)
+    out = np.full((idx.size, X.shape[0]), np.nan)
+    transforms.rbf_rows_direct(np.ascontiguousarray(X.T), idx, 0.3, out, out_rows)
+    expected = pairwise_kernels(X[idx], X, metric="rbf", gamma=0.3)
+    np.testing.assert_allclose(out[out_rows], expected, rtol=1e-13, atol=0)
