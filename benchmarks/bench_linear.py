@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from workers import best_of_rounds, print_rows, print_runs, run_worker  # beside this script, whose folder is on sys.path
+# beside this script, whose folder is on sys.path
+from workers import best_of_rounds, print_rows, print_runs, run_worker
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("svmkit", "scikit-learn", "liblinear")

@@ -271,6 +271,8 @@ def test_loo_search_fails_only_the_cells_whose_matrix_is_not_positive_definite(m
     assert search.best_params_ == {"alpha": 1e3, "gamma": 1.0}
     single = svmkit.KernelRidge(alpha=1e3, gamma=1.0, kernel="sigmoid", coef0=-1.0, loo=True).fit(X, y)
     assert search.best_score_ == pytest.approx(single.loo_score_, rel=1e-10)
+    failed, _ = single._loo_scores(X, y, [1e-6, 1e3])
+    assert isinstance(failed, NotPositiveDefiniteError) and failed.__traceback__ is None  # holds no kernel copy
 
 
 def test_loo_search_refuses_one_vs_one():

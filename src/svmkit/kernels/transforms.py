@@ -7,7 +7,9 @@ the loops vectorise; a library `exp` call would not.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
+
+from svmkit._compiled import NO_REFCOUNT
 
 LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
 
@@ -15,18 +17,23 @@ _LN2 = np.log(2.0)
 _INV_FACT = np.array([1.0 / np.prod(np.arange(1, i + 1, dtype=np.float64)) for i in range(12)])
 
 
-#: Compiled without Numba's reference counting, for the per-row helpers of the parallel loops:
-#: a helper taking arrays (or a row view made in the loop) otherwise counts references on the
-#: shared arrays in every row, atomic instructions that both threads contend for (an RBF
-#: block of 3,089 rows and 4 features: 8.4 ms on two threads, as on one). Scratch rows come
-#: from the caller, one pair per chunk of rows.
-HELPER = {"_nrt": False}
+# The per-row helpers run without reference counting (NO_REFCOUNT): counting references on the
+# shared arrays in every row, both threads contended for them (an RBF block of 3,089 rows and 4
+# features: 8.4 ms on two threads, as on one; 4.4 ms without). Their scratch rows come from the
+# caller, one pair per chunk of rows.
 
-#: Rows per chunk of the parallel loops: each chunk allocates its scratch once.
+#: Most rows per chunk of the parallel loops (each chunk allocates its scratch once); fewer
+#: when the rows would not give every thread a chunk.
 ROW_CHUNK = 64
 
 
-@njit(cache=True, nogil=True, fastmath=True, **HELPER)
+def _chunk_rows(q):
+    """Rows per chunk for q rows: at most ROW_CHUNK, and at least one chunk per thread."""
+    threads = get_num_threads()
+    return max(1, min(ROW_CHUNK, (q + threads - 1) // threads))
+
+
+@njit(cache=True, nogil=True, fastmath=True, **NO_REFCOUNT)
 def _exp_row(x, bits, out, o, c):
     """out[o, j] = e^x[j] for x[j] ≤ 0, as e^x = 2^k e^r, |r| ≤ ln2/2; x is overwritten and
     `bits` (int64, as long as x) is scratch.
@@ -49,8 +56,9 @@ def _exp_row(x, bits, out, o, c):
         out[o, j] = p * scale[j]
 
 
-@njit(cache=True, nogil=True, fastmath=True, **HELPER)
+@njit(cache=True, nogil=True, fastmath=True, **NO_REFCOUNT)
 def _finish_rbf_row(P, r, a_sq, b_sq, gamma, out, o, c, x, bits):
+    """out[o, j] = exp(−γ max(||a_r||² + ||b_j||² − 2P[r, j], 0)); x, bits: scratch rows."""
     ar = a_sq[r]
     for j in range(P.shape[1]):
         x[j] = -gamma * max(ar + b_sq[j] - 2.0 * P[r, j], 0.0)
@@ -58,12 +66,12 @@ def _finish_rbf_row(P, r, a_sq, b_sq, gamma, out, o, c, x, bits):
 
 
 @njit(parallel=True, cache=True, nogil=True, fastmath=True)
-def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c):
-    """out[o] = exp(−γ max(||a||² + ||b||² − 2P, 0))."""
+def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c, size):
+    """out[o] = exp(−γ max(||a||² + ||b||² − 2P, 0)), in chunks of `size` rows."""
     q, n = P.shape
-    for chunk in prange((q + ROW_CHUNK - 1) // ROW_CHUNK):
+    for chunk in prange((q + size - 1) // size):
         x, bits = np.empty(n), np.empty(n, dtype=np.int64)
-        for r in range(chunk * ROW_CHUNK, min(q, (chunk + 1) * ROW_CHUNK)):
+        for r in range(chunk * size, min(q, (chunk + 1) * size)):
             _finish_rbf_row(P, r, a_sq, b_sq, gamma, out, out_rows[r], c, x, bits)
 
 
@@ -91,7 +99,7 @@ def refine_rbf_rows(out, out_rows, idx, X, sq, gamma, noise):
                 row[j] = np.exp(-gamma * s)
 
 
-@njit(cache=True, nogil=True, fastmath=True, **HELPER)
+@njit(cache=True, nogil=True, fastmath=True, **NO_REFCOUNT)
 def _rbf_direct_row(Xt, i, gamma, out, o, c, x, bits):
     """out[o, j] = exp(−γ ||x_i − x_j||²) over every column j of Xt (d × n), from the
     differences themselves: for few features this beats a GEMM and its extra pass."""
@@ -108,11 +116,11 @@ def _rbf_direct_row(Xt, i, gamma, out, o, c, x, bits):
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def _rbf_direct_parallel(Xt, idx, gamma, out, out_rows, c):
+def _rbf_direct_parallel(Xt, idx, gamma, out, out_rows, c, size):
     q, n = idx.shape[0], Xt.shape[1]
-    for chunk in prange((q + ROW_CHUNK - 1) // ROW_CHUNK):
+    for chunk in prange((q + size - 1) // size):
         x, bits = np.empty(n), np.empty(n, dtype=np.int64)
-        for r in range(chunk * ROW_CHUNK, min(q, (chunk + 1) * ROW_CHUNK)):
+        for r in range(chunk * size, min(q, (chunk + 1) * size)):
             _rbf_direct_row(Xt, idx[r], gamma, out, out_rows[r], c, x, bits)
 
 
@@ -149,7 +157,7 @@ def rbf_rows_direct(Xt, idx, gamma, out, out_rows):
     if idx.shape[0] * Xt.shape[1] <= SERIAL_ELEMENTS:
         _rbf_direct_serial(Xt, idx, gamma, out, out_rows, _INV_FACT)
     else:
-        _rbf_direct_parallel(Xt, idx, gamma, out, out_rows, _INV_FACT)
+        _rbf_direct_parallel(Xt, idx, gamma, out, out_rows, _INV_FACT, _chunk_rows(idx.shape[0]))
 
 
 def finish_block(P, a_sq, b_sq, code, gamma, coef0, degree, out, out_rows):
@@ -157,6 +165,6 @@ def finish_block(P, a_sq, b_sq, code, gamma, coef0, degree, out, out_rows):
     if P.shape[0] == 0:
         return
     if code == RBF:
-        _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, _INV_FACT)
+        _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, _INV_FACT, _chunk_rows(P.shape[0]))
     else:
         _finish_other(P, code, gamma, coef0, degree, out, out_rows)

@@ -23,7 +23,7 @@ from svmkit._validation import check_bool, check_real, encode_classes, one_of, r
 from svmkit.gpu.runtime import to_host
 from svmkit.models import ovo
 from svmkit.models.closed_form import ClosedFormModel
-from svmkit.solvers.linsys import NotPositiveDefiniteError, bordered_loo, bordered_solution, shifted_factors
+from svmkit.solvers.linsys import bordered_loo, bordered_solution, shifted_scores
 
 
 class BaseLSSVM(ClosedFormModel):
@@ -54,8 +54,8 @@ class BaseLSSVM(ClosedFormModel):
 
     def _loo_scores(self, X, y, values):
         """Leave-one-out score for each C in `values`, from factorisations of K + I/C
-        (`shifted_factors`: one eigendecomposition serves many C); a C at which K + I/C is not
-        positive definite gives its NotPositiveDefiniteError in place of a score."""
+        (`shifted_scores`: one eigendecomposition serves many C); a C at which K + I/C is not
+        positive definite gives a NotPositiveDefiniteError in place of its score."""
         self._check_fit_params()
         shifts = [1.0 / check_real(C, "C", low=0) for C in values]
         self._host_only("the leave-one-out search")
@@ -65,14 +65,12 @@ class BaseLSSVM(ClosedFormModel):
                              "serves every class); set multi_class='ovr'")
         spec, Xk = self._resolve_kernel(X)
         B = np.column_stack([np.ones(X.shape[0]), Y])
-        scores = []
-        for at in shifted_factors(self._kernel_matrix(X, spec, Xk), shifts):
-            if isinstance(at, NotPositiveDefiniteError):
-                scores.append(at)
-                continue
+
+        def score(at):
             alpha, _, eta = bordered_solution(at.solve(B))
-            scores.append(self._loo_score(Y, bordered_loo(alpha, eta, at.inverse_diag()), y))
-        return scores
+            return self._loo_score(Y, bordered_loo(alpha, eta, at.inverse_diag()), y)
+
+        return list(shifted_scores(self._kernel_matrix(X, spec, Xk), shifts, score))
 
     def _uses_votes(self):
         return False

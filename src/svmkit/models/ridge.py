@@ -14,7 +14,7 @@ from svmkit.gpu.runtime import to_host
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.kernels.spec import make_kernel
 from svmkit.models.closed_form import ClosedFormModel
-from svmkit.solvers.linsys import NotPositiveDefiniteError, nystrom_normal_solve, shifted_factors
+from svmkit.solvers.linsys import nystrom_normal_solve, shifted_scores
 
 
 def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
@@ -219,14 +219,14 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
 
     def _loo_scores(self, X, y, values, sample_weight=None):
         """Leave-one-out R² for each λ in `values`, from factorisations of SKS + λI
-        (`shifted_factors`: one eigendecomposition serves many λ); a λ at which SKS + λI is
-        not positive definite gives its NotPositiveDefiniteError in place of a score."""
+        (`shifted_scores`: one eigendecomposition serves many λ); a λ at which SKS + λI is
+        not positive definite gives a NotPositiveDefiniteError in place of its score."""
         self._check_fit_params()
         lams = [check_real(lam, "alpha", low=0) for lam in values]
         X, Y, s, spec, Xk = self._prepare(X, y, sample_weight)
-        factors = shifted_factors(self._weighted_kernel(X, spec, Xk, s, sample_weight), lams)
-        return [at if isinstance(at, NotPositiveDefiniteError) else
-                r2_from_residuals(Y, ridge_loo(at.solve(s * Y), s, at.inverse_diag())) for at in factors]
+        K = self._weighted_kernel(X, spec, Xk, s, sample_weight)
+        return list(shifted_scores(K, lams, lambda at: r2_from_residuals(
+            Y, ridge_loo(at.solve(s * Y), s, at.inverse_diag()))))
 
     def _predict_from_raw(self, raw):
         return raw if self._multi_output else raw.ravel()

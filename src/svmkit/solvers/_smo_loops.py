@@ -7,6 +7,8 @@ G = Qα + p. Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]) where kidx maps a variable t
 import numpy as np
 from numba import njit, prange
 
+from svmkit._compiled import NO_REFCOUNT
+
 TAU = 1e-12
 #: Pair updates between two Newton checks (LIBSVM shrinks every min(l, 1000)): warm-started
 #: solves of a search often end within 1,000 updates, before LIBSVM's first pass would have
@@ -27,13 +29,6 @@ PAIR_COST = 256.0
 #: Smallest squared Cholesky pivot of Q_FF, relative to its largest diagonal, for a Newton step.
 NEWTON_PIVOT = 1e-10
 
-
-#: Compiled without Numba's reference counting, for the helpers of every pair update: a helper
-#: taking arrays (or `st`, a tuple of them) otherwise counts a reference to each array it reads
-#: on entry and on exit, atomic instructions in every update (3–4 % of svmguide1's high-C fits;
-#: the same counting was three quarters of a linear DCD pass, `solvers/dcd.py`). The helpers
-#: allocate nothing.
-HELPER = {"_nrt": False}
 
 #: Columns of G updated together; one chunk is done without starting threads.
 GRADIENT_CHUNK = 2048
@@ -77,7 +72,7 @@ def update_gradient(G, store, pos, coef, kidx, y):
 #   storage row, 13 storage rows in use ([n]), 14 the kernel store.
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _qrow(st, s, m):
     """The storage row (of st[10]) holding row s of Q_BB over slots 0..m-1, gathered from the
     kernel store on first need; its number, not a view, as a helper without reference counting
@@ -105,12 +100,12 @@ def _qrow(st, s, m):
     return r
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _exchange(arr, a, b):
     arr[a], arr[b] = arr[b], arr[a]
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _swap(st, a, b):
     """Exchange slots a < b. Stored Q rows keep their columns; `_shrink` truncates them."""
     _exchange(st[0], a, b)
@@ -126,7 +121,7 @@ def _swap(st, a, b):
     _exchange(st[11], a, b)
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _select(st, m, nu_mode):
     """Second-order working-set selection (Fan, Chen & Lin 2005) over the active slots.
 
@@ -193,7 +188,7 @@ def _select(st, m, nu_mode):
     return i, j, gap
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _update_pair(st, m, i, j):
     """LIBSVM's analytic two-variable step with clipping to the box; updates G on the active slots."""
     y, alpha, G, U, QD = st[0], st[1], st[2], st[3], st[4]
@@ -264,7 +259,7 @@ def _reconstruct(st, m, q):
     _update_columns(G[m:q], store, ps[moved], y[moved] * (alpha[moved] - a0[moved]), kid[m:q], y[m:q], 0, q - m)
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _be_shrunk(y, a, G, U, t, g1, g2, g3, g4):
     """LIBSVM's rule: a variable at a bound that cannot join a violating pair."""
     if a[t] >= U[t]:
@@ -782,7 +777,7 @@ def _free_slots(st, m):
     return out[:k]
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _pair_updates(st, m, nu_mode, eps, count, credit, limit):
     """Up to `count` pair updates on the active slots 0..m-1, each adding its cost to
     credit[0]. Returns (updates made, whether a selection found no pair violating by eps,
@@ -809,6 +804,8 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
     unbounded dual); returns the number of pair updates.
     """
     q = y.shape[0]
+    if q == 0:
+        return 0
     st = (y.copy(), alpha.copy(), G.copy(), U.copy(), QD.copy(), kidx_b.copy(), pos.copy(),
           np.arange(q), alpha.copy(), G.copy(),
           Qs, np.full(q, -1, dtype=np.int64),

@@ -28,16 +28,11 @@ from numba import njit, types
 from numba.extending import overload
 from sklearn.utils.extmath import row_norms
 
+from svmkit._compiled import NO_REFCOUNT
 from svmkit.solvers.prefetch import prefetch
 
 #: A coordinate step smaller than this is skipped (LIBLINEAR's 1e-12).
 STEP_MIN = 1e-12
-
-#: Compiled without Numba's reference counting, for the helpers of the update loops: a helper
-#: taking arrays otherwise counts a reference to each on entry and on exit (atomic
-#: instructions), which inlined into every coordinate visit took three quarters of an a9a pass
-#: (104 ns a visit measured, 25 ns without). The helpers allocate nothing.
-HELPER = {"_nrt": False}
 
 #: How many coordinates ahead the loops ask for a row's memory; measured on a9a (random
 #: order): 164 ns per row without, 35–41 ns at 2–4 ahead, worse again from 8.
@@ -62,7 +57,7 @@ def _prefetch_row(k, dense, data, indices, indptr):
 # between the dense and the CSR loop in every update measured 1.6× slower on a9a. The arrays
 # travel as separate arguments: unpacking a tuple of them costs reference counting (atomic
 # calls) in every update. A binary pattern reads no values: a9a's passes 16–22 % faster.
-@overload(_row_dot, jit_options=HELPER)
+@overload(_row_dot, jit_options=NO_REFCOUNT)
 def _row_dot_layout(w, i, dense, data, indices, indptr, bias):
     if isinstance(data, types.NoneType):
         def pattern(w, i, dense, data, indices, indptr, bias):
@@ -87,7 +82,7 @@ def _row_dot_layout(w, i, dense, data, indices, indptr, bias):
     return rows
 
 
-@overload(_row_axpy, jit_options=HELPER)
+@overload(_row_axpy, jit_options=NO_REFCOUNT)
 def _row_axpy_layout(d, w, i, dense, data, indices, indptr, bias):
     if isinstance(data, types.NoneType):
         def pattern(d, w, i, dense, data, indices, indptr, bias):
@@ -109,7 +104,7 @@ def _row_axpy_layout(d, w, i, dense, data, indices, indptr, bias):
     return rows
 
 
-@overload(_prefetch_row, jit_options=HELPER)
+@overload(_prefetch_row, jit_options=NO_REFCOUNT)
 def _prefetch_row_layout(k, dense, data, indices, indptr):
     if isinstance(data, types.NoneType):
         def pattern(k, dense, data, indices, indptr):
@@ -131,7 +126,7 @@ def _prefetch_row_layout(k, dense, data, indices, indptr):
     return rows
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _prefetch_ahead(index, s, active, record, group, dense, data, indices, indptr):
     """Ask for the memory of the variable AHEAD positions on: its record, group and row (and,
     for CSR rows, the row pointer of the one after)."""
@@ -146,7 +141,7 @@ def _prefetch_ahead(index, s, active, record, group, dense, data, indices, indpt
     _prefetch_row(k, dense, data, indices, indptr)
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _quotient(a, b):
     """a / b, with C's ±∞ for b = 0 (an all-zero row without a bias has ‖x‖² = 0; its step is
     then clipped to the bound, as in LIBLINEAR)."""
@@ -155,7 +150,7 @@ def _quotient(a, b):
     return a / b
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _shuffle(index, active, state):
     """A random permutation of the active variables' order (LIBLINEAR's per-pass shuffle);
     returns the generator's next state. Draws by xorshift64 with a multiply-shift range
@@ -169,13 +164,13 @@ def _shuffle(index, active, state):
     return state
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _first_state(seed):
     """A nonzero xorshift64 state from a seed."""
     return np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) | np.uint64(1)
 
 
-@njit(cache=True, nogil=True, **HELPER)
+@njit(cache=True, nogil=True, **NO_REFCOUNT)
 def _shrink(index, s, active):
     """Move the variable at position s out of the active set; returns the new active size."""
     active -= 1
@@ -367,9 +362,9 @@ def row_groups(*constants):
     then one table per argument holding each group's value."""
     group = np.zeros(constants[0].size, dtype=np.int64)
     first = np.zeros(min(1, group.size), dtype=np.int64)
-    varying = [values for values in constants if not (values == values[0]).all()]  # no weights: none
+    varying = [values for values in constants if not (values == values[0]).all()]  # none without weights
     if len(varying) == 1 and _two_valued(varying[0]):  # labels ±1: no sort
-        group = (varying[0] != varying[0][0]).astype(np.int64)
+        group = varying[0] != varying[0][0]
         first = np.array([0, np.argmax(group)])
     else:
         for values in varying:

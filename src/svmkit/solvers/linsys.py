@@ -4,7 +4,7 @@ Kernel ridge solves (K + λI)β = y (seed 000, 9.52); the least-squares SVM solv
 system [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y] (seed 001, (7.1); the classifier's (6.1) is
 the same system on labels ±1). Both factorise one symmetric matrix H = K + sI: a Cholesky
 factor for one shift, or the eigendecomposition of K, which then serves every shift at the
-cost of a matrix–vector product. Exact leave-one-out residuals come from diag(H⁻¹) (Cawley &
+cost of two products with its eigenvectors. Exact leave-one-out residuals come from diag(H⁻¹) (Cawley &
 Talbot 2004). Large N goes through M Nyström centres: the M × M normal equations summed over
 row blocks in one pass, or conjugate gradient on a matrix–vector function when M is large.
 """
@@ -127,7 +127,8 @@ class CholeskyShift:
             L_inv, info = la.lapack.dtrtri(self.factor[0], lower=1)
         if info != 0:
             raise _not_pd(self.shift, f"triangular inverse failed, LAPACK info {info}")
-        L_inv = np.tril(L_inv)
+        for j in range(1, L_inv.shape[0]):  # the strict upper triangle, in place (no N² copy)
+            L_inv[:j, j] = 0.0
         return np.einsum("ij,ij->j", L_inv, L_inv)
 
 
@@ -233,20 +234,24 @@ class ShiftedEigen:
 EIGEN_MIN_SHIFTS = 8
 
 
-def shifted_factors(K: np.ndarray, shifts):
-    """K + sI factorised for each s of `shifts`, in order, each with `solve(B)` and
-    `inverse_diag()`: one eigendecomposition of K for EIGEN_MIN_SHIFTS shifts or more, else a
-    Cholesky factor per shift, each of a copy of K but the last (which overwrites K). A shift
-    at which K + sI is not positive definite gives its NotPositiveDefiniteError in place of a
-    factor, and the other shifts go on."""
+def shifted_scores(K: np.ndarray, shifts, score):
+    """score(H) for H = K + sI factorised for each s of `shifts`, in order (H with `solve(B)`
+    and `inverse_diag()`): one eigendecomposition of K for EIGEN_MIN_SHIFTS shifts or more,
+    else a Cholesky factor per shift, each of a copy of K but the last (K is overwritten either
+    way). A shift at which H is not positive definite gives a NotPositiveDefiniteError in place
+    of its score, and the other shifts go on. The two routes refuse at different margins: the
+    eigendecomposition an eigenvalue of H at or below 1e-12 of K's largest, Cholesky a pivot
+    that is not positive."""
     shifts = list(shifts)
     eigen = EigenShift(K) if len(shifts) >= EIGEN_MIN_SHIFTS else None
     for i, shift in enumerate(shifts):
         try:
-            factor = eigen.at(shift) if eigen else CholeskyShift(K if i == len(shifts) - 1 else K.copy(), shift)
+            factor = eigen.at(shift) if eigen is not None else \
+                CholeskyShift(K if i == len(shifts) - 1 else K.copy(), shift)
+            result = score(factor)
         except NotPositiveDefiniteError as err:
-            factor = err
-        yield factor
+            result = NotPositiveDefiniteError(str(err))  # not `err`: its traceback holds H
+        yield result
 
 
 def bordered_solution(solved: np.ndarray):
