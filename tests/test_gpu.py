@@ -197,13 +197,30 @@ def test_device_cholesky_solves_and_inverse_diagonal_equal_dense_linear_algebra(
     assert singular32.factor32 is None
 
 
-@pytest.mark.parametrize("solver", ["eigen", "nystrom"])
-def test_closed_form_solvers_without_a_device_path_say_they_run_on_the_cpu(solver, numpy_as_cuda):
+def test_closed_form_solvers_without_a_device_path_say_they_run_on_the_cpu(numpy_as_cuda, device_linear_algebra,
+                                                                         monkeypatch):
     X, y = diabetes()
-    with pytest.raises(ValueError, match=f"solver='{solver}' runs on device='cpu'"):
-        svmkit.KernelRidge(solver=solver, device="cuda").fit(X, y)
+    with pytest.raises(ValueError, match="solver='eigen' runs on device='cpu'"):
+        svmkit.KernelRidge(solver="eigen", device="cuda").fit(X, y)
     with pytest.raises(ValueError, match="leave-one-out search runs on device='cpu'"):
         LSSVMCV(svmkit.LSSVR(device="cuda")).fit(X, y)
+    monkeypatch.setattr(linsys, "NYSTROM_DIRECT_MAX", 50)
+    with pytest.raises(ValueError, match="device='cuda' takes at most 50 centres"):
+        svmkit.KernelRidge(solver="nystrom", n_components=60, device="cuda").fit(X, y)
+
+
+@pytest.mark.parametrize("model", [svmkit.KernelRidge(alpha=0.01, gamma=5.0), svmkit.LSSVR(C=30.0, gamma=5.0)])
+def test_device_nystrom_equals_the_cpu_nystrom(model, numpy_as_cuda, monkeypatch):
+    """The K_NM blocks and the normal equations' sums on the device, in several row blocks."""
+    monkeypatch.setattr(linsys, "NYSTROM_BLOCK_ELEMENTS", 100 * 40)
+    X, y = diabetes()
+    w = np.random.default_rng(0).uniform(0.5, 2.0, size=y.size)
+    fit_params = {"sample_weight": w} if isinstance(model, svmkit.KernelRidge) else {}
+    model = clone(model).set_params(solver="nystrom", n_components=40, random_state=0)
+    cpu = clone(model).fit(X, y, **fit_params)
+    gpu = clone(model).set_params(device="cuda").fit(X, y, **fit_params)
+    np.testing.assert_array_equal(gpu.support_, cpu.support_)
+    assert_same_closed_form_fit(gpu, cpu, X)
 
 
 @needs_cuda

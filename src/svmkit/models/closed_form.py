@@ -59,9 +59,9 @@ class ClosedFormModel(KernelExpansion):
         device for what it does not run."""
         solver = self.solver
         if self._on_device():
-            if solver not in ("auto", "cholesky"):
+            if solver not in ("auto", "cholesky", "nystrom"):
                 self._host_only(f"solver={solver!r}")
-            return "cholesky"
+            return "nystrom" if solver == "nystrom" else "cholesky"
         if solver == "auto":
             solver = "cholesky" if n <= AUTO_EXACT_MAX or self.kernel == "precomputed" else "nystrom"
         if self.loo and solver == "nystrom":
@@ -124,18 +124,31 @@ class ClosedFormModel(KernelExpansion):
         S = diag(`row_scale`), by the normal equations or preconditioned CG (see `nystrom_solve`). Returns (centres, β, b)."""
         centres = self._centres(Xk.shape[0], spec, Xk, shift)
         C = Xk[centres]
-        c_sq = row_sq_norms(C) if spec.uses_norms else None
+        xp = self._xp()
+        if self._on_device():
+            D, sq = device_rows(xp, spec, Xk, dtype=np.float64)
+            at = xp.asarray(centres)
+            D_C, sq_C = D[at], None if sq is None else sq[at]
+            scale = None if row_scale is None else xp.asarray(row_scale)
 
-        # one buffer for every block: fresh pages would be faulted in on every pass
-        buf = np.empty(min(Xk.shape[0], max(1, NYSTROM_BLOCK_ELEMENTS // C.shape[0])) * C.shape[0])
+            def kernel_rows(rows, keep):
+                return device_gram(xp, spec, D[rows], D_C, None if sq is None else sq[rows], sq_C)
+        else:
+            scale = row_scale
+            c_sq = row_sq_norms(C) if spec.uses_norms else None
+            # one buffer for every block: fresh pages would be faulted in on every pass
+            buf = np.empty(min(Xk.shape[0], max(1, NYSTROM_BLOCK_ELEMENTS // C.shape[0])) * C.shape[0])
+
+            def kernel_rows(rows, keep):
+                return kernel_block(spec, Xk[rows], C, c_sq, out=None if keep else buf)
 
         def block(rows, keep=False):
-            K = kernel_block(spec, Xk[rows], C, c_sq, out=None if keep else buf)
-            if row_scale is not None:
-                K *= row_scale[rows, None]
+            K = kernel_rows(rows, keep)
+            if scale is not None:
+                K *= scale[rows, None]
             return K
 
-        beta, b = nystrom_solve(block, Xk.shape[0], kernel_block(spec, C, C), B, shift, bias, self.tol)
+        beta, b = nystrom_solve(block, Xk.shape[0], kernel_block(spec, C, C), B, shift, bias, self.tol, xp=xp)
         return centres, beta, b
 
     def _set_expansion(self, X, centres, beta, intercept, support_vectors=None):

@@ -63,8 +63,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         with 'cholesky', O(N²) with 'eigen'.
     device : {'cpu', 'cuda'}, default='cpu'
         'cuda': the float64 kernel and the 'cholesky' solver (cuSOLVER) on the GPU through
-        CuPy ('auto' is 'cholesky' there; 'eigen', 'nystrom' and Dask arrays run on the CPU);
-        prediction computes its kernel blocks there in float64.
+        CuPy ('auto' is 'cholesky' there); 'nystrom' computes its K_NM blocks and sums the
+        normal equations there (up to 4,096 centres; the M × M solve on the host); 'eigen' and
+        Dask arrays run on the CPU. Prediction computes its kernel blocks there in float64.
 
     Attributes
     ----------

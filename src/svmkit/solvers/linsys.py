@@ -17,6 +17,8 @@ import numpy as np
 import scipy.linalg as la
 from threadpoolctl import threadpool_limits
 
+from svmkit.gpu.runtime import to_host
+
 
 class NotPositiveDefiniteError(ValueError):
     """K + sI is not positive definite: the kernel is indefinite (e.g. sigmoid) or the shift
@@ -334,36 +336,43 @@ def falkon_preconditioner(K_MM: np.ndarray, n: int, shift: float):
     return apply
 
 
-def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, bias: bool, tol: float):
+def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, bias: bool, tol: float, xp=np):
     """β (M × k) and b (k) minimising ‖K_NM β + 1bᵀ − B‖² + s·tr(βᵀK_MM β) (b = 0 unless
-    `bias`). `block(rows, keep)` gives K(X[rows], centres) in float64, in a buffer it reuses
-    unless `keep`. Up to NYSTROM_DIRECT_MAX centres, the normal equations are summed over row
-    blocks in one pass and solved by Cholesky (see `nystrom_normal_solve`); past it, by CG
-    preconditioned as Falkon does, stopping at relative residual `tol` (b, unpenalised, is
-    preconditioned by 1/n), with K_NM kept whole only when it fits NYSTROM_KEEP_BYTES."""
+    `bias`). `block(rows, keep)` gives K(X[rows], centres) in float64 (rows: a slice), in a
+    buffer it reuses unless `keep`, an array of `xp` (CuPy: the blocks and their products on
+    the GPU). Up to NYSTROM_DIRECT_MAX centres, the normal equations are summed over row
+    blocks in one pass and solved by Cholesky on the host (see `nystrom_normal_solve`); past
+    it, on the host only, by CG preconditioned as Falkon does, stopping at relative residual
+    `tol` (b, unpenalised, is preconditioned by 1/n), with K_NM kept whole only when it fits
+    NYSTROM_KEEP_BYTES."""
     m = K_MM.shape[0]
     B = B.reshape(n, -1)
     step = max(1, NYSTROM_BLOCK_ELEMENTS // max(m, 1))
-    spans = [np.arange(s, min(n, s + step)) for s in range(0, n, step)]
+    spans = [slice(s, min(n, s + step)) for s in range(0, n, step)]
     if m <= NYSTROM_DIRECT_MAX:
-        return _nystrom_direct(block, spans, K_MM, B, shift, bias)
+        return _nystrom_direct(block, spans, K_MM, B, shift, bias, xp)
+    if not _on_host(xp):
+        raise ValueError(f"Nyström with {m} centres solves by CG, which runs on device='cpu'; device='cuda' "
+                         f"takes at most {NYSTROM_DIRECT_MAX} centres")
     return _nystrom_cg(block, spans, K_MM, B, shift, bias, tol)
 
 
-def _nystrom_direct(block, spans, K_MM, B, shift, bias):
+def _nystrom_direct(block, spans, K_MM, B, shift, bias, xp=np):
     """The normal equations of `nystrom_solve` formed in one pass: K_NMᵀK_NM by syrk (numpy
-    takes that path for Kᵀ @ K of one buffer) and K_NMᵀ[B, 1] by one product per block."""
+    takes that path for Kᵀ @ K of one buffer) and K_NMᵀ[B, 1] by one product per block, both
+    summed where the blocks are (`xp`); the M × M system is solved on the host."""
     n, k = B.shape
     m = K_MM.shape[0]
-    B1 = np.column_stack([B, np.ones(n)])
-    H = np.zeros((m, m))
-    KtB1 = np.zeros((m, k + 1))
-    gram = np.empty((m, m))
+    B1 = xp.asarray(np.column_stack([B, np.ones(n)]))
+    H = xp.zeros((m, m))
+    KtB1 = xp.zeros((m, k + 1))
+    gram = xp.empty((m, m))
     for rows in spans:
         Kb = block(rows)
-        np.matmul(Kb.T, Kb, out=gram)
+        xp.matmul(Kb.T, Kb, out=gram)
         H += gram
         KtB1 += Kb.T @ B1[rows]
+    H, KtB1 = to_host(H), to_host(KtB1)
     if not bias:
         return nystrom_normal_solve(H, KtB1[:, :k], K_MM, shift), np.zeros(k)
     # b unpenalised: the bordered system [[H + sK_MM, K_NMᵀ1], [1ᵀK_NM, n]]·[β; b] = [K_NMᵀB; 1ᵀB]
