@@ -16,7 +16,7 @@ from svmkit.gpu.gram import DeviceKernel, device_gram, device_kernel_products, d
 from svmkit.gpu.runtime import DeviceUnavailableError, array_module, cuda_available
 from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.spec import make_kernel
-from svmkit.model_selection import LSSVMCV, SVMSearchCV
+from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
 from svmkit.solvers import linsys
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
@@ -202,11 +202,32 @@ def test_closed_form_solvers_without_a_device_path_say_they_run_on_the_cpu(numpy
     X, y = diabetes()
     with pytest.raises(ValueError, match="solver='eigen' runs on device='cpu'"):
         svmkit.KernelRidge(solver="eigen", device="cuda").fit(X, y)
-    with pytest.raises(ValueError, match="leave-one-out search runs on device='cpu'"):
-        LSSVMCV(svmkit.LSSVR(device="cuda")).fit(X, y)
     monkeypatch.setattr(linsys, "NYSTROM_DIRECT_MAX", 50)
     with pytest.raises(ValueError, match="device='cuda' takes at most 50 centres"):
         svmkit.KernelRidge(solver="nystrom", n_components=60, device="cuda").fit(X, y)
+
+
+@pytest.mark.parametrize("values", [2, 9])  # below and above the CPU's eigendecomposition route
+def test_device_loo_searches_equal_the_cpu_searches(values, numpy_as_cuda, device_linear_algebra):
+    """Every cell by a Cholesky factor and triangular inverse on the device."""
+    X, y = diabetes()
+    regs = list(np.logspace(-3, 1, values))
+    cpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0]).fit(X, y)
+    gpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0], device="cuda").fit(X, y)
+    np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-8)
+    assert gpu.best_params_ == cpu.best_params_ and gpu.best_estimator_.device == "cuda"
+    Cs = [1.0 / r for r in regs]
+    cpu = LSSVMCV(svmkit.LSSVR(), Cs=Cs, gammas=[5.0]).fit(X, y)
+    gpu = LSSVMCV(svmkit.LSSVR(device="cuda"), Cs=Cs, gammas=[5.0]).fit(X, y)
+    np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-8)
+
+
+@needs_cuda
+def test_gpu_loo_search_equals_the_cpu_search():
+    X, y = diabetes()
+    cpu = KernelRidgeCV(alphas=[1e-3, 1e-1], gammas=[1.0, 5.0]).fit(X, y)
+    gpu = KernelRidgeCV(alphas=[1e-3, 1e-1], gammas=[1.0, 5.0], device="cuda").fit(X, y)
+    np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-6)
 
 
 @pytest.mark.parametrize("model", [svmkit.KernelRidge(alpha=0.01, gamma=5.0), svmkit.LSSVR(C=30.0, gamma=5.0)])

@@ -58,7 +58,6 @@ class BaseLSSVM(ClosedFormModel):
         positive definite gives a NotPositiveDefiniteError in place of its score."""
         self._check_fit_params()
         shifts = [1.0 / check_real(C, "C", low=0) for C in values]
-        self._host_only("the leave-one-out search")
         X, Y, y = self._targets(X, y)
         if self._uses_votes():
             raise ValueError("the LOO search takes binary or one-vs-rest LSSVC (one factorisation per cell "
@@ -67,10 +66,10 @@ class BaseLSSVM(ClosedFormModel):
         B = np.column_stack([np.ones(X.shape[0]), Y])
 
         def score(at):
-            alpha, _, eta = bordered_solution(at.solve(B))
-            return self._loo_score(Y, bordered_loo(alpha, eta, at.inverse_diag()), y)
+            alpha, _, eta = bordered_solution(to_host(at.solve(B)))
+            return self._loo_score(Y, bordered_loo(alpha, eta, to_host(at.inverse_diag())), y)
 
-        return list(shifted_scores(self._kernel_matrix(X, spec, Xk), shifts, score))
+        return list(shifted_scores(self._kernel_matrix(X, spec, Xk), shifts, score, self._xp()))
 
     def _uses_votes(self):
         return False

@@ -227,7 +227,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         X, Y, s, spec, Xk = self._prepare(X, y, sample_weight)
         K = self._weighted_kernel(X, spec, Xk, s, sample_weight)
         return list(shifted_scores(K, lams, lambda at: r2_from_residuals(
-            Y, ridge_loo(at.solve(s * Y), s, at.inverse_diag()))))
+            Y, ridge_loo(to_host(at.solve(s * Y)), s, to_host(at.inverse_diag()))), self._xp()))
 
     def _predict_from_raw(self, raw):
         return raw if self._multi_output else raw.ravel()

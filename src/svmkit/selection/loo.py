@@ -87,6 +87,9 @@ class KernelRidgeCV(_LOOSearch):
     kernel, degree, coef0 : as KernelRidge's.
     refit : bool, default=True
         Fit `best_estimator_` on all the data with the best cell.
+    device : {'cpu', 'cuda'}, default='cpu'
+        'cuda': each γ's kernel and each cell's Cholesky factor and triangular inverse on the
+        GPU (the eigendecomposition route is the CPU's), as KernelRidge(device='cuda').
 
     Attributes
     ----------
@@ -106,16 +109,17 @@ class KernelRidgeCV(_LOOSearch):
     """
 
     def __init__(self, alphas=(1e-4, 1e-3, 1e-2, 1e-1, 1.0), gammas=None, kernel="rbf", degree=3, coef0=1.0,
-                 refit=True):
+                 refit=True, device="cpu"):
         self.alphas = alphas
         self.gammas = gammas
         self.kernel = kernel
         self.degree = degree
         self.coef0 = coef0
         self.refit = refit
+        self.device = device
 
     def _estimator(self):
-        return KernelRidge(kernel=self.kernel, degree=self.degree, coef0=self.coef0)
+        return KernelRidge(kernel=self.kernel, degree=self.degree, coef0=self.coef0, device=self.device)
 
     def _grid(self):
         return "alpha", self.alphas, self.gammas

@@ -236,20 +236,20 @@ class ShiftedEigen:
 EIGEN_MIN_SHIFTS = 8
 
 
-def shifted_scores(K: np.ndarray, shifts, score):
+def shifted_scores(K, shifts, score, xp=np):
     """score(H) for H = K + sI factorised for each s of `shifts`, in order (H with `solve(B)`
-    and `inverse_diag()`): one eigendecomposition of K for EIGEN_MIN_SHIFTS shifts or more,
-    else a Cholesky factor per shift, each of a copy of K but the last (K is overwritten either
-    way). A shift at which H is not positive definite gives a NotPositiveDefiniteError in place
+    and `inverse_diag()`, arrays of `xp`): on the host one eigendecomposition of K for
+    EIGEN_MIN_SHIFTS shifts or more, else (and always on a device) a Cholesky factor per shift,
+    each of a copy of K but the last (K is overwritten either way). A shift at which H is not positive definite gives a NotPositiveDefiniteError in place
     of its score, and the other shifts go on. The two routes refuse at different margins: the
     eigendecomposition an eigenvalue of H at or below 1e-12 of K's largest, Cholesky a pivot
     that is not positive."""
     shifts = list(shifts)
-    eigen = EigenShift(K) if len(shifts) >= EIGEN_MIN_SHIFTS else None
+    eigen = EigenShift(K) if len(shifts) >= EIGEN_MIN_SHIFTS and _on_host(xp) else None
     for i, shift in enumerate(shifts):
         try:
             factor = eigen.at(shift) if eigen is not None else \
-                CholeskyShift(K if i == len(shifts) - 1 else K.copy(), shift)
+                CholeskyShift(K if i == len(shifts) - 1 else K.copy(), shift, xp)
             result = score(factor)
         except NotPositiveDefiniteError as err:
             result = NotPositiveDefiniteError(str(err))  # not `err`: its traceback holds H
