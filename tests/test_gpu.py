@@ -17,7 +17,7 @@ from svmkit.gpu.runtime import DeviceUnavailableError, array_module, cuda_availa
 from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.spec import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
-from svmkit.solvers import linsys
+from svmkit.solvers import linsys, newton
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
 
@@ -220,6 +220,30 @@ def test_device_loo_searches_equal_the_cpu_searches(values, numpy_as_cuda, devic
     cpu = LSSVMCV(svmkit.LSSVR(), Cs=Cs, gammas=[5.0]).fit(X, y)
     gpu = LSSVMCV(svmkit.LSSVR(device="cuda"), Cs=Cs, gammas=[5.0]).fit(X, y)
     np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-8)
+
+
+@pytest.mark.parametrize("system", ["cholesky", "cg"])
+def test_device_kernel_logistic_regression_equals_the_cpu_fit(system, numpy_as_cuda, monkeypatch):
+    """The kernel on the device and the Newton systems' products with it there."""
+    if system == "cg":
+        monkeypatch.setattr(newton, "DENSE_MAX", 0)
+    X, y = iris()
+    make = lambda **kw: svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, random_state=0, **kw)  # noqa: E731
+    cpu, gpu = make().fit(X, y), make(device="cuda").fit(X, y)
+    assert gpu.n_iter_ == cpu.n_iter_ and gpu.objective_ == pytest.approx(cpu.objective_, rel=1e-12)
+    np.testing.assert_allclose(gpu.dual_coef_, cpu.dual_coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), rtol=1e-8, atol=1e-12)
+    with pytest.raises(ValueError, match="solver='nystrom' runs on device='cpu'"):
+        make(device="cuda", solver="nystrom").fit(X, y)
+
+
+@needs_cuda
+def test_gpu_kernel_logistic_regression_equals_the_cpu_fit():
+    X, y = iris()
+    cpu = svmkit.KernelLogisticRegression(C=10.0, gamma=0.5).fit(X, y)
+    gpu = svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, device="cuda").fit(X, y)
+    assert gpu.objective_ == pytest.approx(cpu.objective_, rel=1e-8)
+    np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), rtol=1e-6, atol=1e-9)
 
 
 @needs_cuda

@@ -13,6 +13,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_max_iter, encode_classes, one_of, real
+from svmkit.gpu.runtime import DEVICES
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.models.closed_form import ClosedFormModel, check_components
 from svmkit.models.expansion import KernelExpansion
@@ -56,6 +57,10 @@ class KernelLogisticRegression(ClassifierMixin, ClosedFormModel):
         How the centres are drawn (see `KernelRidge`).
     random_state : int, Generator or None, default None
         Draws the Nyström centres and the preconditioner's columns.
+    device : {'cpu', 'cuda'}, default 'cpu'
+        'cuda' (with solver='newton'): the float64 kernel matrix on the GPU through CuPy, and
+        the Newton systems' products with it there (the rest of each step on the host);
+        prediction computes its kernel blocks there in float64.
 
     Attributes
     ----------
@@ -82,10 +87,11 @@ class KernelLogisticRegression(ClassifierMixin, ClosedFormModel):
 
     _constraints = {**KernelExpansion._constraints, "C": real(low=0), "tol": real(low=0),
                     "max_iter": check_max_iter, "solver": one_of("newton", "nystrom"),
-                    "n_components": check_components, "centers": one_of("uniform", "leverage")}
+                    "n_components": check_components, "centers": one_of("uniform", "leverage"),
+                    "device": one_of(*DEVICES)}
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,
-                 solver="newton", n_components=None, centers="uniform", random_state=None):
+                 solver="newton", n_components=None, centers="uniform", random_state=None, device="cpu"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -97,6 +103,7 @@ class KernelLogisticRegression(ClassifierMixin, ClosedFormModel):
         self.n_components = n_components
         self.centers = centers
         self.random_state = random_state
+        self.device = device
 
     def fit(self, X, y, sample_weight=None):
         """Fit β and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: labels;
@@ -104,6 +111,8 @@ class KernelLogisticRegression(ClassifierMixin, ClosedFormModel):
         self._check_fit_params()
         if self.max_iter == -1:
             raise ValueError("max_iter must be a positive number of Newton steps, got max_iter=-1")
+        if self.solver == "nystrom" and self._on_device():
+            raise ValueError("solver='nystrom' runs on device='cpu'; device='cuda' fits with solver='newton'")
         X, y = self._validate_Xy(X, y)
         self.classes_, y_enc = encode_classes(y, type(self).__name__)
         weight = self.C * self._sample_weight(sample_weight, X)
@@ -111,7 +120,7 @@ class KernelLogisticRegression(ClassifierMixin, ClosedFormModel):
         spec, Xk = self._resolve_kernel(X)
         seed = np.random.default_rng(self.random_state).integers(2**31 - 1)
         if self.solver == "newton":
-            op = dense_operator(self._kernel_matrix(X, spec, Xk), PRECONDITIONER_COLUMNS, seed)
+            op = dense_operator(self._kernel_matrix(X, spec, Xk), PRECONDITIONER_COLUMNS, seed, self._xp())
             res = kernel_logistic_newton(op, T, weight, self.tol, self.max_iter)
             self._set_expansion(X, np.arange(X.shape[0]), res.beta, res.intercept)
         else:

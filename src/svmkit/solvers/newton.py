@@ -28,6 +28,7 @@ import numpy as np
 import scipy.linalg as la
 from scipy.special import expit, log_expit, logsumexp, softmax
 
+from svmkit.gpu.runtime import to_host
 from svmkit.solvers.linsys import conjugate_gradient
 
 #: Largest n·k whose Newton system is formed and factorised by Cholesky.
@@ -58,14 +59,16 @@ class KernelOperator:
         return self._features
 
 
-def dense_operator(K: np.ndarray, n_features: int, seed: int = 0) -> KernelOperator:
+def dense_operator(K, n_features: int, seed: int = 0, xp=np) -> KernelOperator:
     """The operator of a kernel matrix K held in memory, with Nyström features from
-    `n_features` uniformly chosen columns."""
+    `n_features` uniformly chosen columns. K may be an array of a device module `xp` (CuPy):
+    the products K V then run there, V and the results on the host."""
     n = K.shape[0]
     m = min(n, n_features)
-    cols = np.sort(np.random.default_rng(seed).choice(n, size=m, replace=False))
-    return KernelOperator(lambda V: K @ V, n, lambda: nystrom_features(K[:, cols], K[np.ix_(cols, cols)])[0],
-                          dense=lambda: K)
+    cols = xp.asarray(np.sort(np.random.default_rng(seed).choice(n, size=m, replace=False)))
+    return KernelOperator(lambda V: to_host(K @ xp.asarray(V)), n,
+                          lambda: nystrom_features(to_host(K[:, cols]), to_host(K[xp.ix_(cols, cols)]))[0],
+                          dense=lambda: to_host(K))
 
 
 def feature_operator(Phi: np.ndarray) -> KernelOperator:
