@@ -61,8 +61,8 @@ class ClosedFormModel(KernelExpansion):
         if self._on_device():
             if solver not in ("auto", "cholesky", "nystrom"):
                 self._host_only(f"solver={solver!r}")
-            return "nystrom" if solver == "nystrom" else "cholesky"
-        if solver == "auto":
+            solver = "nystrom" if solver == "nystrom" else "cholesky"
+        elif solver == "auto":
             solver = "cholesky" if n <= AUTO_EXACT_MAX or self.kernel == "precomputed" else "nystrom"
         if self.loo and solver == "nystrom":
             raise ValueError("loo=True needs an exact solver ('cholesky' or 'eigen'), not 'nystrom'")

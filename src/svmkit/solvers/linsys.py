@@ -4,8 +4,8 @@ Kernel ridge solves (K + λI)β = y (seed 000, 9.52); the least-squares SVM solv
 system [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y] (seed 001, (7.1); the classifier's (6.1) is
 the same system on labels ±1). Both factorise one symmetric matrix H = K + sI: a Cholesky
 factor for one shift, or the eigendecomposition of K, which then serves every shift at the
-cost of two products with its eigenvectors. Exact leave-one-out residuals come from diag(H⁻¹) (Cawley &
-Talbot 2004). Large N goes through M Nyström centres: the M × M normal equations summed over
+cost of two products with its eigenvectors. Exact leave-one-out residuals come from diag(H⁻¹)
+(Cawley & Talbot 2004). Large N goes through M Nyström centres: the M × M normal equations summed over
 row blocks in one pass, or conjugate gradient on a matrix–vector function when M is large.
 """
 
@@ -240,8 +240,9 @@ def shifted_scores(K, shifts, score, xp=np):
     """score(H) for H = K + sI factorised for each s of `shifts`, in order (H with `solve(B)`
     and `inverse_diag()`, arrays of `xp`): on the host one eigendecomposition of K for
     EIGEN_MIN_SHIFTS shifts or more, else (and always on a device) a Cholesky factor per shift,
-    each of a copy of K but the last (K is overwritten either way). A shift at which H is not positive definite gives a NotPositiveDefiniteError in place
-    of its score, and the other shifts go on. The two routes refuse at different margins: the
+    each of a copy of K but the last (K is overwritten either way). A shift at which H is not
+    positive definite gives a NotPositiveDefiniteError in place of its score, and the other
+    shifts go on. The two routes refuse at different margins: the
     eigendecomposition an eigenvalue of H at or below 1e-12 of K's largest, Cholesky a pivot
     that is not positive."""
     shifts = list(shifts)
