@@ -13,7 +13,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import svmkit
 from conftest import diabetes, iris
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV
-from svmkit.solvers import linsys
+from svmkit.models import closed_form
+from svmkit.solvers import linsys, packed
 from svmkit.solvers.linsys import NotPositiveDefiniteError
 
 
@@ -35,7 +36,8 @@ def _bordered(K, top, rhs_tail, C):
 
 @pytest.mark.parametrize("solver", ["cholesky", "eigen"])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_kernel_ridge_equals_scikit_learns_on_diabetes(solver, sparse):
+def test_kernel_ridge_equals_scikit_learns_on_diabetes(solver, sparse, monkeypatch):
+    monkeypatch.setattr(packed, "ROW_BLOCK_ELEMENTS", 30 * 442)  # the kernel's rows in blocks of 30
     X, y = diabetes()
     Xf = sp.csr_matrix(X) if sparse else X
     ours = svmkit.KernelRidge(alpha=0.1, gamma=0.05, solver=solver).fit(Xf, y)
@@ -57,14 +59,59 @@ def test_kernel_ridge_multi_output_and_weights_equal_scikit_learns():
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-8, atol=1e-10)
 
 
+def _mixed(storage, K, shift):
+    """K + shift·I factorised by the float32-preconditioned solver: from the whole K ('full') or
+    from its rows in blocks of three ('packed')."""
+    if storage == "full":
+        return linsys.MixedCholeskyShift(K.copy(), shift)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(packed, "ROW_BLOCK_ELEMENTS", 3 * K.shape[0])
+        return packed.PackedMixedCholesky(K.shape[0], lambda lo, hi: K[lo:hi, lo:], shift)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kernel_ridge_on_a_precomputed_or_callable_kernel_equals_scikit_learns(sparse, monkeypatch):
+    monkeypatch.setattr(packed, "ROW_BLOCK_ELEMENTS", 25 * 442)
+    X, y = diabetes()
+    w = np.random.default_rng(4).uniform(0.5, 2.0, size=y.size)
+    K = rbf_kernel(X, gamma=0.05)
+    theirs = sklearn.kernel_ridge.KernelRidge(alpha=0.01, kernel="precomputed").fit(K, y, sample_weight=w)
+    ours = svmkit.KernelRidge(alpha=0.01, kernel="precomputed").fit(sp.csr_matrix(K) if sparse else K, y,
+                                                                   sample_weight=w)
+    np.testing.assert_allclose(ours.predict(K), theirs.predict(K), rtol=1e-8, atol=1e-10)
+    called = svmkit.KernelRidge(alpha=0.01, kernel=lambda A, B: rbf_kernel(A, B, gamma=0.05)).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(called.predict(X), theirs.predict(K), rtol=1e-8, atol=1e-10)
+
+
+def test_kernel_ridge_on_a_sparse_precomputed_kernel_kept_sparse_equals_scikit_learns(monkeypatch):
+    monkeypatch.setattr(packed, "ROW_BLOCK_ELEMENTS", 7 * 300)
+    rng = np.random.default_rng(5)
+    groups = sp.csr_matrix((np.ones(300), (np.arange(300), rng.integers(0, 150, size=300))), shape=(300, 150))
+    K = (groups @ groups.T).tocsr()  # 1 within a group: column overlap ≈ 1e-4, below densifying
+    y = rng.normal(size=300)
+    theirs = sklearn.kernel_ridge.KernelRidge(alpha=0.3, kernel="precomputed").fit(K.toarray(), y)
+    ours = svmkit.KernelRidge(alpha=0.3, kernel="precomputed").fit(K, y)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_one_vs_one_pairs_within_the_exact_size_of_a_problem_past_it_fit_exactly(monkeypatch):
+    X, y = iris()
+    exact = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", solver="cholesky").fit(X, y)
+    monkeypatch.setattr(closed_form, "AUTO_EXACT_MAX", 100)  # 150 rows: Nyström; each pair has 100
+    auto = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo").fit(X, y)
+    np.testing.assert_allclose(auto.dual_coef_, exact.dual_coef_, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("storage", ["full", "packed"])
 @pytest.mark.parametrize("max_steps", [linsys.MIXED_MAX_STEPS, 0])
-def test_float32_factor_refined_by_cg_solves_an_ill_conditioned_system_to_float64_accuracy(max_steps, monkeypatch):
+def test_float32_factor_refined_by_cg_solves_an_ill_conditioned_system_to_float64_accuracy(max_steps, storage,
+                                                                                          monkeypatch):
     # cond(K + 1e-6·I) ≈ 1e8: past where refinement of a float32 factor converges; 0 steps: the float64 fallback
     monkeypatch.setattr(linsys, "MIXED_MAX_STEPS", max_steps)
     X, _ = diabetes()
     H = rbf_kernel(X, gamma=0.05) + 1e-6 * np.eye(X.shape[0])
     B = np.random.default_rng(0).normal(size=(X.shape[0], 2))
-    factor = linsys.MixedCholeskyShift(H - 1e-6 * np.eye(X.shape[0]), 1e-6)
+    factor = _mixed(storage, H - 1e-6 * np.eye(X.shape[0]), 1e-6)
     solved = factor.solve(B)
     assert (factor.factor32 is not None) == (max_steps > 0)
     assert np.linalg.norm(H @ solved - B) <= 1e-10 * np.linalg.norm(B)
@@ -82,9 +129,10 @@ def test_targets_near_float32_limits_fit_as_scaled_targets(scale):
                                atol=1e-10 * np.abs(reference.dual_coef_).max())
 
 
-def test_matrix_singular_in_float32_is_solved_by_the_float64_factor():
+@pytest.mark.parametrize("storage", ["full", "packed"])
+def test_matrix_singular_in_float32_is_solved_by_the_float64_factor(storage):
     K = np.array([[1.0, 1.0 - 1e-9], [1.0 - 1e-9, 1.0]])  # positive definite, singular once rounded to float32
-    factor = linsys.MixedCholeskyShift(K.copy(), 0.0)
+    factor = _mixed(storage, K, 0.0)
     assert factor.factor32 is None
     np.testing.assert_allclose(factor.solve(np.array([1.0, 0.0])), np.linalg.solve(K, [1.0, 0.0]), rtol=1e-6)
 

@@ -9,13 +9,14 @@ import scipy.sparse as sp
 from svmkit._validation import check_int, check_params, one_of, real
 from svmkit.gpu.gram import device_gram, device_rows
 from svmkit.gpu.runtime import DEVICES, array_module
-from svmkit.kernels.gram import kernel_block, kernel_diag, row_sq_norms
+from svmkit.kernels.gram import SparseColumns, kernel_block, kernel_diag, row_sq_norms
 from svmkit.models.expansion import KernelExpansion
 from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, CholeskyShift, EigenShift, MixedCholeskyShift,
                                    NotPositiveDefiniteError, nystrom_solve)
+from svmkit.solvers.packed import PackedMixedCholesky
 
-#: Largest N that 'auto' solves exactly (the N × N kernel in float64 and its float32 factor: 10.8 GB
-#: at 30,000).
+#: Largest N that 'auto' solves exactly (the packed float64 kernel and float32 factor: 5.4 GB at
+#: 30,000).
 AUTO_EXACT_MAX = 30_000
 #: Centres 'auto' takes for Nyström past AUTO_EXACT_MAX.
 AUTO_COMPONENTS = 2_000
@@ -68,26 +69,72 @@ class ClosedFormModel(KernelExpansion):
             raise ValueError("loo=True needs an exact solver ('cholesky' or 'eigen'), not 'nystrom'")
         return solver
 
-    def _kernel_matrix(self, X, spec, Xk):
-        """K(X, X) in float64, a fresh array the solver may overwrite (on the GPU with
-        `device='cuda'`: a CuPy array)."""
+    def _kernel_matrix(self, X, spec, Xk, scale=None):
+        """K(X, X) in float64 (times scale_i·scale_j when `scale` is given), a fresh array the
+        solver may overwrite (on the GPU with `device='cuda'`: a CuPy array)."""
         if self._on_device():
             xp = self._xp()
             D, sq = device_rows(xp, spec, Xk, dtype=np.float64)
-            return device_gram(xp, spec, D, D, sq, sq)
-        if spec.is_precomputed:
-            return np.array(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-        return kernel_block(spec, Xk, Xk)
+            K = device_gram(xp, spec, D, D, sq, sq)
+        elif spec.is_precomputed:
+            K = np.array(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        else:
+            K = kernel_block(spec, Xk, Xk)
+        if scale is not None:
+            S = self._xp().asarray(scale)[:, None]
+            K *= S
+            K *= S.T
+        return K
 
-    def _factor(self, solver, K, shift):
-        """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K may be overwritten); the
-        result has `solve(B)` (and, with `loo`, `inverse_diag()`), arrays of K's array module.
-        'cholesky' factorises in float32 and refines to float64 (MixedCholeskyShift), except for
-        `loo`, whose diag(H⁻¹) needs the float64 factor."""
+    def _kernel_rows(self, spec, Xk, scale=None):
+        """rows(lo, hi) → K[lo:hi, lo:] in float64 (times scale_i·scale_j with `scale`), in one
+        reused buffer: the training kernel by blocks of rows, from each block's diagonal on."""
+        n = Xk.shape[0]
+        sparse = sp.issparse(Xk)
+        sq = row_sq_norms(Xk) if spec.uses_norms else None
+        # a sparse X's column split is made once: its rows are computed whole, then cut
+        split = SparseColumns(Xk) if sparse and not spec.is_precomputed else None
+        buf = None
+
+        def rows(lo, hi):
+            nonlocal buf
+            if buf is None:
+                buf = np.empty((hi - lo) * n)
+            if spec.is_precomputed:
+                K = buf[:(hi - lo) * (n - lo)].reshape(hi - lo, n - lo)
+                K[...] = Xk[lo:hi, lo:].toarray() if sparse else Xk[lo:hi, lo:]
+            elif sparse:
+                K = kernel_block(spec, Xk[lo:hi], Xk, sq, out=buf, b_split=split)[:, lo:]
+            else:
+                K = kernel_block(spec, Xk[lo:hi], Xk[lo:], None if sq is None else sq[lo:], out=buf)
+            if scale is not None:
+                K *= scale[lo:hi, None]
+                K *= scale[None, lo:]
+            return K
+
+        return rows
+
+    def _factor(self, solver, shift, X, spec, Xk, scale=None):
+        """K + shift·I (K = S·K(X, X)·S with S = diag(`scale`) when given) factorised for `solver`
+        ('cholesky' or 'eigen'); the result has `solve(B)` (and, with `loo`, `inverse_diag()`),
+        arrays of the kernel's array module. 'cholesky' factorises in float32 and refines to
+        float64 (MixedCholeskyShift); on the host from the kernel's rows into packed storage
+        (PackedMixedCholesky, never the N × N kernel), except for `loo`, whose diag(H⁻¹) needs
+        the float64 factor of the whole kernel."""
+        if self._streams_kernel(solver):
+            return PackedMixedCholesky(Xk.shape[0], self._kernel_rows(spec, Xk, scale), shift)
+        return self._factor_of(solver, self._kernel_matrix(X, spec, Xk, scale), shift)
+
+    def _factor_of(self, solver, K, shift):
+        """`_factor` for a kernel matrix K already made (K may be overwritten)."""
         if solver == "eigen":
             return EigenShift(K).at(shift)
         factor = CholeskyShift if self.loo else MixedCholeskyShift
         return factor(K, shift, self._xp())
+
+    def _streams_kernel(self, solver):
+        """Whether `_factor` builds `solver`'s factorisation from the kernel's rows."""
+        return solver == "cholesky" and not self.loo and not self._on_device()
 
     def _centres(self, n, spec=None, Xk=None, shift=None):
         """Indices of the Nyström centres, sorted, drawn without replacement: uniformly, or with

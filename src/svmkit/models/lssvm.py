@@ -40,14 +40,15 @@ class BaseLSSVM(ClosedFormModel):
         if solver == "nystrom":
             centres, beta, b = self._nystrom(spec, Xk if rows is None else Xk[rows], Y, 1.0 / self.C, bias=True)
             return centres, beta, b, None
+        shift = 1.0 / self.C
         if rows is None:
-            # the only problem on every row: the factorisation may take the kernel itself
-            K, self._K = self._K, None
+            factor = self._factor(solver, shift, X, spec, Xk)
+        elif self._K is None:
+            # a pair within 'auto''s exact size in a problem past it: its own kernel
+            factor = self._factor(solver, shift, X[rows], spec, Xk[rows])
         else:
             xp = self._xp()
-            K = self._K[xp.ix_(xp.asarray(rows), xp.asarray(rows))]
-        shift = 1.0 / self.C
-        factor = self._factor(solver, K, shift)
+            factor = self._factor_of(solver, self._K[xp.ix_(xp.asarray(rows), xp.asarray(rows))], shift)
         alpha, b, eta = bordered_solution(to_host(factor.solve(np.column_stack([np.ones(n), Y]))))
         loo = bordered_loo(alpha, eta, to_host(factor.inverse_diag())) if self.loo else None
         return np.arange(n), alpha, b, loo
@@ -77,7 +78,11 @@ class BaseLSSVM(ClosedFormModel):
     def _prepare_kernel(self, X):
         spec, Xk = self._resolve_kernel(X)
         self._spec_and_input = (spec, Xk)
-        self._K = None if self._solver_for(X.shape[0]) == "nystrom" else self._kernel_matrix(X, spec, Xk)
+        solver = self._solver_for(X.shape[0])
+        # one-vs-one pairs share the whole kernel; a problem on every row has `_factor` make its
+        # own (from rows when it streams them)
+        shared = self._uses_votes() and solver != "nystrom"
+        self._K = self._kernel_matrix(X, spec, Xk) if shared else None
 
     def _forget_kernel(self):
         del self._spec_and_input, self._K

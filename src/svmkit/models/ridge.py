@@ -42,7 +42,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     solver : {'auto', 'cholesky', 'eigen', 'nystrom'}, default='auto'
         'cholesky': one Cholesky factorisation of K + λI in float32, the solution refined to
         float64 accuracy by conjugate gradient preconditioned with it (a few steps; a float64
-        factorisation in place when that fails, and always with `loo`). 'eigen': the
+        factorisation when that fails, and always with `loo`). On the CPU the kernel is computed
+        by blocks of rows into packed triangles, K in float64 and the factor in float32: 6 bytes
+        × N² in all, never the N × N kernel (with `loo`: the float64 kernel, 8 bytes × N²). 'eigen': the
         eigendecomposition of K (`KernelRidgeCV` reuses one for eight λ or more). 'nystrom': M
         centres, memory O(N·M + M²), never the N × N kernel: up to 4,096 centres the normal
         equations (K_NMᵀK_NM + λK_MM)β = K_NMᵀy are summed over row blocks in one pass and
@@ -125,7 +127,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
                                              row_scale=None if sample_weight is None else s[:, 0])
         else:
             centres = np.arange(X.shape[0])
-            factor = self._factor(solver, self._weighted_kernel(X, spec, Xk, s, sample_weight), self.alpha)
+            factor = self._factor(solver, self.alpha, X, spec, Xk, None if sample_weight is None else s[:, 0])
             scaled = to_host(factor.solve(s * Y))
             beta = s * scaled
             if self.loo:
@@ -144,15 +146,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         s = np.sqrt(self._sample_weight(sample_weight, X))[:, None]
         spec, Xk = self._resolve_kernel(X, self._gamma_or_default())
         return X, y.reshape(y.shape[0], -1), s, spec, Xk
-
-    def _weighted_kernel(self, X, spec, Xk, s, sample_weight):
-        """SKS, a fresh array the solver may overwrite."""
-        K = self._kernel_matrix(X, spec, Xk)
-        if sample_weight is not None:
-            S = self._xp().asarray(s)
-            K *= S
-            K *= S.T
-        return K
 
     def _gamma_or_default(self):
         """γ as given; None is 1 / n_features, as scikit-learn's KernelRidge."""
@@ -225,7 +218,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         self._check_fit_params()
         lams = [check_real(lam, "alpha", low=0) for lam in values]
         X, Y, s, spec, Xk = self._prepare(X, y, sample_weight)
-        K = self._weighted_kernel(X, spec, Xk, s, sample_weight)
+        K = self._kernel_matrix(X, spec, Xk, None if sample_weight is None else s[:, 0])
         return list(shifted_scores(K, lams, lambda at: r2_from_residuals(
             Y, ridge_loo(to_host(at.solve(s * Y)), s, to_host(at.inverse_diag()))), self._xp()))
 

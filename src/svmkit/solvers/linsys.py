@@ -176,7 +176,11 @@ class MixedCholeskyShift:
         residual of large targets would overflow and one of tiny targets underflow."""
         scale = self.xp.max(self.xp.abs(R), axis=0)
         scale = self.xp.where(scale > 0, scale, 1.0)
-        return _factor_solve(self.xp, self.factor32, (R / scale).astype(np.float32)).astype(np.float64) * scale
+        return self._solve32((R / scale).astype(np.float32)).astype(np.float64) * scale
+
+    def _solve32(self, R):
+        """P⁻¹R for float32 R through the float32 factor."""
+        return _factor_solve(self.xp, self.factor32, R)
 
     def solve(self, B):
         """H⁻¹B (an array of `xp`)."""
@@ -188,12 +192,16 @@ class MixedCholeskyShift:
         return self.double().solve(B)
 
     def double(self) -> CholeskyShift:
-        """The float64 factorisation, made once (K is overwritten)."""
+        """The float64 factorisation, made once (in the memory of `_kernel()`)."""
         if self._double is None:
             self.factor32 = None
-            self._double = CholeskyShift(self.K, self.shift, self.xp)
-            self.K = None
+            self._double = CholeskyShift(self._kernel(), self.shift, self.xp)
         return self._double
+
+    def _kernel(self):
+        """K, handed over to the float64 factorisation (which overwrites it)."""
+        K, self.K = self.K, None
+        return K
 
 
 class EigenShift:

@@ -1,0 +1,129 @@
+"""K + sI solved from K's rows without the N × N matrix: K's lower triangle in float64 in LAPACK's
+packed format (N(N+1)/2 entries, column by column) for the products, and the float32 Cholesky
+factor of K + sI in LAPACK's rectangular full packed format (RFP: the triangle as one N(N+1)/2
+rectangle, which its factorisation spftrf runs through level-3 BLAS at the speed of potrf).
+6 bytes × N² in all, against 12 for the float64 kernel beside a full float32 factor and 24 for
+a float64 kernel with its float64 copy (scikit-learn's KernelRidge).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as la
+from numba import get_num_threads, njit, prange
+
+from svmkit.solvers.linsys import MixedCholeskyShift, _factor_threads
+
+#: Kernel entries per block of rows asked of the model (float64: 16 MB).
+ROW_BLOCK_ELEMENTS = 1 << 21
+
+
+def rfp_layout(n: int):
+    """(e, k, ld) of LAPACK's lower RFP layout with TRANSR='N' for order n: e = 1 for even n; the
+    first k columns of the triangle are stored as columns of an ld-row Fortran array, the rest
+    transposed in its upper part. Column q, rows p ≥ q: at p + e + q·ld for q < k, else at
+    (q − k) + (p − k + 1 − e)·ld."""
+    e = 1 - n % 2
+    return e, (n + 1 - e) // 2, n + e
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def _store_rows(block, lo, n, shift, packed, rfp):
+    """Rows lo … lo + len(block) − 1 of K (block[r, j − lo] = K[lo + r, j], j ≥ lo + r used) into
+    the packed float64 lower triangle and, plus shift on the diagonal, the float32 RFP one."""
+    e = 1 - n % 2
+    k, ld = (n + 1 - e) // 2, n + e
+    for r in prange(block.shape[0]):
+        q = lo + r
+        base = q * n - q * (q - 1) // 2
+        first = q - lo
+        for t in range(n - q):
+            packed[base + t] = block[r, first + t]
+        if q < k:
+            start, stride = q + e + q * ld, 1
+        else:
+            start, stride = (q - k) + (q - k + 1 - e) * ld, ld
+        for t in range(n - q):
+            rfp[start + t * stride] = np.float32(block[r, first + t])
+        rfp[start] = np.float32(block[r, first] + shift)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def _columns_product(packed, n, x, y, j0, j1):
+    """y += K[:, j0:j1]·x[j0:j1] + (K[j0:j1, :])ᵀ-part: the contributions of the packed lower
+    triangle's columns j0 … j1 − 1 to y = K·x, as a dot product and an axpy per column (two
+    loops, each of which vectorises; fused, neither does)."""
+    for j in range(j0, j1):
+        base = j * n - j * (j - 1) // 2
+        m = n - j
+        a, xs, ys = packed[base:base + m], x[j:], y[j:]
+        s = 0.0
+        for t in range(m):
+            s += a[t] * xs[t]
+        xj = x[j]
+        for t in range(1, m):
+            ys[t] += a[t] * xj
+        y[j] += s
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def _packed_products(packed, n, P, threads):
+    """K·P for K given by its packed lower triangle and P (m × n, one vector a row): each of
+    `threads` parts takes a run of columns holding about as many entries, into its own
+    accumulator; the accumulators are summed at the end."""
+    m = P.shape[0]
+    total = n * (n + 1) // 2
+    bounds = np.full(threads + 1, n, dtype=np.int64)
+    bounds[0] = 0
+    j = 0
+    for part in range(1, threads):
+        while j < n and j * n - j * (j - 1) // 2 < total * part // threads:
+            j += 1
+        bounds[part] = j
+    acc = np.zeros((threads, m, n))
+    for part in prange(threads):
+        for c in range(m):
+            _columns_product(packed, n, P[c], acc[part, c], bounds[part], bounds[part + 1])
+    return acc.sum(axis=0)
+
+
+class PackedMixedCholesky(MixedCholeskyShift):
+    """H = K + sI built from K's rows and solved as MixedCholeskyShift (conjugate gradient with
+    float64 products, preconditioned by the float32 factor; the float64 factorisation when that
+    fails), in 6 bytes × N²: K's packed lower triangle and the RFP float32 factor.
+
+    `rows(lo, hi)` gives K[lo:hi, lo:] as a float64 array, asked in blocks of ROW_BLOCK_ELEMENTS
+    entries; only each row's entries from its diagonal on are read."""
+
+    def __init__(self, n: int, rows, shift: float):
+        self.n, self.shift, self.xp = n, shift, np
+        self._double = None
+        size = n * (n + 1) // 2
+        self.packed = np.empty(size)
+        rfp = np.empty(size, dtype=np.float32)
+        step = max(1, ROW_BLOCK_ELEMENTS // max(n, 1))
+        for lo in range(0, n, step):
+            _store_rows(rows(lo, min(n, lo + step)), lo, n, shift, self.packed, rfp)
+        with _factor_threads(rfp):
+            factor, info = la.lapack.spftrf(n, rfp, transr="N", uplo="L", overwrite_a=True)
+        self.factor32 = factor if info == 0 and bool(np.all(np.isfinite(factor[self._diagonal()]))) else None
+
+    def _diagonal(self):
+        """Positions of the diagonal in the RFP array."""
+        e, k, ld = rfp_layout(self.n)
+        q = np.arange(self.n)
+        return np.where(q < k, q + e + q * ld, (q - k) + (q - k + 1 - e) * ld)
+
+    def _matvec(self, P):
+        return _packed_products(self.packed, self.n, np.ascontiguousarray(P.T), get_num_threads()).T + self.shift * P
+
+    def _solve32(self, R):
+        X, info = la.lapack.spftrs(self.n, self.factor32, R, transr="N", uplo="L")
+        return X
+
+    def _kernel(self):
+        """The full K (Fortran order, its lower triangle filled) for the float64 factorisation;
+        the packed arrays are released."""
+        K, _ = la.lapack.dtpttr(self.n, self.packed, uplo="L")
+        self.packed = None
+        return K

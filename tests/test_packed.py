@@ -1,0 +1,35 @@
+"""The packed storage of the float32-preconditioned solver against LAPACK's own conversions and
+dense products."""
+
+import numpy as np
+import pytest
+import scipy.linalg.lapack as lapack
+
+from svmkit.solvers.packed import _packed_products, _store_rows, rfp_layout
+
+
+def _symmetric(n, seed=0):
+    A = np.random.default_rng(seed).normal(size=(n, n))
+    return A + A.T
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 7, 50, 51])
+def test_rows_are_stored_in_lapacks_packed_and_rfp_layouts(n):
+    K = _symmetric(n)
+    size = n * (n + 1) // 2
+    packed, rfp = np.empty(size), np.empty(size, dtype=np.float32)
+    for lo in range(0, n, 4):
+        _store_rows(K[lo:lo + 4, lo:], lo, n, 0.5, packed, rfp)
+    np.testing.assert_array_equal(packed, lapack.dtrttp(K, uplo="L")[0])
+    np.testing.assert_array_equal(rfp, lapack.strttf((K + 0.5 * np.eye(n)).astype(np.float32), transr="N", uplo="L")[0])
+    e, k, ld = rfp_layout(n)
+    assert ld * k == size and e == (n % 2 == 0)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("n", [1, 5, 200])
+def test_packed_products_equal_the_dense_product(n, threads):
+    K = _symmetric(n, seed=1)
+    P = np.random.default_rng(2).normal(size=(3, n))
+    got = _packed_products(lapack.dtrttp(K, uplo="L")[0], n, P, threads)
+    np.testing.assert_allclose(got, P @ K, rtol=1e-12, atol=1e-12 * np.abs(P @ K).max())
