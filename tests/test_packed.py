@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.linalg.lapack as lapack
 
+from svmkit.solvers._rfp_solve import rfp_cholesky_solve
 from svmkit.solvers.packed import _packed_products, _store_rows, rfp_layout
 
 
@@ -33,3 +34,18 @@ def test_packed_products_equal_the_dense_product(n, threads):
     P = np.random.default_rng(2).normal(size=(3, n))
     got = _packed_products(lapack.dtrttp(K, uplo="L")[0], n, P, threads)
     np.testing.assert_allclose(got, P @ K, rtol=1e-12, atol=1e-12 * np.abs(P @ K).max())
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 300, 2501])
+def test_rfp_cholesky_solve_equals_lapacks_spftrs(n):
+    # 2,501: triangles of several BLOCK columns and updates of several CHUNK rows
+    rng = np.random.default_rng(n)
+    A = rng.normal(size=(n, n)).astype(np.float32)
+    H = A @ A.T + n * np.eye(n, dtype=np.float32)
+    factor, info = lapack.spftrf(n, lapack.strttf(H, transr="N", uplo="L")[0], transr="N", uplo="L")
+    assert info == 0
+    B = rng.normal(size=(n, 3)).astype(np.float32)
+    expected = lapack.spftrs(n, factor, B, transr="N", uplo="L")[0]
+    X = np.ascontiguousarray(B.T)
+    rfp_cholesky_solve(factor, n, X)
+    np.testing.assert_allclose(X.T, expected, rtol=1e-4, atol=1e-5 * np.abs(expected).max())

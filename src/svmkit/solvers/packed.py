@@ -12,6 +12,7 @@ import numpy as np
 import scipy.linalg as la
 from numba import get_num_threads, njit, prange
 
+from svmkit.solvers._rfp_solve import rfp_cholesky_solve
 from svmkit.solvers.linsys import MixedCholeskyShift, _factor_threads
 
 #: Kernel entries per block of rows asked of the model (float64: 16 MB).
@@ -27,25 +28,36 @@ def rfp_layout(n: int):
     return e, (n + 1 - e) // 2, n + e
 
 
+#: Columns per tile in which the rows of K are written across the RFP array.
+STORE_TILE = 64
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def _store_rows(block, lo, n, shift, packed, rfp):
     """Rows lo … lo + len(block) − 1 of K (block[r, j − lo] = K[lo + r, j], j ≥ lo + r used) into
     the packed float64 lower triangle and, plus shift on the diagonal, the float32 RFP one."""
     e = 1 - n % 2
     k, ld = (n + 1 - e) // 2, n + e
+    hi = lo + block.shape[0]
     for r in prange(block.shape[0]):
         q = lo + r
-        base = q * n - q * (q - 1) // 2
-        first = q - lo
-        for t in range(n - q):
-            packed[base + t] = block[r, first + t]
-        if q < k:
-            start, stride = q + e + q * ld, 1
-        else:
-            start, stride = (q - k) + (q - k + 1 - e) * ld, ld
-        for t in range(n - q):
-            rfp[start + t * stride] = np.float32(block[r, first + t])
-        rfp[start] = np.float32(block[r, first] + shift)
+        m = n - q
+        src = block[r, r:r + m]
+        dst = packed[q * n - q * (q - 1) // 2:][:m]
+        for t in range(m):
+            dst[t] = src[t]
+        if q < k:  # column q of the triangle is a column of the RFP array
+            col = rfp[q + e + q * ld:][:m]
+            for t in range(m):
+                col[t] = np.float32(src[t])
+            col[0] = np.float32(src[0] + shift)
+    # columns q ≥ k are rows of the RFP array (L22ᵀ): written along its columns, tile by tile
+    q0 = max(lo, k)
+    for tile in prange((n - q0 + STORE_TILE - 1) // STORE_TILE if q0 < hi else 0):
+        for p in range(q0 + tile * STORE_TILE, min(n, q0 + (tile + 1) * STORE_TILE)):
+            col = rfp[(p - k + 1 - e) * ld:]
+            for q in range(q0, min(hi, p + 1)):
+                col[q - k] = np.float32(block[q - lo, p - lo] + (shift if q == p else 0.0))
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -118,8 +130,9 @@ class PackedMixedCholesky(MixedCholeskyShift):
         return _packed_products(self.packed, self.n, np.ascontiguousarray(P.T), get_num_threads()).T + self.shift * P
 
     def _solve32(self, R):
-        X, info = la.lapack.spftrs(self.n, self.factor32, R, transr="N", uplo="L")
-        return X
+        X = np.ascontiguousarray(R.T)
+        rfp_cholesky_solve(self.factor32, self.n, X)
+        return X.T
 
     def _kernel(self):
         """The full K (Fortran order, its lower triangle filled) for the float64 factorisation;
