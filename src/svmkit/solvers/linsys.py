@@ -120,13 +120,15 @@ class CholeskyShift:
         return _factor_solve(self.xp, self.factor, self.xp.asarray(B))
 
     def inverse_diag(self):
-        """diag(H⁻¹) = squared column norms of L⁻¹."""
+        """diag(H⁻¹) = squared column norms of L⁻¹. On the host L⁻¹ takes the factor's memory
+        (8 bytes × N², not twice that): call it after the last `solve`."""
         if not _on_host(self.xp):
             U = self.factor[0].T
             L_inv = _solve_triangular(self.xp)(U, self.xp.eye(U.shape[0], dtype=U.dtype), lower=False, trans="T")
             return self.xp.einsum("ij,ij->j", L_inv, L_inv)
         with _factor_threads(self.factor[0]):
-            L_inv, info = la.lapack.dtrtri(self.factor[0], lower=1)
+            L_inv, info = la.lapack.dtrtri(self.factor[0], lower=1, overwrite_c=True)
+        self.factor = None
         if info != 0:
             raise _not_pd(self.shift, f"triangular inverse failed, LAPACK info {info}")
         for j in range(1, L_inv.shape[0]):  # the strict upper triangle, in place (no N² copy)
