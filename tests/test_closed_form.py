@@ -94,6 +94,28 @@ def test_kernel_ridge_on_a_sparse_precomputed_kernel_kept_sparse_equals_scikit_l
     np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "callable"])
+def test_kernel_ridge_on_sparse_data_kept_sparse_equals_scikit_learns(kernel, monkeypatch):
+    monkeypatch.setattr(packed, "ROW_BLOCK_ELEMENTS", 9 * 200)
+    rng = np.random.default_rng(6)
+    X = sp.random(200, 4000, density=0.002, format="csr", random_state=7) + \
+        sp.csr_matrix((np.ones(200), (np.arange(200), rng.integers(0, 4000, size=200))), shape=(200, 4000))
+    y = rng.normal(size=200)
+    theirs = sklearn.kernel_ridge.KernelRidge(alpha=0.2, kernel="rbf", gamma=0.3).fit(X.toarray(), y)
+    ours = svmkit.KernelRidge(alpha=0.2, gamma=0.3,
+                              kernel="rbf" if kernel == "rbf" else lambda A, B: rbf_kernel(A, B, gamma=0.3)).fit(X, y)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_past_the_packed_size_the_cholesky_solver_takes_the_whole_kernel(monkeypatch):
+    X, y = diabetes()
+    monkeypatch.setattr(closed_form, "PACKED_MAX_N", X.shape[0] - 1)
+    monkeypatch.setattr(closed_form, "PackedMixedCholesky", None)  # not reached
+    whole = svmkit.KernelRidge(alpha=0.1, gamma=0.05).fit(X, y)
+    theirs = sklearn.kernel_ridge.KernelRidge(alpha=0.1, kernel="rbf", gamma=0.05).fit(X, y)
+    np.testing.assert_allclose(whole.dual_coef_, theirs.dual_coef_, rtol=1e-7, atol=1e-9)
+
+
 def test_one_vs_one_pairs_within_the_exact_size_of_a_problem_past_it_fit_exactly(monkeypatch):
     X, y = iris()
     exact = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", solver="cholesky").fit(X, y)

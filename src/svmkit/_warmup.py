@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
+from svmkit.models import SVC, SVR, KernelRidge, NuSVC, NuSVR, OneClassSVM
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 #: Rows of the tiny problems, and of the larger ones: past the sizes at which RBF kernel rows
@@ -66,8 +66,9 @@ def memory_mapped(est, folder):
 
 def warm_up():
     """Fit and predict every estimator × kernel × shrinking on the tiny problems, also on
-    read-only data and with the fitted model memory-mapped; then every estimator on the larger
-    problems with the RBF kernel, the one kernel whose loops depend on the size."""
+    read-only data and with the fitted model memory-mapped, and kernel ridge's packed solver
+    there; then every estimator on the larger problems with the RBF kernel, the one kernel
+    whose loops depend on the size."""
     with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for X in problems(TINY):
@@ -79,6 +80,7 @@ def warm_up():
                         est.fit(data, y).predict(data)
                         est.fit(read_only(data), y).predict(read_only(data))
                         memory_mapped(est, folder).predict(data)
+            KernelRidge(gamma=0.5).fit(X, target(None, TINY)).predict(X)
         for X in problems(LARGER):
             # a few iterations reach every loop; converging would only take longer
             for est in estimators("rbf", True, max_iter=50):

@@ -13,7 +13,7 @@ from svmkit.kernels.gram import SparseColumns, kernel_block, kernel_diag, row_sq
 from svmkit.models.expansion import KernelExpansion
 from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, CholeskyShift, EigenShift, MixedCholeskyShift,
                                    NotPositiveDefiniteError, nystrom_solve)
-from svmkit.solvers.packed import PackedMixedCholesky
+from svmkit.solvers.packed import PACKED_MAX_N, PackedMixedCholesky
 
 #: Largest N that 'auto' solves exactly (the packed float64 kernel and float32 factor: 5.4 GB at
 #: 30,000).
@@ -92,8 +92,8 @@ class ClosedFormModel(KernelExpansion):
         n = Xk.shape[0]
         sparse = sp.issparse(Xk)
         sq = row_sq_norms(Xk) if spec.uses_norms else None
-        # a sparse X's column split is made once: its rows are computed whole, then cut
-        split = SparseColumns(Xk) if sparse and not spec.is_precomputed else None
+        # sparse data's column split is made once: its rows are computed whole, then cut
+        split = SparseColumns(Xk) if sparse and not (spec.is_precomputed or spec.is_callable) else None
         buf = None
 
         def rows(lo, hi):
@@ -103,7 +103,7 @@ class ClosedFormModel(KernelExpansion):
             if spec.is_precomputed:
                 K = buf[:(hi - lo) * (n - lo)].reshape(hi - lo, n - lo)
                 K[...] = Xk[lo:hi, lo:].toarray() if sparse else Xk[lo:hi, lo:]
-            elif sparse:
+            elif split is not None:
                 K = kernel_block(spec, Xk[lo:hi], Xk, sq, out=buf, b_split=split)[:, lo:]
             else:
                 K = kernel_block(spec, Xk[lo:hi], Xk[lo:], None if sq is None else sq[lo:], out=buf)
@@ -119,9 +119,9 @@ class ClosedFormModel(KernelExpansion):
         ('cholesky' or 'eigen'); the result has `solve(B)` (and, with `loo`, `inverse_diag()`),
         arrays of the kernel's array module. 'cholesky' factorises in float32 and refines to
         float64 (MixedCholeskyShift); on the host from the kernel's rows into packed storage
-        (PackedMixedCholesky, never the N × N kernel), except for `loo`, whose diag(H⁻¹) needs
-        the float64 factor of the whole kernel."""
-        if self._streams_kernel(solver):
+        (PackedMixedCholesky, never the N × N kernel) up to PACKED_MAX_N rows, except for `loo`,
+        whose diag(H⁻¹) needs the float64 factor of the whole kernel."""
+        if solver == "cholesky" and not self.loo and not self._on_device() and Xk.shape[0] <= PACKED_MAX_N:
             return PackedMixedCholesky(Xk.shape[0], self._kernel_rows(spec, Xk, scale), shift)
         return self._factor_of(solver, self._kernel_matrix(X, spec, Xk, scale), shift)
 
@@ -131,10 +131,6 @@ class ClosedFormModel(KernelExpansion):
             return EigenShift(K).at(shift)
         factor = CholeskyShift if self.loo else MixedCholeskyShift
         return factor(K, shift, self._xp())
-
-    def _streams_kernel(self, solver):
-        """Whether `_factor` builds `solver`'s factorisation from the kernel's rows."""
-        return solver == "cholesky" and not self.loo and not self._on_device()
 
     def _centres(self, n, spec=None, Xk=None, shift=None):
         """Indices of the Nyström centres, sorted, drawn without replacement: uniformly, or with

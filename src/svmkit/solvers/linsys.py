@@ -117,6 +117,8 @@ class CholeskyShift:
 
     def solve(self, B):
         """H⁻¹B (an array of `xp`)."""
+        if self.factor is None:
+            raise RuntimeError("the factor was overwritten by inverse_diag(): solve before taking it")
         return _factor_solve(self.xp, self.factor, self.xp.asarray(B))
 
     def inverse_diag(self):

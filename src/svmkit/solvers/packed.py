@@ -17,6 +17,9 @@ from svmkit.solvers.linsys import MixedCholeskyShift, _factor_threads
 
 #: Kernel entries per block of rows asked of the model (float64: 16 MB).
 ROW_BLOCK_ELEMENTS = 1 << 21
+#: Largest order whose triangle SciPy's LAPACK wrappers take: they check its length N(N+1)/2 in
+#: 32-bit integers.
+PACKED_MAX_N = 46_340
 
 
 def rfp_layout(n: int):
@@ -105,17 +108,18 @@ class PackedMixedCholesky(MixedCholeskyShift):
     fails), in 6 bytes × N²: K's packed lower triangle and the RFP float32 factor.
 
     `rows(lo, hi)` gives K[lo:hi, lo:] as a float64 array, asked in blocks of ROW_BLOCK_ELEMENTS
-    entries; only each row's entries from its diagonal on are read."""
+    entries; only each row's entries from its diagonal on are read. n ≤ PACKED_MAX_N."""
 
     def __init__(self, n: int, rows, shift: float):
-        self.n, self.shift, self.xp = n, shift, np
+        if n > PACKED_MAX_N:
+            raise ValueError(f"packed storage takes at most {PACKED_MAX_N} rows, got {n}")
+        self.n, self.shift, self.xp, self.rows = n, shift, np, rows
         self._double = None
         size = n * (n + 1) // 2
         self.packed = np.empty(size)
         rfp = np.empty(size, dtype=np.float32)
-        step = max(1, ROW_BLOCK_ELEMENTS // max(n, 1))
-        for lo in range(0, n, step):
-            _store_rows(rows(lo, min(n, lo + step)), lo, n, shift, self.packed, rfp)
+        for lo, hi in self._blocks():
+            _store_rows(rows(lo, hi), lo, n, shift, self.packed, rfp)
         with _factor_threads(rfp):
             factor, info = la.lapack.spftrf(n, rfp, transr="N", uplo="L", overwrite_a=True)
         self.factor32 = factor if info == 0 and bool(np.all(np.isfinite(factor[self._diagonal()]))) else None
@@ -134,9 +138,16 @@ class PackedMixedCholesky(MixedCholeskyShift):
         rfp_cholesky_solve(self.factor32, self.n, X)
         return X.T
 
+    def _blocks(self):
+        step = max(1, ROW_BLOCK_ELEMENTS // max(self.n, 1))
+        return [(lo, min(self.n, lo + step)) for lo in range(0, self.n, step)]
+
     def _kernel(self):
-        """The full K (Fortran order, its lower triangle filled) for the float64 factorisation;
-        the packed arrays are released."""
-        K, _ = la.lapack.dtpttr(self.n, self.packed, uplo="L")
+        """K for the float64 factorisation (its upper triangle; the lower view of its Fortran
+        transpose), its rows asked again once the packed arrays are released: 8 bytes × N² at
+        the peak, not 12."""
         self.packed = None
+        K = np.empty((self.n, self.n))
+        for lo, hi in self._blocks():
+            K[lo:hi, lo:] = self.rows(lo, hi)
         return K
