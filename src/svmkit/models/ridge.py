@@ -44,12 +44,12 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         float64 accuracy by conjugate gradient preconditioned with it (a few steps; a float64
         factorisation when that fails, and always with `loo`). On the CPU the kernel is computed
         by blocks of rows into packed triangles, K in float64 and the factor in float32: 6 bytes
-        × N² in all, never the N × N kernel (with `loo`: the float64 kernel, 8 bytes × N²). 'eigen': the
-        eigendecomposition of K (`KernelRidgeCV` reuses one for eight λ or more). 'nystrom': M
-        centres, memory O(N·M + M²), never the N × N kernel: up to 4,096 centres the normal
-        equations (K_NMᵀK_NM + λK_MM)β = K_NMᵀy are summed over row blocks in one pass and
-        solved by Cholesky; past that, conjugate gradient preconditioned as Falkon (Rudi et
-        al. 2017). 'auto': 'cholesky' up to 30,000 rows, else 'nystrom'.
+        × N² in all, never the N × N kernel (with `loo`: the float64 kernel, 8 bytes × N²).
+        'eigen': the eigendecomposition of K (`KernelRidgeCV` reuses one for eight λ or more).
+        'nystrom': M centres, memory O(N·M + M²), never the N × N kernel: up to 4,096 centres
+        the normal equations (K_NMᵀK_NM + λK_MM)β = K_NMᵀy are summed over row blocks in one
+        pass and solved by Cholesky; past that, conjugate gradient preconditioned as Falkon
+        (Rudi et al. 2017). 'auto': 'cholesky' up to 30,000 rows, else 'nystrom'.
     n_components : int or None, default=None
         Nyström centres M (None: 2,000).
     centers : {'uniform', 'leverage'}, default='uniform'

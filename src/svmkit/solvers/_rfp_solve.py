@@ -1,7 +1,8 @@
 """Triangular solves with a Cholesky factor in LAPACK's lower RFP format (TRANSR='N'), in
 parallel, for the preconditioner of each conjugate gradient step: LAPACK's spftrs streams the
-factor at a third of the memory bandwidth (N = 10,000: 30 ms a solve, 19.5 ms here). The factor L = [[L11, 0], [L21, L22]] sits in an ld-row Fortran
-array as L11 and L21 in its first k columns and L22ᵀ (upper) at its top (see `rfp_layout`).
+factor at a third of the memory bandwidth (N = 10,000: 30 ms a solve, 19.5 ms here). The factor
+L = [[L11, 0], [L21, L22]] sits in an ld-row Fortran array as L11 and L21 in its first k columns
+and L22ᵀ (upper) at its top (see `rfp_layout`).
 
 Every matrix here is a view of the flat factor `a`: M[r, c] = a[off + r + c·ld], columns
 contiguous. Each triangle is solved in blocks of BLOCK columns: the block's own triangle
@@ -15,6 +16,16 @@ from numba import njit, prange
 BLOCK = 256
 #: Rows per parallel chunk of a matrix–vector update.
 CHUNK = 1024
+
+
+@njit(cache=True, nogil=True)
+def rfp_layout(n):
+    """(e, k, ld) of LAPACK's lower RFP layout with TRANSR='N' for order n: e = 1 for even n; the
+    first k columns of the triangle are stored as columns of an ld-row Fortran array, the rest
+    transposed in its upper part. Column q, rows p ≥ q: at p + e + q·ld for q < k, else at
+    (q − k) + (p − k + 1 − e)·ld."""
+    e = 1 - n % 2
+    return e, (n + 1 - e) // 2, n + e
 
 
 @njit(parallel=True, cache=True, nogil=True, fastmath=True)
@@ -112,9 +123,7 @@ def _upper_solve(a, off, ld, m, x):
 def rfp_cholesky_solve(a, n, X):
     """X ← (LLᵀ)⁻¹X for L the lower RFP factor `a` of order n (spftrf's) and each row of X
     (float32, m × n): L z = x by L11, L21 and L22 = Uᵀ, then Lᵀ x = z in reverse."""
-    e = 1 - n % 2
-    k = (n + 1 - e) // 2
-    ld = n + e
+    e, k, ld = rfp_layout(n)
     l11, l21, u = e, k + e, (0 if e else ld)
     m2 = n - k
     for i in range(X.shape[0]):

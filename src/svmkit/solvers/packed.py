@@ -12,7 +12,7 @@ import numpy as np
 import scipy.linalg as la
 from numba import get_num_threads, njit, prange
 
-from svmkit.solvers._rfp_solve import rfp_cholesky_solve
+from svmkit.solvers._rfp_solve import rfp_cholesky_solve, rfp_layout
 from svmkit.solvers.linsys import MixedCholeskyShift, _factor_threads
 
 #: Kernel entries per block of rows asked of the model (float64: 16 MB).
@@ -20,15 +20,6 @@ ROW_BLOCK_ELEMENTS = 1 << 21
 #: Largest order whose triangle SciPy's LAPACK wrappers take: they check its length N(N+1)/2 in
 #: 32-bit integers.
 PACKED_MAX_N = 46_340
-
-
-def rfp_layout(n: int):
-    """(e, k, ld) of LAPACK's lower RFP layout with TRANSR='N' for order n: e = 1 for even n; the
-    first k columns of the triangle are stored as columns of an ld-row Fortran array, the rest
-    transposed in its upper part. Column q, rows p ≥ q: at p + e + q·ld for q < k, else at
-    (q − k) + (p − k + 1 − e)·ld."""
-    e = 1 - n % 2
-    return e, (n + 1 - e) // 2, n + e
 
 
 #: Columns per tile in which the rows of K are written across the RFP array.
@@ -39,8 +30,7 @@ STORE_TILE = 64
 def _store_rows(block, lo, n, shift, packed, rfp):
     """Rows lo … lo + len(block) − 1 of K (block[r, j − lo] = K[lo + r, j], j ≥ lo + r used) into
     the packed float64 lower triangle and, plus shift on the diagonal, the float32 RFP one."""
-    e = 1 - n % 2
-    k, ld = (n + 1 - e) // 2, n + e
+    e, k, ld = rfp_layout(n)
     hi = lo + block.shape[0]
     for r in prange(block.shape[0]):
         q = lo + r
@@ -65,9 +55,9 @@ def _store_rows(block, lo, n, shift, packed, rfp):
 
 @njit(cache=True, nogil=True, fastmath=True)
 def _columns_product(packed, n, x, y, j0, j1):
-    """y += K[:, j0:j1]·x[j0:j1] + (K[j0:j1, :])ᵀ-part: the contributions of the packed lower
-    triangle's columns j0 … j1 − 1 to y = K·x, as a dot product and an axpy per column (two
-    loops, each of which vectorises; fused, neither does)."""
+    """y += the part of K·x held by columns j0 … j1 − 1 of K's packed lower triangle: each
+    column's dot product with x into y[j], and its entries below the diagonal times x[j] into
+    y[j + 1:] (two loops, each of which vectorises; fused, neither does)."""
     for j in range(j0, j1):
         base = j * n - j * (j - 1) // 2
         m = n - j
