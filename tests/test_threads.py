@@ -1,7 +1,12 @@
 """The process-wide BLAS thread limit that solves hold: set and restored by the main thread,
 counted in every thread, lifted for one large call of the main thread alone."""
 
+import os
 import threading
+
+import numpy as np
+import pytest
+import scipy.linalg as la
 
 from svmkit import _threads
 
@@ -71,3 +76,38 @@ def test_a_large_call_lifts_the_limit_only_while_no_other_thread_holds_a_context
     assert set(after_lift.values()) == {1}
     assert set(lifted_beside_worker.values()) == {1}
     assert blas_threads() == before
+
+
+def os_threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_parked_openblas_workers_end_and_start_again_for_the_next_threaded_call():
+    if not _threads._blas_shutdowns() or max(blas_threads().values()) < 2:
+        pytest.skip("no threaded pthreads OpenBLAS loaded")
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(600, 600))
+    H = A @ A.T + 600 * np.eye(600)
+    product, factor = A @ A.T, la.cholesky(H, lower=True)
+    running = os_threads()
+    _threads.park_blas_threads()
+    assert os_threads() < running
+    np.testing.assert_array_equal(A @ A.T, product)
+    _threads.park_blas_threads()
+    np.testing.assert_array_equal(la.cholesky(H, lower=True), factor)
+
+
+def test_openblas_workers_are_not_parked_while_another_thread_lives(monkeypatch):
+    ended = []
+    monkeypatch.setattr(_threads, "_blas_shutdowns", lambda: (lambda: ended.append(1),))
+    inside, leave = threading.Event(), threading.Event()
+    t = threading.Thread(target=lambda: (inside.set(), leave.wait(30)))
+    t.start()
+    inside.wait(30)
+    _threads.park_blas_threads()
+    assert ended == []
+    leave.set()
+    t.join(30)
+    _threads.park_blas_threads()
+    assert ended == [1]

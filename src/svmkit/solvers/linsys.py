@@ -17,6 +17,7 @@ import numpy as np
 import scipy.linalg as la
 from threadpoolctl import threadpool_limits
 
+from svmkit._threads import park_blas_threads
 from svmkit.gpu.runtime import to_host
 
 
@@ -34,15 +35,24 @@ def _not_pd(shift: float, detail: str) -> NotPositiveDefiniteError:
 
 #: Bytes of a matrix from which LAPACK factorisations run on one BLAS thread.
 SERIAL_FACTOR_BYTES = 1 << 31
+#: Bytes of a matrix from which OpenBLAS's workers are parked around its factorisation.
+PARK_MIN_BYTES = 1 << 22
 
 
+@contextlib.contextmanager
 def _factor_threads(A: np.ndarray):
-    """A context that keeps BLAS on one thread while A is factorised when A has 2 GB or more:
-    there, the threaded OpenBLAS potrf of the scipy and numpy wheels segfaults once another
-    OpenBLAS has run in the process (and, measured at N = 20,000, is no faster than one thread)."""
-    if A.nbytes < SERIAL_FACTOR_BYTES:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1)
+    """BLAS threads for the factorisation of A: one when A has 2 GB or more, where the threaded
+    OpenBLAS potrf of the scipy and numpy wheels segfaults once another OpenBLAS has run in the
+    process (and, measured at N = 20,000, is no faster than one thread). From 4 MB, OpenBLAS's
+    idle workers are parked before it (NumPy's, spinning after the kernel's GEMM) and after it
+    (its own, spinning beside the compiled CG steps that follow): `park_blas_threads`."""
+    park = A.nbytes >= PARK_MIN_BYTES
+    if park:
+        park_blas_threads()
+    with threadpool_limits(limits=1) if A.nbytes >= SERIAL_FACTOR_BYTES else contextlib.nullcontext():
+        yield
+    if park:
+        park_blas_threads()
 
 
 def _fortran_view(K: np.ndarray) -> np.ndarray:
