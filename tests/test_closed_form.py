@@ -141,6 +141,16 @@ def test_float32_factor_refined_by_cg_solves_an_ill_conditioned_system_to_float6
     np.testing.assert_allclose(factor.solve(B[:, 0]), solved[:, 0], rtol=1e-10, atol=1e-10 * np.abs(solved).max())
 
 
+def test_conjugate_gradient_converged_on_its_last_allowed_step_says_so():
+    # without a preconditioner CG solves an order-2 system in exactly two steps
+    A = np.array([[4.0, 1.0], [1.0, 3.0]])
+    b = np.array([1.0, 2.0])
+    x, converged = linsys.conjugate_gradient(lambda v: A @ v, b, tol=1e-12, max_iter=2)
+    assert converged
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-12)
+    assert not linsys.conjugate_gradient(lambda v: A @ v, b, tol=1e-12, max_iter=1)[1]
+
+
 @pytest.mark.parametrize("scale", [1e36, 1e-36])
 def test_targets_near_float32_limits_fit_as_scaled_targets(scale):
     # the residuals reach the float32 factor scaled: no overflow to NaN, no underflow to 0

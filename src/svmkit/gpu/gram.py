@@ -63,11 +63,17 @@ def _rbf_kernels():
     return distances, transform
 
 
+def _near_noise(d):
+    """Relative rounding of float32 squared distances in d features, below which they are
+    recomputed from the differences."""
+    return F32_NOISE * np.sqrt(d)
+
+
 def _fused_rbf(xp, P, A, B, a_sq, b_sq, gamma):
     """The RBF branch of `device_gram` on a GPU, in two passes over P (which it overwrites)."""
     distances, transform = _rbf_kernels()
     near = xp.empty(P.shape, dtype=bool)
-    distances(P, a_sq[:, None], b_sq[None, :], np.float32(F32_NOISE * np.sqrt(A.shape[1])), P, near)
+    distances(P, a_sq[:, None], b_sq[None, :], np.float32(_near_noise(A.shape[1])), P, near)
     _refine(xp, P, A, B, *xp.nonzero(near))
     return transform(P, np.float32(gamma), P)
 
@@ -86,7 +92,7 @@ def exact_near_distances(xp, D2, A, B, a_sq, b_sq):
     (float32 GEMM) within F32_NOISE·√d·(||a||² + ||b||²) of zero, where they are mostly
     rounding: identical rows would get K ≈ 1 − γ·noise, not 1, and at large C their opposite
     labels a Q_FF that is not singular (the CPU rows are refined the same way)."""
-    noise = F32_NOISE * np.sqrt(A.shape[1])
+    noise = _near_noise(A.shape[1])
     _refine(xp, D2, A, B, *xp.nonzero(D2 <= noise * (a_sq[:, None] + b_sq[None, :])))
 
 
@@ -142,5 +148,5 @@ def device_kernel_products(xp, spec: KernelSpec, X, centres, W, dtype=np.float32
     step = max(1, min(n, _PREDICT_VALUES // max(C.shape[0], C.shape[1], 1)))
     for s in range(0, n, step):
         A, a_sq = device_rows(xp, spec, X[s:s + step], shift, dtype)
-        out[s:s + step] = to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64) @ W_d)
+        out[s:s + step] = to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64, copy=False) @ W_d)
     return out

@@ -11,8 +11,8 @@ from svmkit.gpu.gram import device_gram, device_rows
 from svmkit.gpu.runtime import DEVICES, array_module
 from svmkit.kernels.gram import SparseColumns, kernel_block, kernel_diag, row_sq_norms
 from svmkit.models.expansion import KernelExpansion
-from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, CholeskyShift, EigenShift, MixedCholeskyShift,
-                                   NotPositiveDefiniteError, nystrom_solve)
+from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, NYSTROM_DIRECT_MAX, CholeskyShift, EigenShift,
+                                   MixedCholeskyShift, NotPositiveDefiniteError, nystrom_solve)
 from svmkit.solvers.packed import PACKED_MAX_N, PackedMixedCholesky
 
 #: Largest N that 'auto' solves exactly (the packed float64 kernel and float32 factor: 5.4 GB at
@@ -53,15 +53,19 @@ class ClosedFormModel(KernelExpansion):
 
     def _host_only(self, what):
         if self._on_device():
-            raise ValueError(f"{what} runs on device='cpu'; device='cuda' fits with solver='cholesky'")
+            raise ValueError(f"{what} runs on device='cpu'; device='cuda' fits with solver='cholesky', or "
+                             f"'nystrom' with at most {NYSTROM_DIRECT_MAX} centres")
 
     def _solver_for(self, n):
         """The solver for n rows; raises when `loo` asks for what Nyström cannot give, or the
         device for what it does not run."""
         solver = self.solver
         if self._on_device():
-            if solver not in ("auto", "cholesky", "nystrom"):
-                self._host_only(f"solver={solver!r}")
+            if solver == "eigen":
+                self._host_only("solver='eigen'")
+            m = AUTO_COMPONENTS if self.n_components is None else self.n_components
+            if solver == "nystrom" and m > NYSTROM_DIRECT_MAX:
+                self._host_only(f"Nyström with {m} centres (conjugate gradient)")
             solver = "nystrom" if solver == "nystrom" else "cholesky"
         elif solver == "auto":
             solver = "cholesky" if n <= AUTO_EXACT_MAX or self.kernel == "precomputed" else "nystrom"
@@ -88,7 +92,8 @@ class ClosedFormModel(KernelExpansion):
 
     def _kernel_rows(self, spec, Xk, scale=None):
         """rows(lo, hi) → K[lo:hi, lo:] in float64 (times scale_i·scale_j with `scale`), in one
-        reused buffer: the training kernel by blocks of rows, from each block's diagonal on."""
+        reused buffer (a callable kernel's own arrays): the training kernel by blocks of rows,
+        from each block's diagonal on."""
         n = Xk.shape[0]
         sparse = sp.issparse(Xk)
         sq = row_sq_norms(Xk) if spec.uses_norms else None
@@ -98,7 +103,7 @@ class ClosedFormModel(KernelExpansion):
 
         def rows(lo, hi):
             nonlocal buf
-            if buf is None:
+            if buf is None and not spec.is_callable:
                 buf = np.empty((hi - lo) * n)
             if spec.is_precomputed:
                 K = buf[:(hi - lo) * (n - lo)].reshape(hi - lo, n - lo)

@@ -59,7 +59,8 @@ class KernelLogisticRegression(ClassifierMixin, ClosedFormModel):
         Draws the Nyström centres and the preconditioner's columns.
     device : {'cpu', 'cuda'}, default 'cpu'
         'cuda' (with solver='newton'): the float64 kernel matrix on the GPU through CuPy, and
-        the Newton systems' products with it there (the rest of each step on the host);
+        the Newton systems' products with it there (the rest of each step on the host; up to
+        2,500 rows × classes each system is factorised on the host, from one copy of K);
         prediction computes its kernel blocks there in float64.
 
     Attributes

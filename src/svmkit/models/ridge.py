@@ -67,7 +67,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         'cuda': the float64 kernel and the 'cholesky' solver (cuSOLVER) on the GPU through
         CuPy ('auto' is 'cholesky' there); 'nystrom' computes its K_NM blocks and sums the
         normal equations there (up to 4,096 centres; the M × M solve on the host); 'eigen' and
-        Dask arrays run on the CPU. Prediction computes its kernel blocks there in float64.
+        Dask arrays are refused there (device='cpu' runs them). Prediction computes its kernel
+        blocks there in float64.
 
     Attributes
     ----------
@@ -117,17 +118,16 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         self._check_fit_params()
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
-        X, Y, s, spec, Xk = self._prepare(X, y, sample_weight)
+        X, Y, s, scale, spec, Xk = self._prepare(X, y, sample_weight)
         if self.loo and not np.all(s > 0):
             raise ValueError("loo=True needs every sample_weight positive: a row of weight 0 takes no "
                              "part in the fit, so leaving it out changes nothing to measure")
         solver = self._solver_for(X.shape[0])
         if solver == "nystrom":
-            centres, beta, _ = self._nystrom(spec, Xk, s * Y, self.alpha, bias=False,
-                                             row_scale=None if sample_weight is None else s[:, 0])
+            centres, beta, _ = self._nystrom(spec, Xk, s * Y, self.alpha, bias=False, row_scale=scale)
         else:
             centres = np.arange(X.shape[0])
-            factor = self._factor(solver, self.alpha, X, spec, Xk, None if sample_weight is None else s[:, 0])
+            factor = self._factor(solver, self.alpha, X, spec, Xk, scale)
             scaled = to_host(factor.solve(s * Y))
             beta = s * scaled
             if self.loo:
@@ -138,14 +138,15 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         return self
 
     def _prepare(self, X, y, sample_weight):
-        """Validated X, the targets as columns Y, S = √w as a column, the resolved kernel and X
-        in kernel format. Weighted rows solve A = SKS + λI, β = S·A⁻¹·S·y."""
+        """Validated X, the targets as columns Y, S = √w as a column and as the kernel's scale
+        (None without sample weights), the resolved kernel and X in kernel format. Weighted rows
+        solve A = SKS + λI, β = S·A⁻¹·S·y."""
         X, y = self._validate_Xy(X, y, y_numeric=True, multi_output=True)
         y = np.asarray(y, dtype=np.float64)
         self._multi_output = y.ndim == 2
         s = np.sqrt(self._sample_weight(sample_weight, X))[:, None]
         spec, Xk = self._resolve_kernel(X, self._gamma_or_default())
-        return X, y.reshape(y.shape[0], -1), s, spec, Xk
+        return X, y.reshape(y.shape[0], -1), s, None if sample_weight is None else s[:, 0], spec, Xk
 
     def _gamma_or_default(self):
         """γ as given; None is 1 / n_features, as scikit-learn's KernelRidge."""
@@ -217,8 +218,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
         not positive definite gives a NotPositiveDefiniteError in place of its score."""
         self._check_fit_params()
         lams = [check_real(lam, "alpha", low=0) for lam in values]
-        X, Y, s, spec, Xk = self._prepare(X, y, sample_weight)
-        K = self._kernel_matrix(X, spec, Xk, None if sample_weight is None else s[:, 0])
+        X, Y, s, scale, spec, Xk = self._prepare(X, y, sample_weight)
+        K = self._kernel_matrix(X, spec, Xk, scale)
         return list(shifted_scores(K, lams, lambda at: r2_from_residuals(
             Y, ridge_loo(to_host(at.solve(s * Y)), s, to_host(at.inverse_diag()))), self._xp()))
 

@@ -156,10 +156,10 @@ MIXED_MAX_STEPS = 30
 
 class MixedCholeskyShift:
     """H = K + sI solved to float64 accuracy through a float32 Cholesky factor (half the time
-    and half the memory of the float64 potrf): conjugate gradient on H, with float64 products
-    with K (kept, not overwritten), preconditioned by the float32 factor. That factor is the
-    exact one of H + E, ‖E‖ ≈ 2⁻²⁴‖H‖, so the spectrum of P⁻¹H clusters at 1 and CG reaches
-    MIXED_TOL in a few steps. LAPACK's dsposv refines with the same factor by plain iterative
+    of the float64 potrf; beside the float64 K, 12 bytes × N²): conjugate gradient on H, with
+    float64 products with K (kept, not overwritten), preconditioned by the float32 factor.
+    That factor is the exact one of H + E, ‖E‖ ≈ 2⁻²⁴‖H‖, so the spectrum of P⁻¹H clusters at
+    1 and CG reaches MIXED_TOL in a few steps. LAPACK's dsposv refines with the same factor by plain iterative
     refinement, which diverges once cond(H)·2⁻²⁴ ≳ 1 (cond ≈ N/λ ≈ 10⁷ at λ = 10⁻³, N = 10⁴);
     CG converges for any positive definite factor. When the float32 factorisation fails, or CG
     has not converged in MIXED_MAX_STEPS steps, H is factorised in float64 (in K's memory on
@@ -200,8 +200,9 @@ class MixedCholeskyShift:
         """H⁻¹B (an array of `xp`)."""
         B = self.xp.asarray(B, dtype=np.float64)
         if self._double is None and self.factor32 is not None:
-            X, steps = conjugate_gradient(self._matvec, B, self._precondition, MIXED_TOL, MIXED_MAX_STEPS, xp=self.xp)
-            if steps < MIXED_MAX_STEPS and bool(self.xp.all(self.xp.isfinite(X))):
+            X, converged = conjugate_gradient(self._matvec, B, self._precondition, MIXED_TOL, MIXED_MAX_STEPS,
+                                              xp=self.xp)
+            if converged and bool(self.xp.all(self.xp.isfinite(X))):
                 return X
         return self.double().solve(B)
 
@@ -304,7 +305,7 @@ def conjugate_gradient(matvec, b, precondition=None, tol: float = 1e-10, max_ite
     """x with A x = b for symmetric positive definite A given by `matvec`, preconditioned by
     `precondition(r)` ≈ A⁻¹r; b (an array of `xp`) may hold several right-hand sides as
     columns, all iterated together. Stops when every ‖r‖ ≤ tol·‖b‖ or after `max_iter` steps.
-    Returns (x, steps)."""
+    Returns (x, converged): whether every ‖r‖ ≤ tol·‖b‖ (a NaN residual never is)."""
     B = b.reshape(b.shape[0], -1)
     x = xp.zeros_like(B)
     r = B.copy()
@@ -313,8 +314,7 @@ def conjugate_gradient(matvec, b, precondition=None, tol: float = 1e-10, max_ite
     rz = xp.einsum("ij,ij->j", r, z)
     target = tol * xp.linalg.norm(B, axis=0)
     steps = 0
-    # a NaN residual counts as not converged: the loop then runs to max_iter
-    while steps < max_iter and not bool(xp.all(xp.linalg.norm(r, axis=0) <= target)):
+    while not (converged := bool(xp.all(xp.linalg.norm(r, axis=0) <= target))) and steps < max_iter:
         Ap = matvec(p).reshape(p.shape)
         step = _ratio(xp, rz, xp.einsum("ij,ij->j", p, Ap))
         x += step * p
@@ -324,7 +324,7 @@ def conjugate_gradient(matvec, b, precondition=None, tol: float = 1e-10, max_ite
         p = z + _ratio(xp, rz_new, rz) * p
         rz = rz_new
         steps += 1
-    return x.reshape(b.shape), steps
+    return x.reshape(b.shape), converged
 
 
 #: Step limit of the Nyström CG.
@@ -375,8 +375,8 @@ def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, 
     if m <= NYSTROM_DIRECT_MAX:
         return _nystrom_direct(block, spans, K_MM, B, shift, bias, xp)
     if not _on_host(xp):
-        raise ValueError(f"Nyström with {m} centres solves by CG, which runs on device='cpu'; device='cuda' "
-                         f"takes at most {NYSTROM_DIRECT_MAX} centres")
+        raise ValueError(f"Nyström with {m} centres solves by CG, on NumPy arrays only; arrays of "
+                         f"{xp.__name__} take at most {NYSTROM_DIRECT_MAX} centres")
     return _nystrom_cg(block, spans, K_MM, B, shift, bias, tol)
 
 

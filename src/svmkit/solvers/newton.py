@@ -22,6 +22,7 @@ The solver sees the kernel only through `KernelOperator`: `matmul(V)` = K V and 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,13 +63,14 @@ class KernelOperator:
 def dense_operator(K, n_features: int, seed: int = 0, xp=np) -> KernelOperator:
     """The operator of a kernel matrix K held in memory, with Nyström features from
     `n_features` uniformly chosen columns. K may be an array of a device module `xp` (CuPy):
-    the products K V then run there, V and the results on the host."""
+    the products K V then run there, V and the results on the host; `dense()` copies K to the
+    host once."""
     n = K.shape[0]
     m = min(n, n_features)
     cols = xp.asarray(np.sort(np.random.default_rng(seed).choice(n, size=m, replace=False)))
     return KernelOperator(lambda V: to_host(K @ xp.asarray(V)), n,
                           lambda: nystrom_features(to_host(K[:, cols]), to_host(K[xp.ix_(cols, cols)]))[0],
-                          dense=lambda: to_host(K))
+                          dense=functools.cache(lambda: to_host(K)))
 
 
 def feature_operator(Phi: np.ndarray) -> KernelOperator:

@@ -42,7 +42,8 @@ class RowSource(Protocol):
     (the solver sizes its working sets to it); `computed_rows`: rows computed so far;
     `concurrent`: whether several threads may fetch at once (no row is ever evicted, so rows
     a thread got stay valid while another fetches); `xp`: the array module of `store` (NumPy,
-    or CuPy for rows kept on a GPU; `fetch` takes indices of either, `pos` is on the host).
+    or CuPy for rows kept on a GPU, whose `CachedRows.fetch` takes indices of either; `pos` is
+    on the host).
     """
 
     n: int

@@ -207,11 +207,11 @@ gap_observer: ContextVar = ContextVar("gap_observer", default=None)
 
 
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
-          ws_size=None, shrinking=True, unbounded_alpha=1e12) -> DualResult:
+          ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
     """Solve the dual QP; `rows` is a row source (see `row_source`). A start (`alpha0`, and
     its gradient `grad0` when known) must be feasible. `max_iter` bounds the pair updates;
     the result's `converged` is False when it stopped the solve. `ws_size`: variables per
-    outer step (default `WS_SIZE`).
+    outer step.
 
     With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
     active set, so selection and gradient updates skip them; their gradients are rebuilt
@@ -223,7 +223,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     """
     xp = rows.xp
     n = problem.n
-    q = block_size(n, np.count_nonzero(np.bincount(problem.kidx)), rows.capacity, ws_size or WS_SIZE)
+    q = block_size(n, np.count_nonzero(np.bincount(problem.kidx)), rows.capacity, ws_size)
     kidx = xp.asarray(problem.kidx, dtype=np.int64)
     dev = DualProblem(xp.asarray(problem.p, dtype=np.float64), xp.asarray(problem.y, dtype=np.float64),
                       xp.asarray(problem.upper, dtype=np.float64), kidx, problem.nu_mode)
