@@ -141,6 +141,15 @@ def test_float32_factor_refined_by_cg_solves_an_ill_conditioned_system_to_float6
     np.testing.assert_allclose(factor.solve(B[:, 0]), solved[:, 0], rtol=1e-10, atol=1e-10 * np.abs(solved).max())
 
 
+def test_a_factor_whose_memory_took_the_inverse_refuses_to_solve_or_invert_again():
+    H = np.array([[4.0, 1.0], [1.0, 3.0]])
+    factor = linsys.CholeskyShift(H.copy(), 0.0)
+    np.testing.assert_allclose(factor.inverse_diag(), np.diag(np.linalg.inv(H)), rtol=1e-14)
+    for again in (lambda: factor.solve(np.ones(2)), factor.inverse_diag):
+        with pytest.raises(RuntimeError, match="overwritten by inverse_diag"):
+            again()
+
+
 def test_conjugate_gradient_converged_on_its_last_allowed_step_says_so():
     # without a preconditioner CG solves an order-2 system in exactly two steps
     A = np.array([[4.0, 1.0], [1.0, 3.0]])

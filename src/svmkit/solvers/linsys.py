@@ -125,21 +125,25 @@ class CholeskyShift:
         if self.factor is None:
             raise _not_pd(shift, "non-finite pivots")
 
+    def _live_factor(self):
+        if self.factor is None:
+            raise RuntimeError("the factor was overwritten by inverse_diag(): solve before it, and take it once")
+        return self.factor
+
     def solve(self, B):
         """H⁻¹B (an array of `xp`)."""
-        if self.factor is None:
-            raise RuntimeError("the factor was overwritten by inverse_diag(): solve before taking it")
-        return _factor_solve(self.xp, self.factor, self.xp.asarray(B))
+        return _factor_solve(self.xp, self._live_factor(), self.xp.asarray(B))
 
     def inverse_diag(self):
         """diag(H⁻¹) = squared column norms of L⁻¹. On the host L⁻¹ takes the factor's memory
-        (8 bytes × N², not twice that): call it after the last `solve`."""
+        (8 bytes × N², not twice that): call it once, after the last `solve`."""
+        L = self._live_factor()[0]
         if not _on_host(self.xp):
-            U = self.factor[0].T
+            U = L.T
             L_inv = _solve_triangular(self.xp)(U, self.xp.eye(U.shape[0], dtype=U.dtype), lower=False, trans="T")
             return self.xp.einsum("ij,ij->j", L_inv, L_inv)
-        with _factor_threads(self.factor[0]):
-            L_inv, info = la.lapack.dtrtri(self.factor[0], lower=1, overwrite_c=True)
+        with _factor_threads(L):
+            L_inv, info = la.lapack.dtrtri(L, lower=1, overwrite_c=True)
         self.factor = None
         if info != 0:
             raise _not_pd(self.shift, f"triangular inverse failed, LAPACK info {info}")
