@@ -15,6 +15,7 @@ import contextlib
 
 import numpy as np
 import scipy.linalg as la
+from numba import njit, prange
 from threadpoolctl import threadpool_limits
 
 from svmkit._threads import park_blas_threads
@@ -147,9 +148,23 @@ class CholeskyShift:
         self.factor = None
         if info != 0:
             raise _not_pd(self.shift, f"triangular inverse failed, LAPACK info {info}")
-        for j in range(1, L_inv.shape[0]):  # the strict upper triangle, in place (no N² copy)
-            L_inv[:j, j] = 0.0
-        return np.einsum("ij,ij->j", L_inv, L_inv)
+        return _lower_column_sq_norms(np.asfortranarray(L_inv).T)
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def _lower_column_sq_norms(A):
+    """Σ_{i ≥ j} L[i, j]² for each column j of the lower triangle L = Aᵀ (A's row j holds L's
+    column j); what lies above L's diagonal is never read (trtri leaves the factor's other
+    triangle there)."""
+    n = A.shape[0]
+    out = np.empty(n)
+    for j in prange(n):
+        col = A[j, j:]
+        s = 0.0
+        for t in range(n - j):
+            s += col[t] * col[t]
+        out[j] = s
+    return out
 
 
 #: Relative residual at which the float32-preconditioned CG stops: float64's rounding level.
