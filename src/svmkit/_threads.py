@@ -37,32 +37,6 @@ def _blas_controller():
 
 
 _blas_lock = threading.Lock()
-
-
-@functools.cache
-def _blas_shutdowns():
-    """Each pthreads OpenBLAS's own ending of its worker threads (`blas_thread_shutdown_`)."""
-    ends = []
-    for lib in _blas_controller().lib_controllers:
-        if lib.internal_api == "openblas" and lib.threading_layer == "pthreads":
-            end = getattr(lib.dynlib, "blas_thread_shutdown_", None)
-            if end is not None:
-                ends.append(end)
-    return tuple(ends)
-
-
-def park_blas_threads():
-    """End OpenBLAS's worker threads, as OpenBLAS does itself before a fork; its next threaded
-    call starts them again (~0.1 ms). After each threaded call they spin (sched_yield) for about
-    0.1 s and, with no spare core, take one from what runs next: the compiled loops, or the
-    other OpenBLAS (NumPy's and SciPy's wheels each bundle one). Measured at N = 5,000: the
-    float32 factorisation after NumPy's GEMM 0.17 → 0.13 s, the CG steps after it 60 → 50 ms.
-    Only while no other Python thread exists, which could be inside a BLAS call."""
-    if threading.active_count() != 1:
-        return
-    with _blas_lock:
-        for end in _blas_shutdowns():
-            end()
 #: Contexts of `one_blas_thread` open in any thread, and in the main thread.
 _blas_users = 0
 _blas_main_depth = 0
@@ -120,3 +94,29 @@ def all_blas_threads():
             if lift and _blas_lifted:
                 _blas_controller().limit(limits=1, user_api="blas")
                 _blas_lifted = False
+
+
+@functools.cache
+def _blas_shutdowns():
+    """Each pthreads OpenBLAS's own ending of its worker threads (`blas_thread_shutdown_`)."""
+    ends = []
+    for lib in _blas_controller().lib_controllers:
+        if lib.internal_api == "openblas" and lib.threading_layer == "pthreads":
+            end = getattr(lib.dynlib, "blas_thread_shutdown_", None)
+            if end is not None:
+                ends.append(end)
+    return tuple(ends)
+
+
+def park_blas_threads():
+    """End OpenBLAS's worker threads, as OpenBLAS does itself before a fork; its next threaded
+    call starts them again (~0.1 ms). After each threaded call they spin (sched_yield) for about
+    0.1 s and, with no spare core, take one from what runs next: the compiled loops, or the
+    other OpenBLAS (NumPy's and SciPy's wheels each bundle one). Measured at N = 5,000: the
+    float32 factorisation after NumPy's GEMM 0.17 → 0.13 s, the CG steps after it 60 → 50 ms.
+    Only while no other Python thread exists, which could be inside a BLAS call."""
+    if threading.active_count() != 1:
+        return
+    with _blas_lock:
+        for end in _blas_shutdowns():
+            end()
