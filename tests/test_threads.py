@@ -1,5 +1,6 @@
 """The process-wide BLAS thread limit that solves hold: set and restored by the main thread,
-counted in every thread, lifted for one large call of the main thread alone."""
+counted in every thread, lifted for one large call of the main thread alone; and OpenBLAS's
+workers parked, only with no other Python thread alive."""
 
 import os
 import subprocess

@@ -63,9 +63,8 @@ class ClosedFormModel(KernelExpansion):
         if self._on_device():
             if solver == "eigen":
                 self._host_only("solver='eigen'")
-            m = AUTO_COMPONENTS if self.n_components is None else self.n_components
-            if solver == "nystrom" and m > NYSTROM_DIRECT_MAX:
-                self._host_only(f"Nyström with {m} centres (conjugate gradient)")
+            if solver == "nystrom" and self._components() > NYSTROM_DIRECT_MAX:
+                self._host_only(f"Nyström with {self._components()} centres (conjugate gradient)")
             solver = "nystrom" if solver == "nystrom" else "cholesky"
         elif solver == "auto":
             solver = "cholesky" if n <= AUTO_EXACT_MAX or self.kernel == "precomputed" else "nystrom"
@@ -137,10 +136,14 @@ class ClosedFormModel(KernelExpansion):
         factor = CholeskyShift if self.loo else MixedCholeskyShift
         return factor(K, shift, self._xp())
 
+    def _components(self):
+        """The Nyström centres M asked for (`n_components`, None: AUTO_COMPONENTS)."""
+        return AUTO_COMPONENTS if self.n_components is None else self.n_components
+
     def _centres(self, n, spec=None, Xk=None, shift=None):
         """Indices of the Nyström centres, sorted, drawn without replacement: uniformly, or with
         probabilities proportional to approximate ridge leverage scores (`centers='leverage'`)."""
-        m = AUTO_COMPONENTS if self.n_components is None else self.n_components
+        m = self._components()
         if m > n:
             raise ValueError(f"n_components={m} is larger than the number of samples ({n})")
         rng = np.random.default_rng(self.random_state)
