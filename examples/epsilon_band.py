@@ -13,7 +13,7 @@ Run from the repository root: python examples/epsilon_band.py
 import numpy as np
 
 import svmkit
-from svmkit.band import HardBandSVR, epsilon_inf, hard_band_reduction, soft_band_dual, soft_band_primal
+from svmkit.models.band import HardBandSVR, epsilon_inf, hard_band_reduction, soft_band_dual, soft_band_primal
 
 rng = np.random.default_rng(0)
 x = np.linspace(-3, 3, 40)[:, None]

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import clone, is_regressor
 
 import svmkit
-import svmkit.models.closed_form as closed_form
+import svmkit.models.dense_expansion as closed_form
 import svmkit.models.expansion as expansion
 import svmkit.models.smo_base as smo_base
 from conftest import breast_cancer, diabetes, heart_scale, iris

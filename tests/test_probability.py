@@ -174,16 +174,16 @@ def test_probabilities_sum_to_one_and_log_proba_is_their_log():
 
 
 def test_internal_folds_reuse_the_training_kernel(monkeypatch):
-    from svmkit.models.smo_base import KernelModel
+    from svmkit.models.smo_base import SMOModel
 
     made = []
-    original = KernelModel._row_source
+    original = SMOModel._row_source
 
     def recording(self, spec, Xk):
         made.append(original(self, spec, Xk))
         return made[-1]
 
-    monkeypatch.setattr(KernelModel, "_row_source", recording)
+    monkeypatch.setattr(SMOModel, "_row_source", recording)
     X, y = iris()
     model = svmkit.SVC(probability=True).fit(X, y)
     assert len(made) == 1 and made[0].computed_rows <= X.shape[0]
@@ -310,12 +310,12 @@ class _CountingRows:
 
 @pytest.mark.parametrize("n, capacity, whole", [(300, 300, True), (300, 100, False), (20_000, 20_000, False)])
 def test_every_training_row_is_computed_first_only_when_the_calibration_folds_are_solved_whole(n, capacity, whole):
-    from svmkit.models.smo_base import KernelModel
+    from svmkit.models.smo_base import SMOModel
     from svmkit.solvers.smo import FULL_BLOCK
 
     rows = _CountingRows(capacity)
     row_index = np.arange(n)[::-1]
-    KernelModel._fetch_fold_rows(rows, row_index)
+    SMOModel._fetch_fold_rows(rows, row_index)
     assert (n - n // 5 <= FULL_BLOCK and n <= capacity) == whole
     if whole:
         np.testing.assert_array_equal(np.concatenate(rows.fetched), np.arange(n))

@@ -12,9 +12,9 @@ from sklearn.pipeline import make_pipeline
 import svmkit
 from conftest import diabetes, heart_scale, iris
 from svmkit.model_selection import SVMSearchCV
-from svmkit.selection.grid import check_grid, default_grid, log2_range
-from svmkit.selection.paths import fit_group
-from svmkit.selection.search import kernel_paths
+from svmkit.model_selection.grid import check_grid, default_grid, log2_range
+from svmkit.model_selection.paths import fit_group
+from svmkit.model_selection.search import kernel_paths
 
 GRID = {"C": [2.0**k for k in range(-1, 8, 2)], "gamma": [2.0**k for k in (-7, -5, -3)]}
 

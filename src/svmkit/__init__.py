@@ -27,8 +27,10 @@ _HOMES = {"SVC": "svmkit.models", "NuSVC": "svmkit.models", "SVR": "svmkit.model
 
 
 def __getattr__(name):
-    if name in ("model_selection", "band"):  # importing a submodule makes it an attribute of the package
-        return importlib.import_module(f"svmkit.{name}")
+    if name == "model_selection":  # importing a subpackage makes it an attribute of the package
+        return importlib.import_module("svmkit.model_selection")
+    if name == "band":
+        return importlib.import_module("svmkit.models.band")
     if name not in _HOMES:
         raise AttributeError(f"module 'svmkit' has no attribute {name!r}")
     value = getattr(importlib.import_module(_HOMES[name]), name)

@@ -20,7 +20,7 @@ def _log2_range(text):
         begin, end, step = (float(v) for v in text.split(","))
     except ValueError:
         raise ValueError(f"a log2 range is begin,end,step or null, got {text!r}") from None
-    from svmkit.selection.grid import log2_range
+    from svmkit.model_selection.grid import log2_range
 
     return log2_range(begin, end, step)
 

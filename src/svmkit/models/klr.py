@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from svmkit._validation import check_max_iter, encode_classes, one_of, real
 from svmkit.gpu.runtime import DEVICES
 from svmkit.kernels.gram import kernel_block, row_sq_norms
-from svmkit.models.closed_form import ClosedFormModel, check_components
+from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
 from svmkit.solvers.linsys import NYSTROM_BLOCK_ELEMENTS
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
@@ -24,7 +24,7 @@ from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logis
 PRECONDITIONER_COLUMNS = 500
 
 
-class KernelLogisticRegression(ClassifierMixin, ClosedFormModel):
+class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     """Kernel logistic regression, binary (logistic) and multinomial (softmax), fitted exactly
     by Newton's method in the representer coefficients β.
 

@@ -22,14 +22,14 @@ from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_real, encode_classes, one_of, real
 from svmkit.gpu.runtime import to_host
 from svmkit.models import ovo
-from svmkit.models.closed_form import ClosedFormModel
+from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.solvers.linsys import bordered_loo, bordered_solution, shifted_scores
 
 
-class BaseLSSVM(ClosedFormModel):
+class BaseLSSVM(DenseExpansionModel):
     """The bordered system of seed 001 on one factorisation per problem."""
 
-    _constraints = {**ClosedFormModel._constraints, "C": real(low=0), "loo": check_bool}
+    _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool}
 
     def _fit_targets(self, X, Y, rows=None):
         """α (n × k), b (k) and, with `loo`, the LOO residuals (n × k) for the targets Y (n × k)

@@ -14,11 +14,11 @@ from sklearn.utils.validation import check_is_fitted
 from svmkit._validation import check_nu
 from svmkit.models import duals
 from svmkit.models.probability import N_MARKS, density_marks, density_probability
-from svmkit.models.smo_base import KernelModel, positive_rows, read_back
+from svmkit.models.smo_base import SMOModel, positive_rows, read_back
 from svmkit.solvers.row_source import row_products
 
 
-class OneClassSVM(OutlierMixin, KernelModel):
+class OneClassSVM(OutlierMixin, SMOModel):
     """Novelty detection, scikit-learn compatible, exact against LIBSVM (-s 2).
 
     Solves min ½ αᵀKα, Σα = ν Σw, 0 ≤ α_i ≤ w_i (Schölkopf et al. 2001); the region is
@@ -55,7 +55,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
 
     _scaled_params = ("nu",)
     _calibrates_alone = False  # the density marks are the full fit's decision values
-    _constraints = {**KernelModel._constraints, "nu": check_nu}
+    _constraints = {**SMOModel._constraints, "nu": check_nu}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
                  shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False, device="cpu"):
@@ -108,7 +108,7 @@ class OneClassSVM(OutlierMixin, KernelModel):
             return
         self.prob_density_marks_ = marks
 
-    @available_if(KernelModel._check_proba)
+    @available_if(SMOModel._check_proba)
     def predict_proba(self, X):
         """(P(normal), P(outlier)) per row of X from the density marks of the training decision
         values (LIBSVM 3.30): 0.001 below the first mark, 0.999 above the last, i/10 between."""

@@ -13,7 +13,7 @@ from svmkit._validation import check_bool, check_finite_rows, check_real, real
 from svmkit.gpu.runtime import to_host
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.kernels.spec import make_kernel
-from svmkit.models.closed_form import ClosedFormModel
+from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.solvers.linsys import nystrom_normal_solve, shifted_scores
 
 
@@ -27,7 +27,7 @@ def _add_pairs(a, b):
     return a[0] + b[0], a[1] + b[1]
 
 
-class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
+class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     """Kernel ridge regression: β = (K + λI)⁻¹y (seed 000, 9.52), f(x) = Σ_i β_i K(x_i, x).
 
     Parameters
@@ -95,7 +95,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
     (0.91, True)
     """
 
-    _constraints = {**ClosedFormModel._constraints, "alpha": real(low=0), "loo": check_bool}
+    _constraints = {**DenseExpansionModel._constraints, "alpha": real(low=0), "loo": check_bool}
 
     def __init__(self, alpha=1.0, kernel="rbf", gamma=None, degree=3, coef0=1.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu"):

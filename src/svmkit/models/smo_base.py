@@ -129,7 +129,7 @@ def positive_rows(sample_weight: np.ndarray) -> np.ndarray:
     return keep
 
 
-class KernelModel(KernelExpansion):
+class SMOModel(KernelExpansion):
     """Base of the SMO-type estimators; subclasses prepare the data (`_prepare`) and solve
     their dual problems (`_solve_problems`)."""
 

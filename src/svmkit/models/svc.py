@@ -21,7 +21,7 @@ from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, ovo
 from svmkit.models.expansion import read_only
 from svmkit.models.probability import couple, fit_sigmoid, pairwise_probabilities
-from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, KernelModel, each_task, probability_folds,
+from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, SMOModel, each_task, probability_folds,
                                     read_back)
 from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.row_source import row_products
@@ -37,7 +37,7 @@ def check_class_weight_labels(class_weight, classes):
                          f"(classes: {np.asarray(classes).tolist()})")
 
 
-class BaseSVC(ClassifierMixin, KernelModel):
+class BaseSVC(ClassifierMixin, SMOModel):
     """One-vs-one support vector classification; subclasses give each pair's dual problem."""
 
     def _check_class_weight(self, y_enc):
@@ -55,7 +55,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
         return weights
 
     _one_vs_one = True
-    _constraints = {**KernelModel._constraints, "decision_function_shape": one_of("ovr", "ovo"),
+    _constraints = {**SMOModel._constraints, "decision_function_shape": one_of("ovr", "ovo"),
                     "break_ties": check_bool}
 
     def fit(self, X, y, sample_weight=None):
@@ -136,7 +136,7 @@ class BaseSVC(ClassifierMixin, KernelModel):
         nz = coef != 0
         return row_products(rows, problem.kidx[nz], coef[nz], kidx[test]) - scale * res.rho
 
-    @available_if(KernelModel._check_proba)
+    @available_if(SMOModel._check_proba)
     def predict_proba(self, X):
         """P(class | x) for every row of X, columns in `classes_` order: each pair's sigmoid of its
         decision value (probA_, probB_), coupled across pairs (Wu, Lin & Weng 2004, method 2).
@@ -154,12 +154,12 @@ class BaseSVC(ClassifierMixin, KernelModel):
         """Class probabilities from LIBSVM's decision values, one column per class pair."""
         return couple(pairwise_probabilities(dec, self.probA_, self.probB_, self.classes_.shape[0]))
 
-    @available_if(KernelModel._check_proba)
+    @available_if(SMOModel._check_proba)
     def predict_log_proba(self, X):
         """log P(class | x): the log of `predict_proba`."""
         return np.log(self.predict_proba(X))
 
-    @available_if(KernelModel._check_proba)
+    @available_if(SMOModel._check_proba)
     def predict_by_probability(self, X):
         """The class of highest `predict_proba` for every row of X (svm-predict -b 1's rule; ties
         to the first class)."""

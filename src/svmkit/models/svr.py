@@ -16,7 +16,7 @@ from svmkit._validation import check_nu, check_real, real
 from svmkit.exceptions import TubeTooNarrowError
 from svmkit.models import duals
 from svmkit.models.probability import laplace_scale
-from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, KernelModel, each_task, positive_rows,
+from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, SMOModel, each_task, positive_rows,
                                     probability_folds, read_back)
 from svmkit.solvers.feasibility import fits_tube
 from svmkit.solvers.row_source import row_products
@@ -28,7 +28,7 @@ LAPLACE_MODEL = ("Prob. model for test data: target value = predicted value + z,
                  "e^(-|z|/sigma)/(2sigma),sigma=")
 
 
-class BaseSVR(RegressorMixin, KernelModel):
+class BaseSVR(RegressorMixin, SMOModel):
     """One 2N-variable dual over the rows of positive weight; subclasses give the problem."""
 
     def fit(self, X, y, sample_weight=None):
@@ -162,7 +162,7 @@ class SVR(BaseSVR):
     """
 
     _scaled_params = ("C",)
-    _constraints = {**KernelModel._constraints, "C": real(low=0, allow_inf=True),
+    _constraints = {**SMOModel._constraints, "C": real(low=0, allow_inf=True),
                     "epsilon": real(low=0, low_inclusive=True)}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
@@ -240,7 +240,7 @@ class NuSVR(BaseSVR):
     """
 
     _scaled_params = ("C", "nu",)
-    _constraints = {**KernelModel._constraints, "C": real(low=0), "nu": check_nu}
+    _constraints = {**SMOModel._constraints, "C": real(low=0), "nu": check_nu}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from svmkit.plot._mpl import axes, pyplot
-from svmkit.selection.paths import path_fits
+from svmkit.model_selection.paths import path_fits
 
 #: Seed 000's markers: non-support vectors as dots, free SVs as squares, bounded ones as triangles.
 MARKERS = {"non-SV": "o", "free SV": "s", "bounded SV": "^", "point": "o"}

@@ -39,7 +39,7 @@ def regression_band(est, X, y, ax=None, resolution=400):
     for sign in (-1, 1):
         ax.plot(grid[:, 0], f + sign * eps, color="tab:blue", linewidth=0.8, linestyle="--")
     if hasattr(est, "epsilon_inf_"):
-        from svmkit.band import epsilon_inf
+        from svmkit.models.band import epsilon_inf
 
         e_inf, w, b = epsilon_inf(x, y)
         g = grid[:, 0] * w[0] + b

@@ -14,10 +14,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from svmkit._threads import one_blas_thread
 from svmkit._validation import check_bool, check_choice, check_int
-from svmkit.models.smo_base import KernelModel
-from svmkit.selection.folds import make_folds
-from svmkit.selection.grid import check_grid, default_grid
-from svmkit.selection.paths import fit_group, fit_path
+from svmkit.models.smo_base import SMOModel
+from svmkit.model_selection.folds import make_folds
+from svmkit.model_selection.grid import check_grid, default_grid
+from svmkit.model_selection.paths import fit_group, fit_path
 
 #: Parameters that decide the kernel; cells equal in them share kernel rows.
 KERNEL_PARAMS = ("kernel", "gamma", "degree", "coef0")
@@ -186,7 +186,7 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def _check_params(self):
         est = self.estimator
-        if not isinstance(est, KernelModel):
+        if not isinstance(est, SMOModel):
             raise TypeError(f"SVMSearchCV searches svmkit's SMO models (SVC, NuSVC, SVR, NuSVR), "
                             f"got {type(est).__name__}")
         if est.__sklearn_tags__().estimator_type not in ("classifier", "regressor"):

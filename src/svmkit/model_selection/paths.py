@@ -6,7 +6,7 @@ problem is a subset of the rows of the full-data kernel, reached through `row_in
 test points' decision values are read from the same rows. Along a path of one box parameter
 (C growing, ν shrinking) each fit starts from the previous cell's solution scaled to the new
 box, or from the line through the previous two solutions, whichever is lower
-(`KernelModel._starts_from`); the solver then only corrects it.
+(`SMOModel._starts_from`); the solver then only corrects it.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ from sklearn.utils import check_array, check_X_y
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_finite_rows, check_max_iter, check_real, one_of
-from svmkit.models import SVC, SVR
+from svmkit.models.svc import SVC
+from svmkit.models.svr import SVR
 
 #: HiGHS's default feasibility tolerances (1e-7) would limit ε_inf to about 7 digits.
 _LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
@@ -176,7 +177,7 @@ class HardBandSVR(RegressorMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from svmkit.band import HardBandSVR
+    >>> from svmkit.models.band import HardBandSVR
     >>> x = np.array([[0.0], [1.0], [2.0], [3.0]])
     >>> y = np.array([0.0, 1.0, 1.0, 3.0])
     >>> model = HardBandSVR(epsilon=0.75).fit(x, y)

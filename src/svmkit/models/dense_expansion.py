@@ -30,7 +30,7 @@ def check_components(value, name):
     return value
 
 
-class ClosedFormModel(KernelExpansion):
+class DenseExpansionModel(KernelExpansion):
     """Kernel models whose fit is one symmetric positive definite solve with H = K + sI."""
 
     # their dense β are large (‖β‖₁ ~ 10⁴ at λ = 10⁻³): float32 blocks would cost ~10⁻⁴ of
@@ -216,4 +216,4 @@ class ClosedFormModel(KernelExpansion):
         self._prepare_prediction()
 
 
-__all__ = ["ClosedFormModel", "NotPositiveDefiniteError"]
+__all__ = ["DenseExpansionModel", "NotPositiveDefiniteError"]
