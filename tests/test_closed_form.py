@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import svmkit
 from conftest import diabetes, iris
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV
-from svmkit.models import closed_form
+from svmkit.models import dense_expansion
 from svmkit.solvers import linsys, packed
 from svmkit.solvers.linsys import NotPositiveDefiniteError
 
@@ -109,8 +109,8 @@ def test_kernel_ridge_on_sparse_data_kept_sparse_equals_scikit_learns(kernel, mo
 
 def test_past_the_packed_size_the_cholesky_solver_takes_the_whole_kernel(monkeypatch):
     X, y = diabetes()
-    monkeypatch.setattr(closed_form, "PACKED_MAX_N", X.shape[0] - 1)
-    monkeypatch.setattr(closed_form, "PackedMixedCholesky", None)  # not reached
+    monkeypatch.setattr(dense_expansion, "PACKED_MAX_N", X.shape[0] - 1)
+    monkeypatch.setattr(dense_expansion, "PackedMixedCholesky", None)  # not reached
     whole = svmkit.KernelRidge(alpha=0.1, gamma=0.05).fit(X, y)
     theirs = sklearn.kernel_ridge.KernelRidge(alpha=0.1, kernel="rbf", gamma=0.05).fit(X, y)
     np.testing.assert_allclose(whole.dual_coef_, theirs.dual_coef_, rtol=1e-7, atol=1e-9)
@@ -119,7 +119,7 @@ def test_past_the_packed_size_the_cholesky_solver_takes_the_whole_kernel(monkeyp
 def test_one_vs_one_pairs_within_the_exact_size_of_a_problem_past_it_fit_exactly(monkeypatch):
     X, y = iris()
     exact = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", solver="cholesky").fit(X, y)
-    monkeypatch.setattr(closed_form, "AUTO_EXACT_MAX", 100)  # 150 rows: Nyström; each pair has 100
+    monkeypatch.setattr(dense_expansion, "AUTO_EXACT_MAX", 100)  # 150 rows: Nyström; each pair has 100
     auto = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo").fit(X, y)
     np.testing.assert_allclose(auto.dual_coef_, exact.dual_coef_, rtol=1e-8, atol=1e-10)
 

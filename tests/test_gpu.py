@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import clone, is_regressor
 
 import svmkit
-import svmkit.models.dense_expansion as closed_form
+import svmkit.models.dense_expansion as dense_expansion
 import svmkit.models.expansion as expansion
 import svmkit.models.smo_base as smo_base
 from conftest import breast_cancer, diabetes, heart_scale, iris
@@ -32,7 +32,7 @@ def numpy_as_cuda(monkeypatch):
     """device='cuda' served by NumPy: the device code paths, run on the CPU."""
     monkeypatch.setattr(smo_base, "array_module", lambda device: np)
     monkeypatch.setattr(expansion, "array_module", lambda device: np)
-    monkeypatch.setattr(closed_form, "array_module", lambda device: np)
+    monkeypatch.setattr(dense_expansion, "array_module", lambda device: np)
 
 
 @pytest.fixture
@@ -204,7 +204,7 @@ def test_closed_form_solvers_without_a_device_path_say_they_run_on_the_cpu(numpy
         svmkit.KernelRidge(solver="eigen", device="cuda").fit(X, y)
     with pytest.raises(ValueError, match="loo=True needs an exact solver"):
         svmkit.KernelRidge(solver="nystrom", loo=True, device="cuda").fit(X, y)
-    monkeypatch.setattr(closed_form, "NYSTROM_DIRECT_MAX", 50)
+    monkeypatch.setattr(dense_expansion, "NYSTROM_DIRECT_MAX", 50)
     with pytest.raises(ValueError, match="Nyström with 60 centres .* 'nystrom' with at most 50 centres"):
         svmkit.KernelRidge(solver="nystrom", n_components=60, device="cuda").fit(X, y)
 
