@@ -102,10 +102,10 @@ def main():
     if args.worker:
         print(json.dumps(run(*args.worker)))
         return
-    from svmkit.gpu.runtime import DeviceUnavailableError, array_module
+    from svmkit.backend import DeviceUnavailableError, cupy_module
 
     try:
-        array_module("cuda")
+        cupy_module()
     except DeviceUnavailableError as err:
         raise SystemExit(f"bench_gpu.py needs a CUDA device: {err}") from None
     print(f"# one 60,000 x 60,000 Gram matrix (784 features) by float32 GEMM: {gram_floor(60_000, 784):.3f} s")

@@ -13,7 +13,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import svmkit
 from conftest import diabetes, iris
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV
+from svmkit import backend
 from svmkit.models import dense_expansion
+from svmkit.models.session import loo_scores
 from svmkit.solvers import linsys, packed
 from svmkit.solvers.linsys import NotPositiveDefiniteError
 
@@ -109,8 +111,8 @@ def test_kernel_ridge_on_sparse_data_kept_sparse_equals_scikit_learns(kernel, mo
 
 def test_past_the_packed_size_the_cholesky_solver_takes_the_whole_kernel(monkeypatch):
     X, y = diabetes()
-    monkeypatch.setattr(dense_expansion, "PACKED_MAX_N", X.shape[0] - 1)
-    monkeypatch.setattr(dense_expansion, "PackedMixedCholesky", None)  # not reached
+    monkeypatch.setattr(backend, "PACKED_MAX_N", X.shape[0] - 1)
+    monkeypatch.setattr(backend, "PackedMixedCholesky", None)  # not reached
     whole = svmkit.KernelRidge(alpha=0.1, gamma=0.05).fit(X, y)
     theirs = sklearn.kernel_ridge.KernelRidge(alpha=0.1, kernel="rbf", gamma=0.05).fit(X, y)
     np.testing.assert_allclose(whole.dual_coef_, theirs.dual_coef_, rtol=1e-7, atol=1e-9)
@@ -360,7 +362,7 @@ def test_loo_search_fails_only_the_cells_whose_matrix_is_not_positive_definite(m
     assert search.best_params_ == {"alpha": 1e3, "gamma": 1.0}
     single = svmkit.KernelRidge(alpha=1e3, gamma=1.0, kernel="sigmoid", coef0=-1.0, loo=True).fit(X, y)
     assert search.best_score_ == pytest.approx(single.loo_score_, rel=1e-10)
-    failed, _ = single._loo_scores(X, y, [1e-6, 1e3])
+    failed, _ = loo_scores(single, X, y, [1e-6, 1e3])
     assert isinstance(failed, NotPositiveDefiniteError) and failed.__traceback__ is None  # holds no kernel copy
 
 

@@ -11,7 +11,7 @@ import svmkit
 from conftest import heart_scale, scale_gamma
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
 from svmkit.kernels.spec import make_kernel
-from svmkit.models.smo_base import Start
+from svmkit.models.session import fit_on, open_session
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
 from svmkit.solvers.starts import best_start, feasible_start
@@ -27,7 +27,8 @@ def test_fit_on_a_shared_row_source_equals_a_fit_on_the_fold():
     g = scale_gamma(X)
     fold = np.random.default_rng(0).permutation(y.size)[:180]
     rows = _shared_rows(X, g)
-    shared = svmkit.SVC(C=4.0, gamma=g)._fit(X[fold], y[fold], None, rows=rows, row_index=fold)
+    model = svmkit.SVC(C=4.0, gamma=g)
+    shared = fit_on(model, open_session(model, X[fold], y[fold], rows=rows, row_index=fold))
     alone = svmkit.SVC(C=4.0, gamma=g).fit(X[fold], y[fold])
     np.testing.assert_array_equal(shared.support_, alone.support_)
     np.testing.assert_allclose(shared.dual_coef_, alone.dual_coef_, rtol=1e-9, atol=1e-12)
@@ -39,8 +40,8 @@ def test_fit_on_a_shared_row_source_equals_a_fit_on_the_fold():
 def test_warm_start_from_the_solution_needs_no_more_work(model):
     X, y = heart_scale()
     cold = model.fit(X, y)
-    starts = [Start([f.point()]) for f in cold._problem_fits]
-    warm = type(model)(**model.get_params())._fit(X, y, None, starts=starts)
+    warm = type(model)(**model.get_params())
+    warm = fit_on(warm, open_session(warm, X, y), after=(cold, None))
     assert np.sum(warm.n_iter_) <= 1
     np.testing.assert_allclose(warm.dual_coef_, cold.dual_coef_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(warm.intercept_, cold.intercept_, rtol=1e-9, atol=1e-12)
@@ -51,8 +52,8 @@ def test_warm_start_along_c_reaches_the_cold_optimum():
     apart from the linear term: G = Q(2α) − 1 = 2(G₁ + 1) − 1."""
     X, y = heart_scale()
     small = svmkit.SVC(C=1.0).fit(X, y)
-    starts = svmkit.SVC(C=2.0)._starts_from(small._problem_fits, {"C": 1.0})
-    warm = svmkit.SVC(C=2.0)._fit(X, y, None, starts=starts)
+    warm = svmkit.SVC(C=2.0)
+    warm = fit_on(warm, open_session(warm, X, y), after=(small, None))
     cold = svmkit.SVC(C=2.0).fit(X, y)
     np.testing.assert_allclose(warm.objective_, cold.objective_, rtol=1e-4)
     np.testing.assert_allclose(warm.decision_function(X), cold.decision_function(X), atol=2e-3)
@@ -70,12 +71,12 @@ def test_the_line_through_two_solutions_is_the_next_while_the_active_sets_hold()
     sets = {(tuple(f._problem_fits[0].free), tuple(f._problem_fits[0].bounded)) for f in fits}
     assert len(sets) == 1
     model = svmkit.SVC(C=Cs[2], kernel="linear", tol=1e-12)
-    [start] = model._starts_from(fits[1]._problem_fits, {"C": Cs[1]}, (fits[0]._problem_fits, {"C": Cs[0]}))
+    [start] = model._starts_from(fits[1], fits[0])
     (scaled, _), (line, _) = start.points
     solution = fits[2]._problem_fits[0].result.alpha
     np.testing.assert_allclose(line, solution, atol=1e-9)
     assert np.abs(scaled - solution).max() > 1e-3
-    warm = model._fit(X, y, None, starts=[start])
+    warm = fit_on(model, open_session(model, X, y), after=(fits[1], fits[0]))
     assert warm.n_iter_[0] <= 2
     np.testing.assert_allclose(warm.dual_coef_, fits[2].dual_coef_, atol=1e-9)
 
@@ -88,9 +89,10 @@ def test_the_solution_with_its_bounded_variables_lifted_is_the_next_on_a_nearly_
     X, y = heart_scale()
     X, y = sp.vstack([X, X[:1]]).tocsr(), np.r_[y, -y[:1]]
     small = svmkit.SVC(C=2.0, gamma=8.0).fit(X, y)
-    [start] = svmkit.SVC(C=8.0, gamma=8.0)._starts_from(small._problem_fits, {"C": 2.0})
+    [start] = svmkit.SVC(C=8.0, gamma=8.0)._starts_from(small)
     assert len(start.points) == 2 and start.points[1][2].sum() == 2
-    warm = svmkit.SVC(C=8.0, gamma=8.0)._fit(X, y, None, starts=[start])
+    warm = svmkit.SVC(C=8.0, gamma=8.0)
+    warm = fit_on(warm, open_session(warm, X, y), after=(small, None))
     cold = svmkit.SVC(C=8.0, gamma=8.0).fit(X, y)
     assert warm.n_iter_[0] <= 1 < cold.n_iter_[0]
     np.testing.assert_allclose(warm.objective_, cold.objective_, rtol=1e-9)

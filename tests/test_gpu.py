@@ -9,11 +9,10 @@ from sklearn.base import clone, is_regressor
 
 import svmkit
 import svmkit.models.dense_expansion as dense_expansion
-import svmkit.models.expansion as expansion
-import svmkit.models.smo_base as smo_base
 from conftest import breast_cancer, diabetes, heart_scale, iris
-from svmkit.gpu.gram import DeviceKernel, device_gram, device_kernel_products, device_rows
-from svmkit.gpu.runtime import DeviceUnavailableError, array_module, cuda_available
+from svmkit import backend
+from svmkit.backend import DeviceUnavailableError, cuda_available
+from svmkit.kernels.device import DeviceKernel, device_gram, device_kernel_products, device_rows
 from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.spec import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
@@ -30,9 +29,7 @@ KERNELS = [("linear", {}), ("rbf", {"gamma": 0.3}), ("poly", {"gamma": 0.2, "deg
 @pytest.fixture
 def numpy_as_cuda(monkeypatch):
     """device='cuda' served by NumPy: the device code paths, run on the CPU."""
-    monkeypatch.setattr(smo_base, "array_module", lambda device: np)
-    monkeypatch.setattr(expansion, "array_module", lambda device: np)
-    monkeypatch.setattr(dense_expansion, "array_module", lambda device: np)
+    monkeypatch.setattr(backend, "cupy_module", lambda: np)
 
 
 @pytest.fixture
@@ -110,8 +107,8 @@ def test_multiclass_pairs_share_the_device_rows(numpy_as_cuda):
 def test_model_selection_takes_the_estimators_device(numpy_as_cuda, monkeypatch):
     X, y = heart_scale()
     kernels = []
-    real = smo_base.DeviceKernel
-    monkeypatch.setattr(smo_base, "DeviceKernel", lambda *a: kernels.append(1) or real(*a))
+    real = backend.CudaBackend._rows
+    monkeypatch.setattr(backend.CudaBackend, "_rows", lambda *a: kernels.append(1) or real(*a))
     grid = {"C": [1.0, 10.0], "gamma": [0.05]}
     gpu = SVMSearchCV(svmkit.SVC(device="cuda"), grid, cv=3, n_jobs=1).fit(X, y)
     cpu = SVMSearchCV(svmkit.SVC(), grid, cv=3, n_jobs=1).fit(X, y)
@@ -132,7 +129,7 @@ def test_cuda_without_cupy_or_a_device_says_what_is_missing():
     X, y = heart_scale()
     with pytest.raises(DeviceUnavailableError, match=r"svmkit\[gpu\]|no CUDA device|CUDA driver"):
         svmkit.SVC(device="cuda").fit(X, y)
-    assert array_module("cpu") is np
+    assert backend.backend_for("cpu").xp is np
 
 
 def test_callable_and_precomputed_kernels_say_they_run_on_the_cpu(numpy_as_cuda):

@@ -174,16 +174,16 @@ def test_probabilities_sum_to_one_and_log_proba_is_their_log():
 
 
 def test_internal_folds_reuse_the_training_kernel(monkeypatch):
-    from svmkit.models.smo_base import SMOModel
+    from svmkit.backend import HostBackend
 
     made = []
-    original = SMOModel._row_source
+    original = HostBackend.training_rows
 
-    def recording(self, spec, Xk):
-        made.append(original(self, spec, Xk))
+    def recording(self, *args, **kwargs):
+        made.append(original(self, *args, **kwargs))
         return made[-1]
 
-    monkeypatch.setattr(SMOModel, "_row_source", recording)
+    monkeypatch.setattr(HostBackend, "training_rows", recording)
     X, y = iris()
     model = svmkit.SVC(probability=True).fit(X, y)
     assert len(made) == 1 and made[0].computed_rows <= X.shape[0]

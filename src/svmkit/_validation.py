@@ -7,6 +7,9 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from svmkit._arrays import to_host
 
 
 def encode_classes(y, name) -> tuple[np.ndarray, np.ndarray]:
@@ -113,3 +116,38 @@ def check_precomputed(X, n_train=None) -> None:
     if n_train is not None and X.shape[1] != n_train:
         raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to {n_train}, "
                          "the number of samples at training time")
+
+
+#: Accepted layouts of X; non-finite values are found by check_finite_rows, which names the row.
+_X_FORMAT = dict(accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True,
+                 ensure_all_finite=False)
+
+
+def validate_X(est, X, reset=True):
+    """The front door for X of every estimator: NumPy, SciPy sparse, or CuPy (copied to the
+    host), as dense float64 or CSR, every value finite (an error names the row); with `reset`,
+    the estimator's n_features_in_ is set, else X is checked against it."""
+    X = validate_data(est, to_host(X), reset=reset, **_X_FORMAT)
+    check_finite_rows(X)
+    return X
+
+
+def validate_Xy(est, X, y, y_numeric=False, multi_output=False):
+    """`validate_X` with the target y (required; real and finite when `y_numeric`; a column
+    per output when `multi_output`)."""
+    X, y = to_host(X), to_host(y)
+    if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
+        y_arr = np.asarray(y)
+        check_finite_rows(y_arr.reshape(y_arr.shape[0], -1) if y_arr.ndim else y_arr.reshape(-1, 1), name="y")
+    X, y = validate_data(est, X, y, y_numeric=y_numeric, multi_output=multi_output, **_X_FORMAT)
+    check_finite_rows(X)
+    return X, y
+
+
+def validate_sample_weight(sample_weight, X) -> np.ndarray:
+    """Non-negative, finite float64 weights, one per row of X (ones when None)."""
+    if sample_weight is None:
+        return np.ones(X.shape[0])
+    sw = _check_sample_weight(to_host(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
+    check_finite_rows(sw.reshape(-1, 1), name="sample_weight")
+    return sw

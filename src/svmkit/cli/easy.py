@@ -73,7 +73,7 @@ def run(args) -> int:
     print("Cross validation...")
     search = SVMSearchCV(SVC(), cv=5, n_jobs=args.jobs, random_state=0, prefer_fewer_sv=False, refit=False)
     try:
-        search._search(Xs, y, None, on_task=progress_callback("grid", "task", args.quiet))
+        search.fit(Xs, y, on_task=progress_callback("grid", "task", args.quiet))
     finally:
         release_workers()
     write_table(os.path.join(out, f"{name}.grid.csv"), *table(search, regression=False)[1:])

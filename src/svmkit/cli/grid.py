@@ -84,7 +84,7 @@ def search_grid(args, X, y):
     search = SVMSearchCV(est, grid, cv=args.folds, scoring="neg_mean_squared_error" if regression else "accuracy",
                          n_jobs=args.jobs, prefer_fewer_sv=args.fewer_sv, random_state=0, refit=False)
     try:
-        return search._search(X, y, None, on_task=progress_callback("grid", "task", args.quiet))
+        return search.fit(X, y, on_task=progress_callback("grid", "task", args.quiet))
     finally:
         release_workers()
 

@@ -48,7 +48,7 @@ def describe(est) -> list[str]:
     else:
         lines.append("free / bounded: unknown (LIBSVM model files do not store C)")
     # b = −rho of each decision function, in LIBSVM's pair order and sign
-    lines.append("b (= -rho): " + " ".join(f"{v:.6g}" for v in np.ravel(est._intercept_)))
+    lines.append("b (= -rho): " + " ".join(f"{v:.6g}" for v in -np.ravel(est.libsvm_expansion()[1])))
     if hasattr(est, "objective_"):
         lines.append("objective: " + " ".join(f"{v:.6f}" for v in np.ravel(est.objective_)))
     return lines

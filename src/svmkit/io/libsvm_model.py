@@ -58,7 +58,8 @@ def save_libsvm_model(est, path) -> None:
         lines.append(f"coef0 {_g17(est.coef0)}")
     classifier = svm_type in _CLASSIFIERS
     nr_class = len(est.classes_) if classifier else 2
-    lines += [f"nr_class {nr_class}", f"total_sv {est.support_.size}", f"rho {_g17(-est._intercept_)}"]
+    sv_coef, rho = est.libsvm_expansion()
+    lines += [f"nr_class {nr_class}", f"total_sv {est.support_.size}", f"rho {_g17(rho)}"]
     if classifier:
         labels = np.asarray(est.classes_)
         if labels.dtype.kind not in "iuf" or not np.all(labels == np.round(labels)):
@@ -72,11 +73,10 @@ def save_libsvm_model(est, path) -> None:
     lines.append("SV")
     with atomic_write(path, "w") as fh:
         fh.write("\n".join(lines) + "\n")
-        fh.writelines(_sv_lines(est))
+        fh.writelines(_sv_lines(est, sv_coef))
 
 
-def _sv_lines(est):
-    coef = np.asarray(est._dual_coef_)
+def _sv_lines(est, coef):
     heads = [" ".join(format(v, ".17g") for v in col) for col in coef.T]
     if est.kernel == "precomputed":
         return [f"{head} 0:{int(i) + 1} \n" for head, i in zip(heads, est.support_)]

@@ -14,6 +14,7 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit.models import LSSVR, KernelRidge
+from svmkit.models.session import loo_scores
 from svmkit.solvers.linsys import NotPositiveDefiniteError
 
 
@@ -38,7 +39,7 @@ class _LOOSearch(BaseEstimator):
         for gamma in gammas:
             est = clone(base) if gamma is None else clone(base).set_params(gamma=gamma)
             t0 = time.perf_counter()
-            cell_scores = est._loo_scores(X, y, reg_values, **fit_params)
+            cell_scores = loo_scores(est, X, y, reg_values, **fit_params)
             elapsed = (time.perf_counter() - t0) / len(reg_values)
             for value, score in zip(reg_values, cell_scores):
                 cell = {reg_name: value} if gamma is None else {reg_name: value, "gamma": gamma}

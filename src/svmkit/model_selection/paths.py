@@ -6,7 +6,7 @@ problem is a subset of the rows of the full-data kernel, reached through `row_in
 test points' decision values are read from the same rows. Along a path of one box parameter
 (C growing, ν shrinking) each fit starts from the previous cell's solution scaled to the new
 box, or from the line through the previous two solutions, whichever is lower
-(`SMOModel._starts_from`); the solver then only corrects it.
+(`models.session.fit_on`); the solver then only corrects it.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from sklearn.exceptions import FitFailedWarning
 
 from svmkit._metrics import r2_from_residuals
 from svmkit._threads import numba_threads
-from svmkit.kernels.gram import TRAIN_OVERLAP, as_kernel_input
-from svmkit.kernels.spec import make_kernel
+from svmkit.models.session import (OnSharedKernel, fit_on, open_session, shared_rows, solver_objectives,
+                                   take_rows)
 from svmkit.solvers.row_source import rows_block
+
 
 @dataclass
 class CellFit:
@@ -38,39 +39,6 @@ class CellFit:
     objective: np.ndarray
     fit_time: float
     score_time: float
-
-
-class OnSharedKernel:
-    """A fitted estimator seen through the shared kernel: its `predict` and
-    `decision_function` take the kernel values of the test points against its training rows
-    in place of X, so scorers run unchanged."""
-
-    def __init__(self, est):
-        self.est = est
-        W = est._W
-        self._weights = np.zeros((est.shape_fit_[0], W.shape[1]))
-        self._weights[est.support_] = W
-
-    def __getattr__(self, name):
-        return getattr(self.est, name)
-
-    def __sklearn_tags__(self):
-        return self.est.__sklearn_tags__()
-
-    def _raw(self, K_test):
-        return self.est._raw_decision_from_kernel(K_test, self._weights)
-
-    def predict(self, K_test):
-        return self.est._predict_from_raw(self._raw(K_test))
-
-    def decision_function(self, K_test):
-        return self.est._decision_from_raw(self._raw(K_test))
-
-    def predict_proba(self, K_test):
-        if np.size(getattr(self.est, "probA_", ())) == 0:
-            raise ValueError("a scoring that needs probabilities (e.g. 'neg_log_loss') needs the estimator's "
-                             "probability=True")
-        return self.est._proba_from_raw(self._raw(K_test))
 
 
 def _fast_score(scoring, est, K_test, y_test):
@@ -87,57 +55,47 @@ def _fast_score(scoring, est, K_test, y_test):
     return r2_from_residuals(y_test, y_test - pred)
 
 
-def _shared_rows(estimator, X, Xk, spec, memory_mb):
-    """The kernel's rows over all of X: cached whole when the n × n float32 matrix fits
-    `memory_mb` (a precomputed kernel is whole), else the estimator's own row source.
-    Returns (rows, whole)."""
-    n = X.shape[0]
-    megabytes = 4.0 * n * n / 2**20
-    if spec.is_precomputed or megabytes > memory_mb:
-        return estimator._row_source(spec, X if spec.is_precomputed else Xk), spec.is_precomputed
-    return estimator._row_source(spec, Xk, megabytes, min_rows=n), True
-
-
-def _path_fits(estimator, X_train, y_train, sw_train, rows, train, path):
-    """Fit the cells of `path` in order on the training rows `train` of `rows`, each from the
-    previous one's solution; yields (cell, params, fitted estimator or the ValueError its fit
-    raised, seconds). A failed fit makes the next one start cold."""
+def _path_fits(estimator, session, path):
+    """Fit the cells of `path` in order on `session`, each from the previous one's solution;
+    yields (cell, params, fitted estimator or the ValueError its fit raised, seconds). A failed
+    fit makes the next one start cold."""
     template = clone(estimator)
-    # the last two fits along the path, as (problem fits, box parameters)
+    # the last two fits along the path
     previous = earlier = None
-    prepared = None
     for cell, params in path:
         # a shallow copy of the unfitted template: its parameters are plain values, and the grid's
         # names were checked against them (clone's signature inspection costs more than a small fit)
         est = copy.copy(template)
         vars(est).update(params)
-        starts = None if previous is None else est._starts_from(*previous, earlier)
         t0 = time.perf_counter()
         try:
-            # the path's cells differ in C or ν only: the data are validated once per path
-            if prepared is None:
-                prepared = est._prepared(X_train, y_train, sw_train)
-            est._fit(X_train, y_train, sw_train, rows=rows, row_index=train, starts=starts, prepared=prepared)
+            fit_on(est, session, None if previous is None else (previous, earlier))
         except ValueError as err:
             yield cell, params, err, time.perf_counter() - t0
             previous = earlier = None
             continue
         yield cell, params, est, time.perf_counter() - t0
-        earlier = previous
-        previous = est._problem_fits, {p: getattr(est, p) for p in est._scaled_params}
+        earlier, previous = previous, est
 
 
-def _kernel_input(template, X):
-    return None if template.kernel == "precomputed" else as_kernel_input(X, TRAIN_OVERLAP)
+def _path_session(estimator, X, y, sample_weight, path, memory_mb):
+    """The session of `path`'s first cell on all of X, on rows shared by every cell."""
+    template = clone(estimator).set_params(**path[0][1])
+    session = open_session(template, X, y, sample_weight)
+    session.rows, _ = shared_rows(template, session, X, memory_mb)
+    return session
 
 
 def path_fits(estimator, X, y, sample_weight, path, memory_mb):
     """Every cell of `path` fitted on all of X in turn, each from the previous one's solution, on
     one shared kernel: yields (cell, params, fitted estimator or the ValueError its fit raised)."""
-    template = clone(estimator).set_params(**path[0][1])
-    spec = make_kernel(template.kernel, X, template.gamma, template.degree, template.coef0)
-    rows, _ = _shared_rows(template, X, _kernel_input(template, X), spec, memory_mb)
-    for cell, params, est, _ in _path_fits(estimator, X, y, sample_weight, rows, np.arange(X.shape[0]), path):
+    try:
+        session = _path_session(estimator, X, y, sample_weight, path, memory_mb)
+    except ValueError as err:
+        for cell, params in path:
+            yield cell, params, err
+        return
+    for cell, params, est, _ in _path_fits(estimator, session, path):
         yield cell, params, est
 
 
@@ -160,36 +118,45 @@ def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
 
 
 def _fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, memory_mb) -> list[CellFit]:
-    template = clone(estimator).set_params(**paths[0][0][1])
-    precomputed = template.kernel == "precomputed"
-    Xk = _kernel_input(template, X)
-    shared = (None, None, False)
     out = []
+    # the rows of the kernel over all of X, kept while the folds resolve the same kernel (γ)
+    shared = (None, None, False)
     for fold, train, test in folds:
-        X_train = X[np.ix_(train, train)] if precomputed else X[train]
         y_train = None if y is None else y[train]
         sw_train = None if sample_weight is None else sample_weight[train]
-        spec = make_kernel(template.kernel, X_train, template.gamma, template.degree, template.coef0)
-        if shared[0] != spec.gamma or shared[1] is None:
-            shared = (spec.gamma, *_shared_rows(template, X, Xk, spec, memory_mb))
-        _, rows, whole = shared
-        K_test = rows_block(rows, test, train) if whole and test.size else None
-        X_test = None if whole or not test.size else (X[np.ix_(test, train)] if precomputed else X[test])
+        X_train = take_rows(estimator, X, train, train)
+        tests = None  # the test rows' kernel values (or inputs), once per fold
         for path in paths:
-            for cell, params, est, fit_time in _path_fits(estimator, X_train, y_train, sw_train, rows, train, path):
+            try:
+                # the path's cells differ in C or ν only: the data are validated once per path
+                session = open_session(clone(estimator).set_params(**path[0][1]), X_train, y_train, sw_train)
+            except ValueError as err:
+                out.extend(_failed(cell, fold, params, err, 0.0) for cell, params in path)
+                continue
+            if shared[0] != session.kernel:
+                shared = (session.kernel, *shared_rows(estimator, session, X, memory_mb))
+                tests = None
+            _, rows, whole = shared
+            session.rows, session.row_index = rows, train
+            if tests is None and test.size:
+                tests = rows_block(rows, test, train) if whole else take_rows(estimator, X, test, train)
+            for cell, params, est, fit_time in _path_fits(estimator, session, path):
                 if isinstance(est, ValueError):
-                    warnings.warn(f"cell {params} failed on fold {fold}: {est}", FitFailedWarning, stacklevel=2)
-                    out.append(CellFit(cell, fold, np.nan, np.nan, np.full(1, np.nan), fit_time, 0.0))
+                    out.append(_failed(cell, fold, params, est, fit_time))
                     continue
                 t0 = time.perf_counter()
                 score = np.nan
                 if test.size and whole:
-                    score = _fast_score(scoring, est, K_test, y[test])
+                    score = _fast_score(scoring, est, tests, y[test])
                     if score is None:
-                        score = float(scorer(OnSharedKernel(est), K_test, y[test]))
+                        score = float(scorer(OnSharedKernel(est), tests, y[test]))
                 elif test.size:
-                    score = float(scorer(est, X_test, y[test]))
-                duals = np.array([f.result.objective for f in est._problem_fits])
-                out.append(CellFit(cell, fold, score, float(est.support_.size), duals, fit_time,
+                    score = float(scorer(est, tests, y[test]))
+                out.append(CellFit(cell, fold, score, float(est.support_.size), solver_objectives(est), fit_time,
                                    time.perf_counter() - t0))
     return out
+
+
+def _failed(cell, fold, params, err, fit_time) -> CellFit:
+    warnings.warn(f"cell {params} failed on fold {fold}: {err}", FitFailedWarning, stacklevel=3)
+    return CellFit(cell, fold, np.nan, np.nan, np.full(1, np.nan), fit_time, 0.0)

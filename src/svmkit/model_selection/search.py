@@ -13,7 +13,8 @@ from sklearn.metrics import check_scoring
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._threads import one_blas_thread
-from svmkit._validation import check_bool, check_choice, check_int
+from svmkit._validation import check_bool, check_choice, check_int, validate_sample_weight, validate_Xy
+from svmkit.models.session import path_parameter
 from svmkit.models.smo_base import SMOModel
 from svmkit.model_selection.folds import make_folds
 from svmkit.model_selection.grid import check_grid, default_grid
@@ -27,8 +28,7 @@ BACKENDS = ("loky", "threading", "dask")
 def kernel_paths(estimator, cells: list[dict]) -> list[list[list[tuple[int, dict]]]]:
     """The cells grouped by kernel, and within a kernel into paths of the box parameter: cells
     equal in everything but C (growing C) or, for a model without C, ν (shrinking ν)."""
-    scaled = getattr(estimator, "_scaled_params", ())
-    along = scaled[0] if scaled else None
+    along = path_parameter(estimator)
     defaults = {k: estimator.get_params()[k] for k in KERNEL_PARAMS}
     groups: dict = defaultdict(lambda: defaultdict(list))
     for index, cell in enumerate(cells):
@@ -151,17 +151,14 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         tags.input_tags = inner.input_tags
         return tags
 
-    def fit(self, X, y, sample_weight=None):
-        """Search the grid on (X, y) and, with `refit`, fit the chosen cell on all of it."""
-        return self._search(X, y, sample_weight)
-
-    def _search(self, X, y, sample_weight, on_task=None):
-        """`fit`, calling `on_task(n_done, n_tasks)` as tasks finish."""
+    def fit(self, X, y, sample_weight=None, *, on_task=None):
+        """Search the grid on (X, y) and, with `refit`, fit the chosen cell on all of it;
+        `on_task(n_done, n_tasks)` is called as tasks finish (a progress report)."""
         est = self._check_params()
         probe = clone(est)
-        X, y = probe._validate_Xy(X, y, y_numeric=not is_classifier(est))
+        X, y = validate_Xy(probe, X, y, y_numeric=not is_classifier(est))
         if sample_weight is not None:
-            sample_weight = probe._sample_weight(sample_weight, X)
+            sample_weight = validate_sample_weight(sample_weight, X)
         cells = check_grid(default_grid(est) if self.param_grid is None else self.param_grid, est)
         folds = make_folds(self.cv, X, y, is_classifier(est), self.random_state)
         scorer = self._scorer(est)

@@ -1,26 +1,28 @@
-"""The base of every kernel model: a kernel resolved on the training data, centres and their
-weights, f(x) = Σ_s W[s] K(x, c_s) + b evaluated in blocks (seed 000 (9.39) for the SVM; the
-representer theorem for kernel ridge, LS-SVM and kernel logistic regression), input checks,
-and the primal weights of the linear kernel."""
+"""The base of every kernel model: the one fit template (targets → session → solve → store),
+a kernel resolved on the training data, centres and their weights, and f(x) = Σ_s W[s] K(x, c_s)
++ b evaluated in blocks (Vapnik 1998 for the SVM; the representer theorem, Schölkopf, Herbrich
+& Smola 2001, for kernel ridge, LS-SVM and kernel logistic regression), and the primal weights
+of the linear kernel."""
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_finite_rows, check_precomputed
-from svmkit.gpu.gram import device_kernel_products
-from svmkit.gpu.runtime import array_module, to_host
-from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, as_kernel_input, kernel_block, row_sq_norms)
-from svmkit.kernels.spec import check_kernel, make_kernel
+from svmkit._arrays import densify
+from svmkit._validation import check_params, validate_sample_weight, validate_X, validate_Xy
+from svmkit.backend import backend_for
+from svmkit.kernels.spec import check_kernel, kernel_kind, make_kernel
+from svmkit.models.session import FitSession
 
-#: Elements of one K(X_block, SV) block at prediction time.
-_PREDICT_BLOCK = 2**19
-#: Accepted layouts of X; non-finite values are found by check_finite_rows, which names the row.
-_X_FORMAT = dict(accept_sparse="csr", dtype=np.float64, order="C", accept_large_sparse=True,
-                 ensure_all_finite=False)
+#: Fitted attributes a model file keeps, when the estimator has them: everything prediction and
+#: the fitted attributes need, nothing that would need code to rebuild.
+FITTED = ("classes_", "class_weight_", "support_", "support_vectors_", "n_support_", "_dual_coef_",
+          "_intercept_", "gamma_", "n_features_in_", "shape_fit_", "fit_status_", "objective_", "n_iter_",
+          "free_support_", "bounded_support_", "loo_bound_", "inside_tube_", "on_tube_", "outside_tube_",
+          "offset_", "epsilon_", "probA_", "probB_", "prob_density_marks_", "_multi_output", "loo_residuals_",
+          "loo_score_", "loo_decision_")
 
 
 def read_only(a: np.ndarray) -> np.ndarray:
@@ -28,20 +30,11 @@ def read_only(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def check_kernel_range(X) -> None:
-    """Raise a ValueError naming the first row of X whose squared norm overflows float64:
-    every kernel of it would be inf or NaN."""
-    with np.errstate(over="ignore"):
-        bad = np.flatnonzero(~np.isfinite(row_sq_norms(X)))
-    if bad.size:
-        raise ValueError(f"X row {bad[0]} has values too large for the kernel (its squared norm overflows "
-                         "float64); scale the data (e.g. with MinMaxScaler)")
-
-
 class KernelExpansion(BaseEstimator):
     """A fitted kernel expansion: `gamma_` (the resolved γ), the centres `support_vectors_`
     (rows `support_` of the training data), the weights `_dual_coef_` and intercepts
-    `_intercept_`; subclasses fit them. Prediction needs only these."""
+    `_intercept_`; subclasses say what their targets are (`_targets`) and how a session is
+    solved and stored (`_fit_session`). Prediction needs only the fitted state."""
 
     #: Each parameter's check (name → check(value, name)), run by `check_params` at fit; the
     #: kernel's degree, coef0 and gamma are checked when the kernel is resolved on the data.
@@ -49,84 +42,105 @@ class KernelExpansion(BaseEstimator):
     #: Precision of the kernel blocks of prediction on a GPU (`device='cuda'`).
     _device_dtype = np.float32
 
-    def _on_device(self) -> bool:
-        """Whether fit and prediction run on the GPU (`device='cuda'`; models without `device`
-        run on the CPU)."""
-        return getattr(self, "device", "cpu") == "cuda"
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
+        return self._fit_session(self._open_session(X, y, sample_weight), None)
+
+    def _backend(self):
+        """The backend of `device` (models without it run on the host)."""
+        return backend_for(getattr(self, "device", "cpu"))
+
+    def _open_session(self, X, y, sample_weight, rows=None, row_index=None) -> FitSession:
+        """Check the parameters, validate and encode the data (`_targets`), resolve the kernel on
+        it and choose the backend: the session of `models.session.open_session`."""
+        check_params(self, self._constraints)
+        kernel_kind(self.kernel).check_solver(getattr(self, "solver", None))
+        known = set(vars(self))
+        X, target, weight = self._targets(X, y, sample_weight)
+        kernel = make_kernel(self.kernel, X, self._gamma_param(), self.degree, self.coef0)
+        kernel.check_input(X)
+        self.gamma_ = kernel.gamma
+        fitted = {k: v for k, v in vars(self).items() if k not in known}
+        return FitSession(self._backend(), kernel, X, kernel.training_input(X), target, weight, fitted, rows,
+                          row_index)
+
+    def _fit_session(self, session: FitSession, starts=None):
+        """Solve and store on `session` (made for this model or one differing in C or ν only)."""
+        check_params(self, self._constraints)
+        vars(self).update(session.fitted)
+        self._solve_session(session, starts)
+        return self
+
+    def _gamma_param(self):
+        """The γ parameter the kernel resolves."""
+        return self.gamma
+
+    def _targets(self, X, y, sample_weight):
+        """(X validated, the model's targets, each row's weight)."""
+        raise NotImplementedError
+
+    def _solve_session(self, session: FitSession, starts):
+        """Solve the model's problems on the session and store the fitted state."""
+        raise NotImplementedError
 
     def _validate_X(self, X, reset=True):
-        """Validate X (NumPy, SciPy sparse, or CuPy, copied to the host): dense float64 or CSR,
-        finite, named errors."""
-        X = validate_data(self, to_host(X), reset=reset, **_X_FORMAT)
-        return self._check_X_values(X, reset)
+        return validate_X(self, X, reset)
 
     def _validate_Xy(self, X, y, y_numeric=False, multi_output=False):
-        """Validate X and the target y (required; real and finite when `y_numeric`; a column
-        per output when `multi_output`); CuPy arrays are copied to the host."""
-        X, y = to_host(X), to_host(y)
-        if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
-            y_arr = np.asarray(y)
-            check_finite_rows(y_arr.reshape(y_arr.shape[0], -1) if y_arr.ndim else y_arr.reshape(-1, 1), name="y")
-        X, y = validate_data(self, X, y, y_numeric=y_numeric, multi_output=multi_output, **_X_FORMAT)
-        return self._check_X_values(X, True), y
+        return validate_Xy(self, X, y, y_numeric, multi_output)
 
-    def _check_X_values(self, X, reset):
-        check_finite_rows(X)
-        if self.kernel == "precomputed":
-            check_precomputed(X, None if reset else self.shape_fit_[0])
-        return X
+    @staticmethod
+    def _sample_weight(sample_weight, X):
+        return validate_sample_weight(sample_weight, X)
 
-    def _sample_weight(self, sample_weight, X):
-        if sample_weight is None:
-            return np.ones(X.shape[0])
-        sw = _check_sample_weight(to_host(sample_weight), X, dtype=np.float64, ensure_non_negative=True)
-        check_finite_rows(sw.reshape(-1, 1), name="sample_weight")
-        return sw
-
-    def _resolve_kernel(self, X, gamma=None):
-        """The kernel resolved on the training data (γ kept as `gamma_`) and X in kernel format;
-        `gamma` stands in for the parameter when given."""
-        Xk = as_kernel_input(X, TRAIN_OVERLAP)
-        spec = make_kernel(self.kernel, X, self.gamma if gamma is None else gamma, self.degree, self.coef0)
-        if not (spec.is_callable or spec.is_precomputed):
-            check_kernel_range(Xk)
-        self.gamma_ = spec.gamma
-        return spec, Xk
-
-    def _store_support(self, X, support):
-        """Keep the support vectors in the training format (dense or CSR, as scikit-learn does)."""
+    def _store_support(self, session: FitSession, support):
+        """Keep the support vectors as the kernel kind needs them (the training rows, dense or
+        CSR, as scikit-learn does; none for a precomputed kernel)."""
         self.support_ = np.asarray(support, dtype=np.int32)
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = X[self.support_]
+        self.support_vectors_ = session.kernel.support_vectors(session.X, self.support_)
 
     def _prepare_prediction(self):
-        """Derive what prediction uses from the fitted state: the kernel, the support vectors in
-        kernel format with their squared norms, the weight matrix and the public coefficients."""
-        self._spec = make_kernel(self.kernel, self.support_vectors_, self.gamma_, self.degree, self.coef0)
-        self._sv_kernel = None if self._spec.is_precomputed else as_kernel_input(self.support_vectors_)
-        self._sv_sq = row_sq_norms(self._sv_kernel) if self._spec.uses_norms else None
-        self._sv_split = SparseColumns(self._sv_kernel) if sp.issparse(self._sv_kernel) else None
+        """Derive what prediction uses from the fitted state: the kernel, its centres ready for
+        the products, the weight matrix and the public coefficients."""
+        self._kind = make_kernel(self.kernel, self.support_vectors_, self.gamma_, self.degree, self.coef0)
+        self._predict_centres = self._kind.centres(self.support_vectors_, self.support_)
         self._W = self._dual_coef_.T
         self.dual_coef_ = self._dual_coef_
         self.intercept_ = self._intercept_.copy()
 
+    def fitted_state(self) -> dict:
+        """The fitted attributes a model file keeps (see FITTED), by name."""
+        check_is_fitted(self)
+        return {name: getattr(self, name) for name in FITTED if hasattr(self, name)}
+
+    def set_fitted_state(self, state: dict):
+        """Give this estimator the fitted attributes in `state` (names of FITTED; others are
+        refused) and prepare it to predict."""
+        unknown = sorted(set(state) - set(FITTED))
+        if unknown:
+            raise ValueError(f"not fitted attributes of a {type(self).__name__}: {unknown}")
+        vars(self).update(state)
+        if "shape_fit_" in state:
+            self.shape_fit_ = tuple(int(v) for v in state["shape_fit_"])
+        self._prepare_prediction()
+        return self
+
+    def libsvm_expansion(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sv_coef, rho) as LIBSVM's model files hold them: one row of coefficients per problem
+        over the support vectors, f = Σ sv_coef·K − rho (LIBSVM's sign convention)."""
+        check_is_fitted(self)
+        return np.asarray(self._dual_coef_), -np.asarray(self._intercept_)
+
     @property
     def coef_(self):
-        """w = Σ coef_i x_i (seed 000 (9.60)); linear kernel only. Read-only: it is derived
-        from the dual coefficients, so writing to it would change nothing."""
+        """w = Σ coef_i x_i (Vapnik 1998); linear kernel only. Read-only: it is derived from the
+        dual coefficients, so writing to it would change nothing."""
         return read_only(self._primal_weights())
 
     def _raw_decision(self, X):
         """Σ_s W[s, k] K(x, c_s) + b_k for every row of X, one column k per fitted problem."""
         X = self._check_predict_X(X)
         return self._support_kernel_products(X, self._W) + self._intercept_
-
-    def _raw_decision_from_kernel(self, K, W):
-        """The same from `K`, kernel values of the points against the centres of the weights
-        `W` (model selection reads them from the kernel rows it shares across fits)."""
-        return K @ W + self._intercept_
 
     def _predict_from_raw(self, raw):
         """The prediction from the raw decision values (a single problem's: the values)."""
@@ -138,37 +152,21 @@ class KernelExpansion(BaseEstimator):
 
     def _check_predict_X(self, X):
         check_is_fitted(self)
-        return self._validate_X(X, reset=False)
+        X = validate_X(self, X, reset=False)
+        self._kind.check_input(X, self.shape_fit_[0])
+        return X
 
     def _support_kernel_products(self, X, W):
         """K(X, SV) @ W for every row of X, computed in blocks (W: n_SV × k)."""
-        n = X.shape[0]
-        n_sv = self.support_.shape[0]
-        out = np.empty((n, W.shape[1]))
-        if self._spec.is_precomputed:
-            Xd = X.toarray() if sp.issparse(X) else X
-            return Xd[:, self.support_] @ W
-        if not self._spec.is_callable:
-            # one conversion up front (densified unless sparse pays), not one per block
-            X = as_kernel_input(X)
-            if self._on_device():
-                return device_kernel_products(array_module("cuda"), self._spec, X, self._sv_kernel, W,
-                                              self._device_dtype)
-        step = max(1, min(n, _PREDICT_BLOCK // max(n_sv, 1)))
-        buf = np.empty(step * n_sv)
-        for s in range(0, n, step):
-            K = kernel_block(self._spec, X[s:s + step], self._sv_kernel, self._sv_sq, out=buf,
-                             b_split=self._sv_split)
-            np.matmul(K, W, out=out[s:s + step])
-        return out
+        return self._backend().products(self._predict_centres, X, W, self._device_dtype)
 
     def _primal_weights(self):
-        """w = Σ coef_i x_i per column of the coefficient matrix (seed 000 (9.37)); linear kernel only."""
+        """w = Σ coef_i x_i per column of the coefficient matrix; linear kernel only."""
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         sv = self.support_vectors_
         coef = np.vstack([self._W[:, k] @ sv for k in range(self._W.shape[1])])
-        return np.asarray(coef.todense() if sp.issparse(coef) else coef)
+        return np.asarray(densify(coef))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

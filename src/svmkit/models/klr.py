@@ -13,10 +13,10 @@ from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_max_iter, encode_classes, one_of, real
-from svmkit.gpu.runtime import DEVICES
-from svmkit.kernels.gram import kernel_block, row_sq_norms
+from svmkit.backend import DEVICES
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
+from svmkit.models.session import FitSession
 from svmkit.solvers.linsys import NYSTROM_BLOCK_ELEMENTS
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
 
@@ -109,39 +109,45 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     def fit(self, X, y, sample_weight=None):
         """Fit β and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: labels;
         sample_weight scales each row's loss."""
-        self._check_fit_params()
+        return super().fit(X, y, sample_weight)
+
+    def _targets(self, X, y, sample_weight):
+        """Validated X, the class indicator columns T (one column for two classes) and each
+        row's weight C·w; sets `classes_`."""
         if self.max_iter == -1:
             raise ValueError("max_iter must be a positive number of Newton steps, got max_iter=-1")
-        if self.solver == "nystrom" and self._on_device():
-            raise ValueError("solver='nystrom' runs on device='cpu'; device='cuda' fits with solver='newton'")
         X, y = self._validate_Xy(X, y)
         self.classes_, y_enc = encode_classes(y, type(self).__name__)
-        weight = self.C * self._sample_weight(sample_weight, X)
         T = (y_enc[:, None] == 1).astype(np.float64) if self.classes_.shape[0] == 2 else np.eye(self.classes_.shape[0])[y_enc]
-        spec, Xk = self._resolve_kernel(X)
+        return X, T, self.C * self._sample_weight(sample_weight, X)
+
+    def _solve_session(self, session: FitSession, starts):
+        backend, kernel, Xk, T, weight = session.backend, session.kernel, session.Xk, session.target, session.weight
+        n = T.shape[0]
+        backend.require("newton" if self.solver == "newton" else "newton-nystrom", f"solver={self.solver!r}",
+                        "fits with solver='newton'")
         seed = np.random.default_rng(self.random_state).integers(2**31 - 1)
         if self.solver == "newton":
-            op = dense_operator(self._kernel_matrix(X, spec, Xk), PRECONDITIONER_COLUMNS, seed, self._xp())
+            op = dense_operator(backend.matrix(kernel, Xk), PRECONDITIONER_COLUMNS, seed, backend.xp)
             res = kernel_logistic_newton(op, T, weight, self.tol, self.max_iter)
-            self._set_expansion(X, np.arange(X.shape[0]), res.beta, res.intercept)
+            self._store_expansion(session, np.arange(n), res.beta, res.intercept)
         else:
-            centres = self._centres(X.shape[0], spec, Xk, 1.0 / self.C)
-            C_k = Xk[centres]
-            c_sq = row_sq_norms(C_k) if spec.uses_norms else None
+            centres = self._centres(n, kernel, Xk, 1.0 / self.C)
+            rows = backend.centre_rows(kernel, Xk, centres, NYSTROM_BLOCK_ELEMENTS)
             step = max(1, NYSTROM_BLOCK_ELEMENTS // centres.size)
-            K_NM = np.vstack([kernel_block(spec, Xk[lo:lo + step], C_k, c_sq) for lo in range(0, X.shape[0], step)])
-            Phi, T_mm = nystrom_features(K_NM, kernel_block(spec, C_k, C_k))
+            K_NM = np.vstack([rows(slice(lo, lo + step), keep=True) for lo in range(0, n, step)])
+            C_k = Xk[centres]
+            Phi, T_mm = nystrom_features(K_NM, kernel.block(C_k, C_k))
             del K_NM
             res = kernel_logistic_newton(feature_operator(Phi), T, weight, self.tol, self.max_iter)
             # f(x) = k(x, centres)·T⁻¹Φᵀβ + b: the expansion over the centres
             coef = la.solve_triangular(T_mm, Phi.T @ res.beta, lower=False, check_finite=False)
-            self._set_expansion(X, centres, coef, res.intercept)
+            self._store_expansion(session, centres, coef, res.intercept)
         self.objective_ = res.objective
         self.n_iter_ = res.n_iter
         if not res.converged:
             warnings.warn(f"Newton stopped before the gradient fell below tol={self.tol} (max_iter={self.max_iter}, or "
-                          "no descent step left); increase max_iter or tol", ConvergenceWarning, stacklevel=2)
-        return self
+                          "no descent step left); increase max_iter or tol", ConvergenceWarning, stacklevel=4)
 
     def decision_function(self, X):
         """f(x) = Σ β_n K(x_n, x) + b: shape (n,) for two classes (> 0 means classes_[1]), else

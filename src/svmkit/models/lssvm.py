@@ -19,11 +19,12 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from svmkit._metrics import r2_from_residuals
+from svmkit._arrays import to_host
 from svmkit._validation import check_bool, check_real, encode_classes, one_of, real
-from svmkit.gpu.runtime import to_host
 from svmkit.models import ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
-from svmkit.solvers.linsys import bordered_loo, bordered_solution, shifted_scores
+from svmkit.models.session import FitSession
+from svmkit.solvers.linsys import bordered_loo, bordered_solution
 
 
 class BaseLSSVM(DenseExpansionModel):
@@ -31,61 +32,60 @@ class BaseLSSVM(DenseExpansionModel):
 
     _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool}
 
-    def _fit_targets(self, X, Y, rows=None):
+    def _fit_targets(self, session: FitSession, Y, rows=None):
         """α (n × k), b (k) and, with `loo`, the LOO residuals (n × k) for the targets Y (n × k)
         on the training rows `rows` (all by default)."""
-        spec, Xk = self._spec_and_input
+        backend, kernel, Xk = session.backend, session.kernel, session.Xk
         n = Y.shape[0]
-        solver = self._solver_for(n)
+        solver = self._solver_for(session, n)
         if solver == "nystrom":
-            centres, beta, b = self._nystrom(spec, Xk if rows is None else Xk[rows], Y, 1.0 / self.C, bias=True)
+            centres, beta, b = self._nystrom(session, Xk if rows is None else Xk[rows], Y, 1.0 / self.C, bias=True)
             return centres, beta, b, None
         shift = 1.0 / self.C
         if rows is None:
-            factor = self._factor(solver, shift, X, spec, Xk)
+            factor = backend.factorise(solver, kernel, Xk, shift, exact=self.loo)
         elif self._K is None:
             # a pair within 'auto''s exact size in a problem past it: its own kernel
-            factor = self._factor(solver, shift, X[rows], spec, Xk[rows])
+            factor = backend.factorise(solver, kernel, Xk[rows], shift, exact=self.loo)
         else:
-            xp = self._xp()
-            factor = self._factor_of(solver, self._K[xp.ix_(xp.asarray(rows), xp.asarray(rows))], shift)
+            at = backend.xp.asarray(rows)
+            factor = backend.factor_of(solver, self._K[backend.xp.ix_(at, at)], shift, exact=self.loo)
         alpha, b, eta = bordered_solution(to_host(factor.solve(np.column_stack([np.ones(n), Y]))))
         loo = bordered_loo(alpha, eta, to_host(factor.inverse_diag())) if self.loo else None
         return np.arange(n), alpha, b, loo
 
-    def _loo_scores(self, X, y, values):
+    def _loo_scores(self, session: FitSession, values):
         """Leave-one-out score for each C in `values`, from factorisations of K + I/C
         (`shifted_scores`: one eigendecomposition serves many C); a C at which K + I/C is not
         positive definite gives a NotPositiveDefiniteError in place of its score."""
-        self._check_fit_params()
         shifts = [1.0 / check_real(C, "C", low=0) for C in values]
-        X, Y, y = self._targets(X, y)
+        Y, y = session.target
         if self._uses_votes():
             raise ValueError("the LOO search takes binary or one-vs-rest LSSVC (one factorisation per cell "
                              "serves every class); set multi_class='ovr'")
-        spec, Xk = self._resolve_kernel(X)
-        B = np.column_stack([np.ones(X.shape[0]), Y])
+        B = np.column_stack([np.ones(Y.shape[0]), Y])
 
         def score(at):
             alpha, _, eta = bordered_solution(to_host(at.solve(B)))
             return self._loo_score(Y, bordered_loo(alpha, eta, to_host(at.inverse_diag())), y)
 
-        return list(shifted_scores(self._kernel_matrix(X, spec, Xk), shifts, score, self._xp()))
+        K = session.backend.matrix(session.kernel, session.Xk)
+        return list(session.backend.shifted_scores(K, shifts, score))
 
     def _uses_votes(self):
         return False
 
-    def _prepare_kernel(self, X):
-        spec, Xk = self._resolve_kernel(X)
-        self._spec_and_input = (spec, Xk)
-        solver = self._solver_for(X.shape[0])
-        # one-vs-one pairs share the whole kernel; a problem on every row has `_factor` make its
-        # own (from rows when it streams them)
-        shared = self._uses_votes() and solver != "nystrom"
-        self._K = self._kernel_matrix(X, spec, Xk) if shared else None
-
-    def _forget_kernel(self):
-        del self._spec_and_input, self._K
+    def _solve_session(self, session: FitSession, starts):
+        """The problems on one kernel: one-vs-one pairs share the whole kernel matrix; a problem
+        on every row has the backend make its own (from rows when it streams them). The N × N
+        kernel (on a GPU, its memory) is not kept past the fit, a failed one included."""
+        shared = self._uses_votes() and self._solver_for(session, session.X.shape[0]) != "nystrom"
+        self._K = session.backend.matrix(session.kernel, session.Xk) if shared else None
+        try:
+            centres, alpha, b = self._fit_problems(session, *session.target)
+        finally:
+            del self._K
+        self._store_expansion(session, centres, alpha, b)
 
 
 class LSSVR(RegressorMixin, BaseLSSVM):
@@ -144,23 +144,19 @@ class LSSVR(RegressorMixin, BaseLSSVM):
 
     def fit(self, X, y):
         """Fit α and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
-        self._check_fit_params()
-        X, Y, y = self._targets(X, y)
-        self._prepare_kernel(X)
-        try:
-            centres, alpha, b, loo = self._fit_targets(X, Y)
-        finally:  # the N × N kernel (on a GPU, its memory) is not kept past a failed fit either
-            self._forget_kernel()
-        self._set_expansion(X, centres, alpha, b)
+        return super().fit(X, y)
+
+    def _targets(self, X, y, sample_weight):
+        X, y = self._validate_Xy(X, y, y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        return X, (y[:, None], y), None
+
+    def _fit_problems(self, session, Y, y):
+        centres, alpha, b, loo = self._fit_targets(session, Y)
         if loo is not None:
             self.loo_residuals_ = loo[:, 0]
             self.loo_score_ = self._loo_score(Y, loo, y)
-        return self
-
-    def _targets(self, X, y):
-        X, y = self._validate_Xy(X, y, y_numeric=True)
-        y = np.asarray(y, dtype=np.float64)
-        return X, y[:, None], y
+        return centres, alpha, b
 
     def _loo_score(self, Y, loo, y):
         return r2_from_residuals(y, loo[:, 0])
@@ -221,56 +217,53 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     def fit(self, X, y):
         """Fit one problem (binary), one per class (ovr) or one per pair (ovo)."""
-        self._check_fit_params()
-        X, Y, y = self._targets(X, y)
-        self._prepare_kernel(X)
-        try:
-            if not self._uses_votes():
-                centres, alpha, b, loo = self._fit_targets(X, Y)
-                if loo is not None:
-                    self.loo_decision_ = (Y - loo) if Y.shape[1] > 1 else (Y - loo)[:, 0]
-                    self.loo_score_ = self._loo_score(Y, loo, y)
-            else:
-                centres, alpha, b, loo_decision = self._fit_pairs(X, np.searchsorted(self.classes_, y))
-                if loo_decision is not None:
-                    self.loo_decision_ = ovo.ovr_decision(loo_decision, self.classes_.size)
-                    self.loo_score_ = float(np.mean(self._predict_from_raw(loo_decision) == y))
-        finally:
-            self._forget_kernel()
-        self._set_expansion(X, centres, alpha, b)
-        return self
+        return super().fit(X, y)
 
-    def _targets(self, X, y):
-        """Validated X, the ±1 target columns (one, or one per class for one-vs-rest) and y;
+    def _targets(self, X, y, sample_weight):
+        """Validated X, the ±1 target columns (one, or one per class for one-vs-rest) with y;
         sets `classes_`."""
         X, y = self._validate_Xy(X, y)
         self.classes_, y_enc = encode_classes(y, "LSSVC")
         n_classes = self.classes_.size
         classes = [1] if n_classes == 2 else range(n_classes)
-        return X, np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes]), y
+        return X, (np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes]), y), None
+
+    def _fit_problems(self, session, Y, y):
+        if not self._uses_votes():
+            centres, alpha, b, loo = self._fit_targets(session, Y)
+            if loo is not None:
+                self.loo_decision_ = (Y - loo) if Y.shape[1] > 1 else (Y - loo)[:, 0]
+                self.loo_score_ = self._loo_score(Y, loo, y)
+            return centres, alpha, b
+        centres, alpha, b, loo_decision = self._fit_pairs(session, np.searchsorted(self.classes_, y))
+        if loo_decision is not None:
+            self.loo_decision_ = ovo.ovr_decision(loo_decision, self.classes_.size)
+            self.loo_score_ = float(np.mean(self._predict_from_raw(loo_decision) == y))
+        return centres, alpha, b
 
     def _loo_score(self, Y, loo, y):
         return float(np.mean(self._predict_from_raw(Y - loo) == y))
 
-    def _fit_pairs(self, X, y_enc):
+    def _fit_pairs(self, session: FitSession, y_enc):
         """One problem per class pair on its rows; weights of rows outside a pair are 0. With
         `loo`, also each row's decision values without it: its own pairs' from their LOO
         residuals, the other pairs' from their fits (which never saw the row)."""
         pairs = ovo.class_pairs(self.classes_.size)
-        alpha = np.zeros((X.shape[0], len(pairs)))
+        n = y_enc.size
+        alpha = np.zeros((n, len(pairs)))
         bs = np.zeros(len(pairs))
-        loo_decision = np.empty((X.shape[0], len(pairs))) if self.loo else None
+        loo_decision = np.empty((n, len(pairs))) if self.loo else None
         for k, (a, c) in enumerate(pairs):
             rows = np.flatnonzero((y_enc == a) | (y_enc == c))
             target = np.where(y_enc[rows] == a, 1.0, -1.0)[:, None]
-            centres, coef, b, loo = self._fit_targets(X, target, rows)
+            centres, coef, b, loo = self._fit_targets(session, target, rows)
             alpha[rows[centres], k] = coef[:, 0]
             bs[k] = b[0]
             if loo is not None:
-                xp = self._xp()
+                xp = session.backend.xp
                 loo_decision[:, k] = to_host(self._K[:, xp.asarray(rows)] @ xp.asarray(coef[:, 0])) + b[0]
                 loo_decision[rows, k] = (target - loo)[:, 0]
-        return np.arange(X.shape[0]), alpha, bs, loo_decision
+        return np.arange(n), alpha, bs, loo_decision
 
     def _uses_votes(self):
         return self.multi_class == "ovo" and self.classes_.size > 2

@@ -75,9 +75,9 @@ class OneClassSVM(OutlierMixin, SMOModel):
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""
-        return self._fit(X, y, sample_weight)
+        return super().fit(X, y, sample_weight)
 
-    def _prepare(self, X, y, sample_weight):
+    def _targets(self, X, y, sample_weight):
         X = self._validate_X(X)
         return X, None, self._sample_weight(sample_weight, X)
 
@@ -88,8 +88,8 @@ class OneClassSVM(OutlierMixin, SMOModel):
         self._summary(fit)
         return [fit]
 
-    def _set_fitted(self, X, target, fits):
-        super()._set_fitted(X, target, fits)
+    def _set_fitted(self, session, target, fits):
+        super()._set_fitted(session, target, fits)
         self.offset_ = -self._intercept_[0]
 
     def _calibrate(self, X, rows, row_index, target, sw):

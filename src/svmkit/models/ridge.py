@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import MultiOutputMixin, RegressorMixin
 
+from svmkit._arrays import to_host
 from svmkit._dask_support import is_dask, map_rows, row_blocks
 from svmkit._metrics import r2_from_residuals
-from svmkit._validation import check_bool, check_finite_rows, check_real, real
-from svmkit.gpu.runtime import to_host
-from svmkit.kernels.gram import kernel_block, row_sq_norms
+from svmkit._validation import check_bool, check_finite_rows, check_params, check_real, real
 from svmkit.kernels.spec import make_kernel
 from svmkit.models.dense_expansion import DenseExpansionModel
-from svmkit.solvers.linsys import nystrom_normal_solve, shifted_scores
+from svmkit.models.session import FitSession
+from svmkit.solvers.linsys import nystrom_normal_solve
 
 
 def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
@@ -115,40 +115,47 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     def fit(self, X, y, sample_weight=None):
         """Fit β. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: (n_samples,)
         or (n_samples, n_targets); sample_weight scales each row's squared error."""
-        self._check_fit_params()
         if is_dask(X):
             return self._fit_dask(X, y, sample_weight)
-        X, Y, s, scale, spec, Xk = self._prepare(X, y, sample_weight)
+        return super().fit(X, y, sample_weight)
+
+    def _targets(self, X, y, sample_weight):
+        """Validated X, the targets as columns Y, and the weights (None without sample_weight).
+        Weighted rows solve A = SKS + λI with S = diag(√w), β = S·A⁻¹·S·y."""
+        X, y = self._validate_Xy(X, y, y_numeric=True, multi_output=True)
+        y = np.asarray(y, dtype=np.float64)
+        self._multi_output = y.ndim == 2
+        return X, y.reshape(y.shape[0], -1), None if sample_weight is None else self._sample_weight(sample_weight, X)
+
+    @staticmethod
+    def _root_weights(session: FitSession):
+        """S = √w as a column, and as the kernel's scale (None without sample weights)."""
+        if session.weight is None:
+            return np.ones((session.X.shape[0], 1)), None
+        s = np.sqrt(session.weight)
+        return s[:, None], s
+
+    def _solve_session(self, session: FitSession, starts):
+        Y = session.target
+        s, scale = self._root_weights(session)
         if self.loo and not np.all(s > 0):
             raise ValueError("loo=True needs every sample_weight positive: a row of weight 0 takes no "
                              "part in the fit, so leaving it out changes nothing to measure")
-        solver = self._solver_for(X.shape[0])
+        solver = self._solver_for(session, Y.shape[0])
         if solver == "nystrom":
-            centres, beta, _ = self._nystrom(spec, Xk, s * Y, self.alpha, bias=False, row_scale=scale)
+            centres, beta, _ = self._nystrom(session, session.Xk, s * Y, self.alpha, bias=False, row_scale=scale)
         else:
-            centres = np.arange(X.shape[0])
-            factor = self._factor(solver, self.alpha, X, spec, Xk, scale)
+            centres = np.arange(Y.shape[0])
+            factor = session.backend.factorise(solver, session.kernel, session.Xk, self.alpha, scale, exact=self.loo)
             scaled = to_host(factor.solve(s * Y))
             beta = s * scaled
             if self.loo:
                 loo = ridge_loo(scaled, s, to_host(factor.inverse_diag()))
                 self.loo_residuals_ = loo if self._multi_output else loo.ravel()
                 self.loo_score_ = r2_from_residuals(Y, loo)
-        self._set_expansion(X, centres, beta, np.zeros(Y.shape[1]))
-        return self
+        self._store_expansion(session, centres, beta, np.zeros(Y.shape[1]))
 
-    def _prepare(self, X, y, sample_weight):
-        """Validated X, the targets as columns Y, S = √w as a column and as the kernel's scale
-        (None without sample weights), the resolved kernel and X in kernel format. Weighted rows
-        solve A = SKS + λI, β = S·A⁻¹·S·y."""
-        X, y = self._validate_Xy(X, y, y_numeric=True, multi_output=True)
-        y = np.asarray(y, dtype=np.float64)
-        self._multi_output = y.ndim == 2
-        s = np.sqrt(self._sample_weight(sample_weight, X))[:, None]
-        spec, Xk = self._resolve_kernel(X, self._gamma_or_default())
-        return X, y.reshape(y.shape[0], -1), s, None if sample_weight is None else s[:, 0], spec, Xk
-
-    def _gamma_or_default(self):
+    def _gamma_param(self):
         """γ as given; None is 1 / n_features, as scikit-learn's KernelRidge."""
         return "auto" if self.gamma is None else self.gamma
 
@@ -160,7 +167,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     def _fit_dask(self, X, y, sample_weight):
         """Nyström on a Dask array X (rows in blocks) and y: K_NMᵀK_NM and K_NMᵀy are summed
         over the blocks on the workers, so only M × M results travel, then solved here."""
-        self._host_only("a Dask array X")
+        check_params(self, self._constraints)
+        self._backend().require("dask", "a Dask array X")
         if self.solver not in ("auto", "nystrom"):
             raise ValueError(f"a Dask array X is fitted by solver='nystrom' (or 'auto'), not solver={self.solver!r}")
         if self.centers != "uniform":
@@ -181,17 +189,14 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         centres = self._centres(n)
         C = np.asarray(X[centres].compute(), dtype=np.float64)
         check_finite_rows(C)
-        gamma = self._gamma_or_default()
-        if isinstance(gamma, str) and gamma == "scale":
-            gamma = 1.0 / (d * float(X.var().compute()))
-        spec = make_kernel(self.kernel, C, gamma, self.degree, self.coef0)
-        c_sq = row_sq_norms(C) if spec.uses_norms else None
+        kernel = make_kernel(self.kernel, X, self._gamma_param(), self.degree, self.coef0)
+        c_sq = kernel.sq_norms(C)
         starts = np.r_[0, np.cumsum(X.chunks[0])[:-1]]
 
         def reduce(Xb, Yb, start):
             check_finite_rows(np.asarray(Xb), name=f"X (block from row {start})")
             check_finite_rows(np.asarray(Yb), name=f"y (block from row {start})")
-            K = kernel_block(spec, np.ascontiguousarray(Xb, dtype=np.float64), C, c_sq)
+            K = kernel.block(np.ascontiguousarray(Xb, dtype=np.float64), C, c_sq)
             return K.T @ K, K.T @ Yb
 
         parts = [dask.delayed(reduce)(xb, yb, int(s)) for xb, yb, s in
@@ -200,10 +205,12 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
             parts = [dask.delayed(_add_pairs)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
                      for i in range(0, len(parts), 2)]
         KtK, KtY = dask.compute(parts[0])[0]
-        beta = nystrom_normal_solve(KtK, KtY, kernel_block(spec, C, C), self.alpha)
+        beta = nystrom_normal_solve(KtK, KtY, kernel.block(C, C), self.alpha)
         self.n_features_in_ = d
-        self.gamma_ = spec.gamma
-        self._set_expansion(X, centres, beta, np.zeros(beta.shape[1]), support_vectors=C)
+        self.gamma_ = kernel.gamma
+        self.support_ = np.asarray(centres, dtype=np.int32)
+        self.support_vectors_ = C
+        self._set_weights(X.shape, beta, np.zeros(beta.shape[1]))
         return self
 
     def predict(self, X):
@@ -212,16 +219,16 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
             return map_rows(super().predict, X)
         return super().predict(X)
 
-    def _loo_scores(self, X, y, values, sample_weight=None):
+    def _loo_scores(self, session: FitSession, values):
         """Leave-one-out R² for each λ in `values`, from factorisations of SKS + λI
         (`shifted_scores`: one eigendecomposition serves many λ); a λ at which SKS + λI is
         not positive definite gives a NotPositiveDefiniteError in place of its score."""
-        self._check_fit_params()
         lams = [check_real(lam, "alpha", low=0) for lam in values]
-        X, Y, s, scale, spec, Xk = self._prepare(X, y, sample_weight)
-        K = self._kernel_matrix(X, spec, Xk, scale)
-        return list(shifted_scores(K, lams, lambda at: r2_from_residuals(
-            Y, ridge_loo(to_host(at.solve(s * Y)), s, to_host(at.inverse_diag()))), self._xp()))
+        Y = session.target
+        s, scale = self._root_weights(session)
+        K = session.backend.matrix(session.kernel, session.Xk, scale)
+        return list(session.backend.shifted_scores(K, lams, lambda at: r2_from_residuals(
+            Y, ridge_loo(to_host(at.solve(s * Y)), s, to_host(at.inverse_diag())))))
 
     def _predict_from_raw(self, raw):
         return raw if self._multi_output else raw.ravel()

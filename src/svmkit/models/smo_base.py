@@ -4,24 +4,22 @@ starts, store the fitted state — on the kernel-expansion base."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from svmkit._threads import numba_threads, one_blas_thread
-from svmkit._validation import check_bool, check_max_iter, check_params, one_of, real
-from svmkit.gpu.gram import DeviceKernel
-from svmkit.gpu.runtime import DEVICES, array_module
-from svmkit.kernels.gram import TrainingKernel
+from svmkit._arrays import data_fingerprint
+from svmkit._validation import check_bool, check_max_iter, one_of, real
+from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
-from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
+from svmkit.models.session import FitSession
+from svmkit.solvers.row_source import RowSource
 from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, solve, solved_whole
 from svmkit.solvers.starts import best_start
 
@@ -78,18 +76,6 @@ def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale
                       scale**2 * res.objective, res, problem.p, res.alpha >= problem.upper)
 
 
-def data_fingerprint(*arrays) -> str:
-    """A digest of the arrays' values (CSR: its three arrays): equal for the same data."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in arrays:
-        parts = (a.data, a.indices, a.indptr) if sp.issparse(a) else (a,)
-        for part in parts:
-            part = np.ascontiguousarray(part)
-            h.update(str((part.dtype, part.shape)).encode())
-            h.update(part.view(np.uint8).ravel())
-    return h.hexdigest()
-
-
 def probability_folds(n: int, seed: int) -> np.ndarray:
     """The fold (0 … PROBABILITY_FOLDS − 1) of each of n rows, as LIBSVM deals them: the rows
     shuffled by `seed`, then cut into PROBABILITY_FOLDS runs of ⌊i·n/5⌋ boundaries."""
@@ -130,7 +116,7 @@ def positive_rows(sample_weight: np.ndarray) -> np.ndarray:
 
 
 class SMOModel(KernelExpansion):
-    """Base of the SMO-type estimators; subclasses prepare the data (`_prepare`) and solve
+    """Base of the SMO-type estimators; subclasses give their targets (`_targets`) and solve
     their dual problems (`_solve_problems`)."""
 
     #: One problem per class pair, whose objective and iterations are kept per pair.
@@ -147,44 +133,22 @@ class SMOModel(KernelExpansion):
                     "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool,
                     "probability": check_bool, "device": one_of(*DEVICES)}
 
-    def fit(self, X, y=None, sample_weight=None):
-        """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
-        return self._fit(X, y, sample_weight)
-
-    def _prepared(self, X, y, sample_weight):
-        """`_prepare`'s result and the attributes it set, for fits of this model with other box
-        or sum parameters (C, ν) on the same data, which `_prepare` does not read."""
-        known = set(vars(self))
-        data = self._prepare(X, y, sample_weight)
-        return data, {k: v for k, v in vars(self).items() if k not in known}
-
-    def _fit(self, X, y, sample_weight, rows: RowSource | None = None, row_index=None, starts=None, prepared=None):
-        """The one fit path of every SMO model: validate and prepare; solve the model's dual
-        problems on `rows` (default: a row source of the training kernel), training row i
-        being row `row_index[i]` of it; store the fitted state.
-
-        A given `rows` must hold the kernel this model resolves on X (model selection shares
-        one per γ across folds and C). `starts`: per problem, None or a feasible (α⁰, G⁰) to
-        start from (G⁰ may be None), in the layout of `_problem_fits` of an earlier fit.
-        `prepared`: `_prepared` of a model differing from this one in C or ν only, on the same
-        X, y and sample_weight, which then are not validated again.
-        """
-        check_params(self, self._constraints)
-        if prepared is None:
-            X, target, weight = self._prepare(X, y, sample_weight)
-        else:
-            (X, target, weight), attributes = prepared
-            vars(self).update(attributes)
-        spec, Xk = self._resolve_kernel(X)
+    def _solve_session(self, session: FitSession, starts):
+        """Solve the model's dual problems on the session's rows (default: a row source of the
+        training kernel on the session's backend) and store the fitted state. `starts`: per
+        problem, None or a `Start`, in the layout of `_problem_fits` of an earlier fit (with
+        `warm_start`, a refit on the same data and kernel starts from the last fit)."""
+        X, target, weight = session.X, session.target, session.weight
+        rows = session.rows
         if rows is None:
-            rows, row_index = self._row_source(spec, Xk), None
-        row_index = np.arange(X.shape[0]) if row_index is None else np.asarray(row_index, dtype=np.int64)
+            rows = session.backend.training_rows(session.kernel, session.Xk, self.cache_size)
+        row_index = session.index()
         warm_key = None
         if self.warm_start:
             warm_key = (data_fingerprint(X, target if target is not None else np.zeros(0), weight),
                         self.kernel, self.gamma_, self.degree, self.coef0)
             if starts is None and getattr(self, "_warm_key", None) == warm_key:
-                starts = self._starts_from(self._problem_fits, self._warm_params)
+                starts = self._starts_from(self)
         if self._calibrates_alone and getattr(self, "probability", False) and may_share_threads(rows, self.verbose):
             # the calibration folds need nothing of the full fit: both share the cores; the full
             # fit runs here, so that its own errors come first and progress is reported
@@ -193,14 +157,13 @@ class SMOModel(KernelExpansion):
                 calibration = pool.submit(self._calibrate, X, rows, row_index, target, weight)
                 fits = self._solve_problems(rows, row_index, target, weight, starts)
                 calibration.result()
-            self._set_fitted(X, target, fits)
+            self._set_fitted(session, target, fits)
         else:
             fits = self._solve_problems(rows, row_index, target, weight, starts)
-            self._set_fitted(X, target, fits)
+            self._set_fitted(session, target, fits)
             self._calibrate(X, rows, row_index, target, weight)
         self._warm_key = warm_key
         self._warm_params = {p: getattr(self, p) for p in self._scaled_params}
-        return self
 
     @staticmethod
     def _fetch_fold_rows(rows: RowSource, row_index):
@@ -230,9 +193,9 @@ class SMOModel(KernelExpansion):
             return int(check_random_state(self.random_state).randint(2**31 - 1))
         return int(data_fingerprint(X, labels)[:15], 16)
 
-    def _starts_from(self, fits, params, earlier=None) -> list[Start] | None:
-        """Starts for this model's problems from `fits`, solved on the same data and kernel
-        with `params`, v being the product of the box and sum parameters (C, ν):
+    def _starts_from(self, previous, earlier=None) -> list[Start] | None:
+        """Starts for this model's problems from the fitted model `previous`, solved on the same
+        data and kernel, v being the product of the box and sum parameters (C, ν):
         every α times v/v₁ (which keeps the equality constraints and scales Qα exactly); when
         fewer variables are at their upper bound than free, α₁ with those lifted to the new
         bound (the solution itself when the free α do not depend on the bounded ones, as on
@@ -244,8 +207,8 @@ class SMOModel(KernelExpansion):
         def product(values):
             return float(np.prod([values[p] for p in self._scaled_params]))
 
+        fits, v1 = previous._problem_fits, product(previous._warm_params)
         v = product({p: getattr(self, p) for p in self._scaled_params})
-        v1 = product(params)
         scale = v / v1
         if not (np.isfinite(scale) and scale > 0):
             return None
@@ -258,21 +221,13 @@ class SMOModel(KernelExpansion):
                 points.append((alpha, q_alpha, f.at_upper))
             starts.append(Start(points))
         if earlier is not None:
-            t = (v - v1) / (v1 - product(earlier[1]))
+            t = (v - v1) / (v1 - product(earlier._warm_params))
             if np.isfinite(t):
-                for start, f1, f0 in zip(starts, fits, earlier[0]):
+                for start, f1, f0 in zip(starts, fits, earlier._problem_fits):
                     (a1, q1), (a0, q0) = f1.point(), f0.point()
                     if a0.shape == a1.shape:
                         start.points.append((a1 + t * (a1 - a0), q1 + t * (q1 - q0)))
         return starts
-
-    def _row_source(self, spec, Xk, cache_size=None, min_rows=MIN_ROWS) -> RowSource:
-        """The rows of the training kernel: a precomputed matrix whole, else rows computed on
-        `device` into a cache of `cache_size` MB (default: the model's) of at least `min_rows`."""
-        if spec.is_precomputed:
-            return row_source(matrix=Xk.toarray() if sp.issparse(Xk) else Xk)
-        kernel = DeviceKernel(array_module("cuda"), spec, Xk) if self._on_device() else TrainingKernel(spec, Xk)
-        return row_source(kernel, self.cache_size if cache_size is None else cache_size, min_rows=min_rows)
 
     def _solve(self, problem: DualProblem, rows, alpha0=None, start: Start | None = None):
         """Solve one dual from the best point of `start` made feasible for `problem`, else (no
@@ -305,10 +260,11 @@ class SMOModel(KernelExpansion):
         support = fit.rows[nz]
         return support, np.array([support.size], dtype=np.int32), fit.coef[nz][None, :]
 
-    def _set_fitted(self, X, target, fits):
+    def _set_fitted(self, session: FitSession, target, fits):
         """Store the fitted state; the one place a fit's attributes are set."""
+        X = session.X
         support, self.n_support_, self._dual_coef_ = self._assemble(target, fits)
-        self._store_support(X, support)
+        self._store_support(session, support)
         self._intercept_ = -np.array([f.rho for f in fits])
         self.objective_ = np.array([f.objective for f in fits])
         self.n_iter_ = np.array([f.result.n_iter for f in fits], dtype=np.int32)

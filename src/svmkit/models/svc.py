@@ -60,9 +60,9 @@ class BaseSVC(ClassifierMixin, SMOModel):
 
     def fit(self, X, y, sample_weight=None):
         """Fit one dual per class pair. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
-        return self._fit(X, y, sample_weight)
+        return super().fit(X, y, sample_weight)
 
-    def _prepare(self, X, y, sample_weight):
+    def _targets(self, X, y, sample_weight):
         """Validated X, y encoded as class numbers, and each row's weight (sample × class)."""
         X, y = self._validate_Xy(X, y)
         self.classes_, y_enc = encode_classes(y, type(self).__name__)

@@ -33,9 +33,9 @@ class BaseSVR(RegressorMixin, SMOModel):
 
     def fit(self, X, y, sample_weight=None):
         """Fit f. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: real targets."""
-        return self._fit(X, y, sample_weight)
+        return super().fit(X, y, sample_weight)
 
-    def _prepare(self, X, y, sample_weight):
+    def _targets(self, X, y, sample_weight):
         X, y = self._validate_Xy(X, y, y_numeric=True)
         return X, np.asarray(y, dtype=np.float64), self._sample_weight(sample_weight, X)
 
@@ -47,8 +47,8 @@ class BaseSVR(RegressorMixin, SMOModel):
         self._summary(fit, self._extra_summary(res))
         return [fit]
 
-    def _set_fitted(self, X, y, fits):
-        super()._set_fitted(X, y, fits)
+    def _set_fitted(self, session, y, fits):
+        super()._set_fitted(session, y, fits)
         self.inside_tube_ = np.setdiff1d(fits[0].rows, np.concatenate([self.free_support_, self.bounded_support_]))
         self.on_tube_ = self.free_support_
         self.outside_tube_ = self.bounded_support_

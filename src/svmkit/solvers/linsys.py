@@ -19,7 +19,7 @@ from numba import njit, prange
 from threadpoolctl import threadpool_limits
 
 from svmkit._threads import park_blas_threads
-from svmkit.gpu.runtime import to_host
+from svmkit._arrays import to_host
 
 
 class NotPositiveDefiniteError(ValueError):

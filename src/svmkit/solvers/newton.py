@@ -29,7 +29,7 @@ import numpy as np
 import scipy.linalg as la
 from scipy.special import expit, log_expit, logsumexp, softmax
 
-from svmkit.gpu.runtime import to_host
+from svmkit._arrays import to_host
 from svmkit.solvers.linsys import conjugate_gradient
 
 #: Largest n·k whose Newton system is formed and factorised by Cholesky.

@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from svmkit import _scratch
-from svmkit.gpu.runtime import to_host
+from svmkit._arrays import to_host
 
 
 #: Fewest rows a cache holds, however small `cache_size` is.

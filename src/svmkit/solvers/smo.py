@@ -29,7 +29,7 @@ import numpy as np
 
 from svmkit import _scratch
 from svmkit._threads import one_blas_thread
-from svmkit.gpu.runtime import to_host
+from svmkit._arrays import to_host
 from svmkit.solvers import _smo_loops
 from svmkit.solvers._smo_loops import _choose_threading_layer
 

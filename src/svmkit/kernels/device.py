@@ -1,4 +1,4 @@
-"""Kernel blocks on the device: one GEMM (cuBLAS under CuPy) and an element-wise transform, in
+"""Kernel blocks on a device: one GEMM (cuBLAS under CuPy) and an element-wise transform, in
 float32, written for any array library with NumPy's API (CuPy on the GPU, NumPy to test the
 same code on the CPU).
 
@@ -10,13 +10,16 @@ leaves distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of float
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
+from svmkit._arrays import to_host
 from svmkit.kernels.gram import F32_NOISE, kernel_diag
-from svmkit.gpu.runtime import to_host
-from svmkit.kernels.spec import KernelSpec
+
+if TYPE_CHECKING:
+    from svmkit.kernels.spec import KernelSpec
 
 #: Largest dense copy of the training data placed on the device.
 DEVICE_DENSE_BYTES = 16 * 2**30
@@ -96,11 +99,16 @@ def exact_near_distances(xp, D2, A, B, a_sq, b_sq):
     _refine(xp, D2, A, B, *xp.nonzero(D2 <= noise * (a_sq[:, None] + b_sq[None, :])))
 
 
+def refuse_on_device(spec: KernelSpec):
+    """Raise for a kernel the device cannot compute (a callable, a precomputed matrix)."""
+    raise ValueError(f"device='cuda' computes kernels from the data; kernel={spec.name!r} runs on device='cpu'")
+
+
 def device_rows(xp, spec: KernelSpec, X, centre=None, dtype=np.float32):
     """X as the dense `dtype` array the device kernels read (for RBF, columns centred: on
     `centre`, default X's column means), and its squared row norms (RBF only, else None)."""
     if spec.is_callable or spec.is_precomputed:
-        raise ValueError(f"device='cuda' computes kernels from the data; kernel={spec.name!r} runs on device='cpu'")
+        refuse_on_device(spec)
     nbytes = np.dtype(dtype).itemsize * X.shape[0] * X.shape[1]
     if nbytes > DEVICE_DENSE_BYTES:
         raise ValueError(f"device='cuda' holds X densely in {np.dtype(dtype).name} ({nbytes / 2**30:.1f} GiB here), "

@@ -1,0 +1,33 @@
+"""Array helpers every layer shares: a device array or sparse matrix as a plain host array, and a
+digest of array values."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def to_host(a):
+    """A CuPy array (or CuPy sparse matrix) copied to the host; anything else unchanged."""
+    if hasattr(a, "__cuda_array_interface__") or type(a).__module__.startswith("cupyx"):
+        return a.get()
+    return a
+
+
+def densify(a):
+    """A SciPy sparse matrix as a dense array; anything else unchanged."""
+    return a.toarray() if sp.issparse(a) else a
+
+
+def data_fingerprint(*arrays) -> str:
+    """A digest of the arrays' values (CSR: its three arrays): equal for the same data."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        parts = (a.data, a.indices, a.indptr) if sp.issparse(a) else (a,)
+        for part in parts:
+            part = np.ascontiguousarray(part)
+            h.update(str((part.dtype, part.shape)).encode())
+            h.update(part.view(np.uint8).ravel())
+    return h.hexdigest()

@@ -1,0 +1,188 @@
+"""Where a fit runs, chosen once per fit and handed down: the host (NumPy, SciPy, Numba) or an
+NVIDIA GPU through CuPy (`device='cuda'`). A backend offers the array module and transfers,
+the training kernel's rows and whole matrices, the expansion's products at prediction, the
+factorisations of K + sI (Cholesky, eigen, packed), and the table of solvers it runs; a solver
+it does not run is refused with an error naming the solver and the device. Models ask it
+instead of testing the device; a kernel kind knows how to compute itself on either."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from svmkit._arrays import to_host
+from svmkit.solvers.linsys import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
+from svmkit.solvers.packed import PACKED_MAX_N, PackedMixedCholesky
+from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
+
+DEVICES = ("cpu", "cuda")
+#: How to install what `device='cuda'` needs.
+GPU_EXTRA = ("pip install 'svmkit[gpu]' (CuPy for CUDA 12: the cupy-cuda12x wheel) or 'svmkit[gpu-cuda13]' "
+             "(cupy-cuda13x)")
+
+
+class DeviceUnavailableError(RuntimeError):
+    """`device='cuda'` was asked for where CuPy or a CUDA device is missing."""
+
+
+def cupy_module():
+    """CuPy, or a DeviceUnavailableError that says what is missing."""
+    try:
+        import cupy
+    except ImportError as err:
+        raise DeviceUnavailableError(f"device='cuda' needs CuPy, which is not installed: {GPU_EXTRA}") from err
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as err:  # CUDARuntimeError when the driver is missing, not only an empty count
+        raise DeviceUnavailableError(f"device='cuda' found no usable CUDA driver ({err}); use device='cpu'") from err
+    if count == 0:
+        raise DeviceUnavailableError("device='cuda' found no CUDA device; use device='cpu'")
+    return cupy
+
+
+def cuda_available() -> bool:
+    """Whether device='cuda' can run here."""
+    try:
+        cupy_module()
+    except DeviceUnavailableError:
+        return False
+    return True
+
+
+class HostBackend:
+    """The CPU: NumPy arrays, kernel rows by BLAS and compiled loops, LAPACK factorisations."""
+
+    device = "cpu"
+    #: The solvers it runs: the closed-form models' exact ones, Nyström by normal equations
+    #: ('nystrom') or conjugate gradient ('nystrom-cg'), data on a Dask cluster ('dask'), and
+    #: kernel logistic regression's Newton on the whole kernel ('newton') or on Nyström features.
+    solvers = frozenset({"cholesky", "eigen", "nystrom", "nystrom-cg", "dask", "newton", "newton-nystrom"})
+
+    def __init__(self):
+        self.xp = np
+
+    def require(self, solver: str, what: str, instead: str = "") -> None:
+        """Raise a ValueError naming `what` (the solver as the user asked for it) and the
+        device, and saying what runs here instead, when `solver` is not in `solvers`."""
+        if solver not in self.solvers:
+            raise ValueError(f"{what} runs on device='cpu'" + (f"; device={self.device!r} {instead}" if instead else ""))
+
+    def to_host(self, a):
+        return to_host(a)
+
+    def auto_solver(self, kernel, n: int, exact_max: int) -> str:
+        """The closed-form models' 'auto': the kernel kind decides (exact up to `exact_max` rows)."""
+        return kernel.auto_solver(n, exact_max)
+
+    def training_rows(self, kernel, Xk, cache_size: float, min_rows: int = MIN_ROWS) -> RowSource:
+        """The training kernel's rows for the solver: a given matrix whole, else computed into a
+        cache of `cache_size` MB holding at least `min_rows` rows."""
+        matrix = kernel.given_matrix(Xk)
+        if matrix is not None:
+            return row_source(matrix=matrix)
+        return row_source(self._rows(kernel, Xk), cache_size, min_rows=min_rows)
+
+    def _rows(self, kernel, Xk):
+        return kernel.training_rows(Xk)
+
+    def matrix(self, kernel, Xk, scale=None):
+        """K(X, X) in float64 (times scale_i·scale_j when `scale` is given), a fresh array of
+        this backend's module that the solver may overwrite."""
+        K = self._matrix(kernel, Xk)
+        if scale is not None:
+            S = self.xp.asarray(scale)[:, None]
+            K *= S
+            K *= S.T
+        return K
+
+    def _matrix(self, kernel, Xk):
+        return kernel.matrix(Xk)
+
+    def centre_rows(self, kernel, Xk, centres, block_elements, scale=None):
+        """rows(idx, keep) → S·K(X[idx], X[centres]) (S = diag(`scale`) when given), Nyström's
+        K_NM by blocks, arrays of this backend's module."""
+        rows = self._centre_rows(kernel, Xk, centres, block_elements)
+        if scale is None:
+            return rows
+        scale = self.xp.asarray(scale)
+
+        def scaled(idx, keep=False):
+            K = rows(idx, keep)
+            K *= scale[idx, None]
+            return K
+
+        return scaled
+
+    def _centre_rows(self, kernel, Xk, centres, block_elements):
+        return kernel.centre_rows(Xk, centres, block_elements)
+
+    def products(self, centres, X, W, dtype) -> np.ndarray:
+        """K(X, centres) @ W on the host (float64), the kernel blocks in `dtype` on a device."""
+        return centres.products(X, W)
+
+    def factorise(self, solver: str, kernel, Xk, shift: float, scale=None, exact: bool = False):
+        """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K = S·K(X, X)·S with
+        S = diag(`scale`) when given): the result has `solve(B)` and, with `exact`,
+        `inverse_diag()`. The host's 'cholesky' without `exact` streams K's rows into packed
+        storage (`PackedMixedCholesky`, never the N × N kernel) up to PACKED_MAX_N rows."""
+        n = Xk.shape[0]
+        if solver == "cholesky" and not exact and n <= PACKED_MAX_N:
+            rows = kernel.lower_rows(Xk)
+            if scale is not None:
+                unscaled = rows
+
+                def rows(lo, hi):
+                    K = unscaled(lo, hi)
+                    K *= scale[lo:hi, None]
+                    K *= scale[None, lo:]
+                    return K
+
+            return PackedMixedCholesky(n, rows, shift)
+        return self.factor_of(solver, self.matrix(kernel, Xk, scale), shift, exact)
+
+    def factor_of(self, solver: str, K, shift: float, exact: bool = False):
+        """`factorise` for a kernel matrix K already made (K may be overwritten): 'eigen' by
+        EigenShift, 'cholesky' in float64 with `exact` (diag(H⁻¹) needs it), else in float32
+        refined to float64 (MixedCholeskyShift)."""
+        if solver == "eigen":
+            return EigenShift(K).at(shift)
+        return (CholeskyShift if exact else MixedCholeskyShift)(K, shift, self.xp)
+
+    def shifted_scores(self, K, shifts, score):
+        """score(factor of K + s·I) for each s (`solvers.linsys.shifted_scores`)."""
+        return shifted_scores(K, shifts, score, self.xp)
+
+
+class CudaBackend(HostBackend):
+    """An NVIDIA GPU through CuPy: kernel rows and matrices by cuBLAS, Cholesky by cuSOLVER."""
+
+    device = "cuda"
+    solvers = frozenset({"cholesky", "nystrom", "newton"})
+
+    def __init__(self):
+        self.xp = cupy_module()
+
+    def auto_solver(self, kernel, n, exact_max):
+        return "cholesky"
+
+    def _rows(self, kernel, Xk):
+        return kernel.device_training_rows(self.xp, Xk)
+
+    def _matrix(self, kernel, Xk):
+        return kernel.device_matrix(self.xp, Xk)
+
+    def _centre_rows(self, kernel, Xk, centres, block_elements):
+        return kernel.device_centre_rows(self.xp, Xk, centres)
+
+    def products(self, centres, X, W, dtype):
+        return centres.device_products(self.xp, X, W, dtype)
+
+    def factorise(self, solver, kernel, Xk, shift, scale=None, exact=False):
+        return self.factor_of(solver, self.matrix(kernel, Xk, scale), shift, exact)
+
+
+_BACKENDS = {"cpu": HostBackend, "cuda": CudaBackend}
+
+
+def backend_for(device: str):
+    """The backend of `device` ('cpu' or 'cuda'; checked against DEVICES by the caller)."""
+    return _BACKENDS[device]()

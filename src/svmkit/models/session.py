@@ -1,0 +1,121 @@
+"""The fit session: what one fit of a kernel model needs, made once and handed down — the
+backend, the kernel kind resolved on the data, the validated data in the kernel's layout, the
+model's targets and row weights, and, for fits that share a kernel (folds, class pairs, a path
+of C), the shared rows and each training row's index into them. Every kernel estimator fits
+through one template on a session (`KernelExpansion.fit`); model selection, the picture
+galleries and the leave-one-out searches work through this module's public API, never through
+an estimator's private names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from svmkit.kernels.spec import kernel_kind
+from svmkit.solvers.row_source import MIN_ROWS
+
+
+@dataclass
+class FitSession:
+    """One fit's inputs. `fitted`: the attributes preparing them set on the estimator
+    (`classes_`, `n_features_in_`, `gamma_`, …), given to every estimator fitted on the session;
+    `rows`: the training kernel's rows when shared (None: the fit makes its own), training row
+    i being row `row_index[i]` of them."""
+
+    backend: object
+    kernel: object
+    X: object
+    Xk: object
+    target: object
+    weight: object
+    fitted: dict = field(default_factory=dict)
+    rows: object = None
+    row_index: np.ndarray | None = None
+
+    def index(self) -> np.ndarray:
+        """Each training row's row in `rows` (itself when the rows are the fit's own)."""
+        return np.arange(self.X.shape[0]) if self.row_index is None else np.asarray(self.row_index, dtype=np.int64)
+
+
+def open_session(estimator, X, y=None, sample_weight=None, *, rows=None, row_index=None) -> FitSession:
+    """Validate and prepare a fit of `estimator` on (X, y, sample_weight): the session serves it
+    and every estimator differing from it in C or ν only. `rows`: a row source of the kernel
+    this estimator resolves on the data from which X's rows are taken, X's row i being row
+    `row_index[i]` of it."""
+    return estimator._open_session(X, y, sample_weight, rows, row_index)
+
+
+def fit_on(estimator, session: FitSession, after=None):
+    """Fit `estimator` on `session`; `after`: (previous, earlier or None), the fits before it on a
+    path of C (or ν) on the same session, from whose solutions it starts. Returns it fitted."""
+    starts = None if after is None else estimator._starts_from(*after)
+    return estimator._fit_session(session, starts)
+
+
+def shared_rows(estimator, session: FitSession, X, memory_mb: float):
+    """The rows of the session's kernel over all of X, for fits on subsets of X's rows: every
+    row kept when the n × n float32 matrix fits `memory_mb` (or is given), else a cache of the
+    estimator's `cache_size`. Returns (rows, whether every row is kept)."""
+    n = X.shape[0]
+    megabytes = 4.0 * n * n / 2**20
+    fits = megabytes <= memory_mb
+    rows = session.backend.training_rows(session.kernel, session.kernel.training_input(X),
+                                         megabytes if fits else estimator.cache_size, n if fits else MIN_ROWS)
+    return rows, rows.capacity >= n
+
+
+def take_rows(estimator, X, rows, train):
+    """The inputs of `rows` of X as `estimator`'s fits on the rows `train` take them (a
+    precomputed kernel: its columns `train` too)."""
+    return kernel_kind(estimator.kernel).take(X, rows, train)
+
+
+def solver_objectives(fitted) -> np.ndarray:
+    """The dual objective of each problem of a fitted SMO model, as the solver posed it."""
+    return np.array([f.result.objective for f in fitted._problem_fits])
+
+
+def path_parameter(estimator) -> str | None:
+    """The parameter along which fits warm-start each other: C, or ν for a model without C."""
+    scaled = getattr(estimator, "_scaled_params", ())
+    return scaled[0] if scaled else None
+
+
+def loo_scores(estimator, X, y, values, sample_weight=None) -> list:
+    """Exact leave-one-out scores of a closed-form model for each value of its regularisation
+    (λ or C), a NotPositiveDefiniteError in place of a cell whose matrix is not positive definite."""
+    return estimator._loo_scores(open_session(estimator, X, y, sample_weight), values)
+
+
+class OnSharedKernel:
+    """A fitted estimator seen through the shared kernel: its `predict`, `decision_function`
+    and `predict_proba` take the kernel values of the test points against its training rows in
+    place of X, so that scorers run unchanged."""
+
+    def __init__(self, est):
+        self.est = est
+        W = est._W
+        self._weights = np.zeros((est.shape_fit_[0], W.shape[1]))
+        self._weights[est.support_] = W
+
+    def __getattr__(self, name):
+        return getattr(self.est, name)
+
+    def __sklearn_tags__(self):
+        return self.est.__sklearn_tags__()
+
+    def _raw(self, K_test):
+        return K_test @ self._weights + self.est._intercept_
+
+    def predict(self, K_test):
+        return self.est._predict_from_raw(self._raw(K_test))
+
+    def decision_function(self, K_test):
+        return self.est._decision_from_raw(self._raw(K_test))
+
+    def predict_proba(self, K_test):
+        if np.size(getattr(self.est, "probA_", ())) == 0:
+            raise ValueError("a scoring that needs probabilities (e.g. 'neg_log_loss') needs the estimator's "
+                             "probability=True")
+        return self.est._proba_from_raw(self._raw(K_test))
