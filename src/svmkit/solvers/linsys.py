@@ -16,9 +16,8 @@ import contextlib
 import numpy as np
 import scipy.linalg as la
 from numba import njit, prange
-from threadpoolctl import threadpool_limits
 
-from svmkit._threads import park_blas_threads
+from svmkit._threads import factor_threads
 from svmkit.gpu.runtime import to_host
 
 
@@ -32,28 +31,6 @@ def _not_pd(shift: float, detail: str) -> NotPositiveDefiniteError:
         f"the kernel matrix plus {shift:g}·I is not positive definite ({detail}): the kernel is "
         "indefinite (sigmoid, or a callable that is not a kernel) or the regularisation is too small "
         "for duplicate or nearly duplicate rows; use a positive definite kernel or more regularisation")
-
-
-#: Bytes of a matrix from which LAPACK factorisations run on one BLAS thread.
-SERIAL_FACTOR_BYTES = 1 << 31
-#: Bytes of a matrix from which OpenBLAS's workers are parked around its factorisation.
-PARK_MIN_BYTES = 1 << 22
-
-
-@contextlib.contextmanager
-def _factor_threads(A: np.ndarray):
-    """BLAS threads for the factorisation of A: one when A has 2 GB or more, where the threaded
-    OpenBLAS potrf of the scipy and numpy wheels segfaults once another OpenBLAS has run in the
-    process (and, measured at N = 20,000, is no faster than one thread). From 4 MB, OpenBLAS's
-    idle workers are parked before it (NumPy's, spinning after the kernel's GEMM) and after it
-    (its own, spinning beside the compiled CG steps that follow): `park_blas_threads`."""
-    park = A.nbytes >= PARK_MIN_BYTES
-    if park:
-        park_blas_threads()
-    with threadpool_limits(limits=1) if A.nbytes >= SERIAL_FACTOR_BYTES else contextlib.nullcontext():
-        yield
-    if park:
-        park_blas_threads()
 
 
 def _fortran_view(K: np.ndarray) -> np.ndarray:
@@ -95,7 +72,7 @@ def _lower_factor(xp, H):
     of la.cho_factor; raises la.LinAlgError, or returns None for non-finite pivots."""
     if _on_host(xp):
         # LAPACK wants Fortran order: Hᵀ (= H) is that view of a C-ordered H, so no copy is made
-        with _factor_threads(H):
+        with factor_threads(H):
             factor = la.cho_factor(_fortran_view(H), lower=True, overwrite_a=True, check_finite=False)
     else:
         with _linalg_errors_raised(xp):
@@ -143,7 +120,7 @@ class CholeskyShift:
             U = L.T
             L_inv = _solve_triangular(self.xp)(U, self.xp.eye(U.shape[0], dtype=U.dtype), lower=False, trans="T")
             return self.xp.einsum("ij,ij->j", L_inv, L_inv)
-        with _factor_threads(L):
+        with factor_threads(L):
             L_inv, info = la.lapack.dtrtri(L, lower=1, overwrite_c=True)
         self.factor = None
         if info != 0:
@@ -244,7 +221,7 @@ class EigenShift:
     1e-12·max|w| (an indefinite kernel, or a singular one at s = 0) is refused."""
 
     def __init__(self, K: np.ndarray):
-        with _factor_threads(K):
+        with factor_threads(K):
             self.w, self.V = la.eigh(_fortran_view(K), overwrite_a=True, check_finite=False, driver="evd")
         self._V2 = self.V * self.V
         self._scale = max(float(np.max(np.abs(self.w))), np.finfo(float).tiny) if self.w.size else 1.0
