@@ -11,8 +11,8 @@ from svmkit.gpu.gram import device_gram, device_rows
 from svmkit.gpu.runtime import DEVICES, array_module
 from svmkit.kernels.gram import SparseColumns, kernel_block, kernel_diag, row_sq_norms
 from svmkit.models.expansion import KernelExpansion
-from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, NYSTROM_DIRECT_MAX, CholeskyShift, EigenShift,
-                                   MixedCholeskyShift, NotPositiveDefiniteError, nystrom_solve)
+from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, NotPositiveDefiniteError
+from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS, NYSTROM_DIRECT_MAX, nystrom_solve
 from svmkit.solvers.packed import PACKED_MAX_N, PackedMixedCholesky
 
 #: Largest N that 'auto' solves exactly (the packed float64 kernel and float32 factor: 5.4 GB at

@@ -17,8 +17,8 @@ from svmkit.gpu.runtime import DEVICES
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.models.closed_form import ClosedFormModel, check_components
 from svmkit.models.expansion import KernelExpansion
-from svmkit.solvers.linsys import NYSTROM_BLOCK_ELEMENTS
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
+from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS
 
 #: Nyström columns of the exact solver's CG preconditioner.
 PRECONDITIONER_COLUMNS = 500

@@ -23,7 +23,7 @@ from svmkit._validation import check_bool, check_real, encode_classes, one_of, r
 from svmkit.gpu.runtime import to_host
 from svmkit.models import ovo
 from svmkit.models.closed_form import ClosedFormModel
-from svmkit.solvers.linsys import bordered_loo, bordered_solution, shifted_scores
+from svmkit.solvers.factorisations import bordered_loo, bordered_solution, shifted_scores
 
 
 class BaseLSSVM(ClosedFormModel):

@@ -14,7 +14,8 @@ from svmkit.gpu.runtime import to_host
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.kernels.spec import make_kernel
 from svmkit.models.closed_form import ClosedFormModel
-from svmkit.solvers.linsys import nystrom_normal_solve, shifted_scores
+from svmkit.solvers.factorisations import shifted_scores
+from svmkit.solvers.nystrom import nystrom_normal_solve
 
 
 def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit.models import LSSVR, KernelRidge
-from svmkit.solvers.linsys import NotPositiveDefiniteError
+from svmkit.solvers.factorisations import NotPositiveDefiniteError
 
 
 def _values(name, values):

@@ -14,7 +14,7 @@ from numba import get_num_threads, njit, prange
 
 from svmkit._threads import factor_threads
 from svmkit.solvers._rfp_solve import rfp_cholesky_solve, rfp_layout
-from svmkit.solvers.linsys import MixedCholeskyShift
+from svmkit.solvers.factorisations import MixedCholeskyShift
 
 #: Kernel entries per block of rows asked of the model (float64: 16 MB).
 ROW_BLOCK_ELEMENTS = 1 << 21
