@@ -16,8 +16,8 @@ from svmkit.model_selection import KernelRidgeCV, LSSVMCV
 from svmkit import backend
 from svmkit.models import dense_expansion
 from svmkit.models.session import loo_scores
-from svmkit.solvers import linsys, packed
-from svmkit.solvers.linsys import NotPositiveDefiniteError
+from svmkit.solvers import factorisations, packed
+from svmkit.solvers.factorisations import NotPositiveDefiniteError
 
 
 def _small_regression(n=60):
@@ -65,7 +65,7 @@ def _mixed(storage, K, shift):
     """K + shift·I factorised by the float32-preconditioned solver: from the whole K ('full') or
     from its rows in blocks of three ('packed')."""
     if storage == "full":
-        return linsys.MixedCholeskyShift(K.copy(), shift)
+        return factorisations.MixedCholeskyShift(K.copy(), shift)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(packed, "ROW_BLOCK_ELEMENTS", 3 * K.shape[0])
         return packed.PackedMixedCholesky(K.shape[0], lambda lo, hi: K[lo:hi, lo:], shift)
@@ -127,11 +127,11 @@ def test_one_vs_one_pairs_within_the_exact_size_of_a_problem_past_it_fit_exactly
 
 
 @pytest.mark.parametrize("storage", ["full", "packed"])
-@pytest.mark.parametrize("max_steps", [linsys.MIXED_MAX_STEPS, 0])
+@pytest.mark.parametrize("max_steps", [factorisations.MIXED_MAX_STEPS, 0])
 def test_float32_factor_refined_by_cg_solves_an_ill_conditioned_system_to_float64_accuracy(max_steps, storage,
                                                                                           monkeypatch):
     # cond(K + 1e-6·I) ≈ 1e8: past where refinement of a float32 factor converges; 0 steps: the float64 fallback
-    monkeypatch.setattr(linsys, "MIXED_MAX_STEPS", max_steps)
+    monkeypatch.setattr(factorisations, "MIXED_MAX_STEPS", max_steps)
     X, _ = diabetes()
     H = rbf_kernel(X, gamma=0.05) + 1e-6 * np.eye(X.shape[0])
     B = np.random.default_rng(0).normal(size=(X.shape[0], 2))
@@ -145,7 +145,7 @@ def test_float32_factor_refined_by_cg_solves_an_ill_conditioned_system_to_float6
 
 def test_a_factor_whose_memory_took_the_inverse_refuses_to_solve_or_invert_again():
     H = np.array([[4.0, 1.0], [1.0, 3.0]])
-    factor = linsys.CholeskyShift(H.copy(), 0.0)
+    factor = factorisations.CholeskyShift(H.copy(), 0.0)
     np.testing.assert_allclose(factor.inverse_diag(), np.diag(np.linalg.inv(H)), rtol=1e-14)
     for again in (lambda: factor.solve(np.ones(2)), factor.inverse_diag):
         with pytest.raises(RuntimeError, match="overwritten by inverse_diag"):
@@ -156,10 +156,10 @@ def test_conjugate_gradient_converged_on_its_last_allowed_step_says_so():
     # without a preconditioner CG solves an order-2 system in exactly two steps
     A = np.array([[4.0, 1.0], [1.0, 3.0]])
     b = np.array([1.0, 2.0])
-    x, converged = linsys.conjugate_gradient(lambda v: A @ v, b, tol=1e-12, max_iter=2)
+    x, converged = factorisations.conjugate_gradient(lambda v: A @ v, b, tol=1e-12, max_iter=2)
     assert converged
     np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-12)
-    assert not linsys.conjugate_gradient(lambda v: A @ v, b, tol=1e-12, max_iter=1)[1]
+    assert not factorisations.conjugate_gradient(lambda v: A @ v, b, tol=1e-12, max_iter=1)[1]
 
 
 @pytest.mark.parametrize("scale", [1e36, 1e-36])
@@ -265,7 +265,7 @@ def test_lssvc_loo_decisions_equal_refitting_without_each_row(multi_class):
 @pytest.mark.parametrize("route", ["cholesky per lambda", "one eigendecomposition"])
 def test_kernel_ridge_cv_scores_are_scikit_learns_leave_one_out(route, monkeypatch):
     if route == "one eigendecomposition":
-        monkeypatch.setattr(linsys, "EIGEN_MIN_SHIFTS", 2)
+        monkeypatch.setattr(factorisations, "EIGEN_MIN_SHIFTS", 2)
     X, y = _small_regression(40)
     search = KernelRidgeCV(alphas=[1e-2, 1e-1], gammas=[0.05, 0.5]).fit(X, y)
     for params, score in zip(search.cv_results_["params"], search.cv_results_["loo_score"]):
@@ -280,7 +280,7 @@ def test_kernel_ridge_cv_scores_are_scikit_learns_leave_one_out(route, monkeypat
 @pytest.mark.parametrize("route", ["cholesky per C", "one eigendecomposition"])
 def test_lssvm_cv_scores_equal_each_cells_own_loo(route, monkeypatch):
     if route == "one eigendecomposition":
-        monkeypatch.setattr(linsys, "EIGEN_MIN_SHIFTS", 2)
+        monkeypatch.setattr(factorisations, "EIGEN_MIN_SHIFTS", 2)
     X, y = iris()
     search = LSSVMCV(svmkit.LSSVC(), Cs=[0.5, 50.0], gammas=[0.05, 2.0]).fit(X, y)
     for params, score in zip(search.cv_results_["params"], search.cv_results_["loo_score"]):
@@ -295,7 +295,7 @@ def test_lssvm_cv_scores_equal_each_cells_own_loo(route, monkeypatch):
 @pytest.mark.parametrize("model", [svmkit.KernelRidge(alpha=0.1, gamma=0.1), svmkit.LSSVR(C=10.0, gamma=0.1)])
 def test_nystrom_with_every_row_a_centre_equals_the_exact_solver(model, route, monkeypatch):
     if route == "cg":
-        monkeypatch.setattr(linsys, "NYSTROM_DIRECT_MAX", 0)
+        monkeypatch.setattr("svmkit.solvers.nystrom.NYSTROM_DIRECT_MAX", 0)
     X, y = diabetes()
     exact = model.set_params(solver="cholesky").fit(X, y).predict(X)
     nystrom = model.set_params(solver="nystrom", n_components=X.shape[0], tol=1e-10).fit(X, y).predict(X)
@@ -351,9 +351,9 @@ def test_bad_parameters_raise_naming_the_parameter(model, message):
         model.fit(X, y)
 
 
-@pytest.mark.parametrize("min_shifts", [linsys.EIGEN_MIN_SHIFTS, 1])
+@pytest.mark.parametrize("min_shifts", [factorisations.EIGEN_MIN_SHIFTS, 1])
 def test_loo_search_fails_only_the_cells_whose_matrix_is_not_positive_definite(min_shifts, monkeypatch):
-    monkeypatch.setattr(linsys, "EIGEN_MIN_SHIFTS", min_shifts)
+    monkeypatch.setattr(factorisations, "EIGEN_MIN_SHIFTS", min_shifts)
     X, y = diabetes()
     with pytest.warns(FitFailedWarning, match=r"'alpha': 1e-06.*not positive definite") as caught:
         search = KernelRidgeCV(alphas=[1e-6, 1e3], gammas=[1.0], kernel="sigmoid", coef0=-1.0).fit(X, y)

@@ -16,7 +16,7 @@ from svmkit.kernels.device import DeviceKernel, device_gram, device_kernel_produ
 from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.spec import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
-from svmkit.solvers import linsys, newton
+from svmkit.solvers import factorisations, newton, nystrom
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
 
@@ -36,7 +36,8 @@ def numpy_as_cuda(monkeypatch):
 def device_linear_algebra(monkeypatch):
     """The linear algebra of a device array module (its own Cholesky, triangular solves, general
     products) run on NumPy arrays."""
-    monkeypatch.setattr(linsys, "_on_host", lambda xp: False)
+    for module in (factorisations, nystrom):
+        monkeypatch.setattr(module, "on_host", lambda xp: False)
 
 
 @pytest.mark.parametrize("name, params", KERNELS)
@@ -183,14 +184,14 @@ def test_device_cholesky_solves_and_inverse_diagonal_equal_dense_linear_algebra(
     K = X @ X.T * 50.0
     H = K + 0.1 * np.eye(K.shape[0])  # cond(H) ≈ 1e6
     B = np.random.default_rng(1).normal(size=(K.shape[0], 2))
-    mixed = linsys.MixedCholeskyShift(K.copy(), 0.1)
+    mixed = factorisations.MixedCholeskyShift(K.copy(), 0.1)
     solved = mixed.solve(B)
     assert mixed.factor32 is not None
     assert np.linalg.norm(H @ solved - B) <= 1e-10 * np.linalg.norm(B)
     np.testing.assert_allclose(solved, np.linalg.solve(H, B), rtol=1e-7, atol=1e-8 * np.abs(solved).max())
-    np.testing.assert_allclose(linsys.CholeskyShift(K.copy(), 0.1, np).inverse_diag(), np.diag(np.linalg.inv(H)),
-                               rtol=1e-8)
-    singular32 = linsys.MixedCholeskyShift(np.array([[1.0, 1.0 - 1e-9], [1.0 - 1e-9, 1.0]]), 0.0)
+    np.testing.assert_allclose(factorisations.CholeskyShift(K.copy(), 0.1, np).inverse_diag(),
+                               np.diag(np.linalg.inv(H)), rtol=1e-8)
+    singular32 = factorisations.MixedCholeskyShift(np.array([[1.0, 1.0 - 1e-9], [1.0 - 1e-9, 1.0]]), 0.0)
     assert singular32.factor32 is None
 
 
@@ -256,7 +257,7 @@ def test_gpu_loo_search_equals_the_cpu_search():
 @pytest.mark.parametrize("model", [svmkit.KernelRidge(alpha=0.01, gamma=5.0), svmkit.LSSVR(C=30.0, gamma=5.0)])
 def test_device_nystrom_equals_the_cpu_nystrom(model, numpy_as_cuda, monkeypatch):
     """The K_NM blocks and the normal equations' sums on the device, in several row blocks."""
-    monkeypatch.setattr(linsys, "NYSTROM_BLOCK_ELEMENTS", 100 * 40)
+    monkeypatch.setattr(nystrom, "NYSTROM_BLOCK_ELEMENTS", 100 * 40)
     X, y = diabetes()
     w = np.random.default_rng(0).uniform(0.5, 2.0, size=y.size)
     fit_params = {"sample_weight": w} if isinstance(model, svmkit.KernelRidge) else {}

@@ -1,6 +1,6 @@
 """Thread limits for compiled work that runs side by side on the cores: each task's small
 parallel loops would only contend with the others', and OpenBLAS's idle threads spin after
-every call on the cores the compiled loops need."""
+every call on the cores the compiled loops need; and the BLAS threads of LAPACK factorisations."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import contextlib
 import functools
 import importlib
 import threading
+
+from threadpoolctl import threadpool_limits
 
 
 @contextlib.contextmanager
@@ -120,3 +122,25 @@ def park_blas_threads():
     with _blas_lock:
         for end in _blas_shutdowns():
             end()
+
+
+#: Bytes of a matrix from which LAPACK factorisations run on one BLAS thread.
+SERIAL_FACTOR_BYTES = 1 << 31
+#: Bytes of a matrix from which OpenBLAS's workers are parked around its factorisation.
+PARK_MIN_BYTES = 1 << 22
+
+
+@contextlib.contextmanager
+def factor_threads(A):
+    """BLAS threads for the factorisation of the array A: one when A has 2 GB or more, where the
+    threaded OpenBLAS potrf of the scipy and numpy wheels segfaults once another OpenBLAS has run
+    in the process (and, measured at N = 20,000, is no faster than one thread). From 4 MB,
+    OpenBLAS's idle workers are parked before it (NumPy's, spinning after the kernel's GEMM) and
+    after it (its own, spinning beside the compiled CG steps that follow): `park_blas_threads`."""
+    park = A.nbytes >= PARK_MIN_BYTES
+    if park:
+        park_blas_threads()
+    with threadpool_limits(limits=1) if A.nbytes >= SERIAL_FACTOR_BYTES else contextlib.nullcontext():
+        yield
+    if park:
+        park_blas_threads()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from svmkit._arrays import to_host
-from svmkit.solvers.linsys import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
+from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
 from svmkit.solvers.packed import PACKED_MAX_N, PackedMixedCholesky
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
 
@@ -148,7 +148,7 @@ class HostBackend:
         return (CholeskyShift if exact else MixedCholeskyShift)(K, shift, self.xp)
 
     def shifted_scores(self, K, shifts, score):
-        """score(factor of K + s·I) for each s (`solvers.linsys.shifted_scores`)."""
+        """score(factor of K + s·I) for each s (`solvers.factorisations.shifted_scores`)."""
         return shifted_scores(K, shifts, score, self.xp)
 
 

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from svmkit.models import LSSVR, KernelRidge
 from svmkit.models.session import loo_scores
-from svmkit.solvers.linsys import NotPositiveDefiniteError
+from svmkit.solvers.factorisations import NotPositiveDefiniteError
 
 
 def _values(name, values):

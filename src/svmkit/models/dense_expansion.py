@@ -10,8 +10,8 @@ from svmkit._validation import check_int, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
-from svmkit.solvers.linsys import (NYSTROM_BLOCK_ELEMENTS, NYSTROM_DIRECT_MAX, CholeskyShift,
-                                   NotPositiveDefiniteError, nystrom_solve)
+from svmkit.solvers.factorisations import CholeskyShift, NotPositiveDefiniteError
+from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS, NYSTROM_DIRECT_MAX, nystrom_solve
 
 #: Largest N that 'auto' solves exactly (the packed float64 kernel and float32 factor: 5.4 GB at
 #: 30,000).

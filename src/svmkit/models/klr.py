@@ -17,8 +17,8 @@ from svmkit.backend import DEVICES
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
-from svmkit.solvers.linsys import NYSTROM_BLOCK_ELEMENTS
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
+from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS
 
 #: Nyström columns of the exact solver's CG preconditioner.
 PRECONDITIONER_COLUMNS = 500

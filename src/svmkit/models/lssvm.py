@@ -24,7 +24,7 @@ from svmkit._validation import check_bool, check_real, encode_classes, one_of, r
 from svmkit.models import ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
-from svmkit.solvers.linsys import bordered_loo, bordered_solution
+from svmkit.solvers.factorisations import bordered_loo, bordered_solution
 
 
 class BaseLSSVM(DenseExpansionModel):

@@ -14,7 +14,7 @@ from svmkit._validation import check_bool, check_finite_rows, check_params, chec
 from svmkit.kernels.spec import make_kernel
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
-from svmkit.solvers.linsys import nystrom_normal_solve
+from svmkit.solvers.nystrom import nystrom_normal_solve
 
 
 def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:

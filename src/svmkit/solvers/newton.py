@@ -30,7 +30,7 @@ import scipy.linalg as la
 from scipy.special import expit, log_expit, logsumexp, softmax
 
 from svmkit._arrays import to_host
-from svmkit.solvers.linsys import conjugate_gradient
+from svmkit.solvers.factorisations import conjugate_gradient
 
 #: Largest n·k whose Newton system is formed and factorised by Cholesky.
 DENSE_MAX = 2500

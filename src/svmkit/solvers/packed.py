@@ -12,8 +12,9 @@ import numpy as np
 import scipy.linalg as la
 from numba import get_num_threads, njit, prange
 
+from svmkit._threads import factor_threads
 from svmkit.solvers._rfp_solve import rfp_cholesky_solve, rfp_layout
-from svmkit.solvers.linsys import MixedCholeskyShift, _factor_threads
+from svmkit.solvers.factorisations import MixedCholeskyShift
 
 #: Kernel entries per block of rows asked of the model (float64: 16 MB).
 ROW_BLOCK_ELEMENTS = 1 << 21
@@ -110,7 +111,7 @@ class PackedMixedCholesky(MixedCholeskyShift):
         rfp = np.empty(size, dtype=np.float32)
         for lo, hi in self._blocks():
             _store_rows(rows(lo, hi), lo, n, shift, self.packed, rfp)
-        with _factor_threads(rfp):
+        with factor_threads(rfp):
             factor, info = la.lapack.spftrf(n, rfp, transr="N", uplo="L", overwrite_a=True)
         self.factor32 = factor if info == 0 and bool(np.all(np.isfinite(factor[self._diagonal()]))) else None
 

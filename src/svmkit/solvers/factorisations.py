@@ -1,12 +1,12 @@
-"""Linear-algebra solvers of the closed-form kernel models; they see plain arrays only.
+"""Factorisations of H = K + sI for the closed-form kernel models, and conjugate gradient; they
+see plain arrays only.
 
 Kernel ridge solves (K + λI)β = y (seed 000, 9.52); the least-squares SVM solves the bordered
 system [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y] (seed 001, (7.1); the classifier's (6.1) is
 the same system on labels ±1). Both factorise one symmetric matrix H = K + sI: a Cholesky
 factor for one shift, or the eigendecomposition of K, which then serves every shift at the
 cost of two products with its eigenvectors. Exact leave-one-out residuals come from diag(H⁻¹)
-(Cawley & Talbot 2004). Large N goes through M Nyström centres: the M × M normal equations summed over
-row blocks in one pass, or conjugate gradient on a matrix–vector function when M is large.
+(Cawley & Talbot 2004).
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ import contextlib
 import numpy as np
 import scipy.linalg as la
 from numba import njit, prange
-from threadpoolctl import threadpool_limits
 
-from svmkit._threads import park_blas_threads
-from svmkit._arrays import to_host
+from svmkit._threads import factor_threads
 
 
 class NotPositiveDefiniteError(ValueError):
@@ -27,33 +25,12 @@ class NotPositiveDefiniteError(ValueError):
     is too small for its rounding errors (duplicate rows with a shift near 0)."""
 
 
-def _not_pd(shift: float, detail: str) -> NotPositiveDefiniteError:
+def not_positive_definite(shift: float, detail: str) -> NotPositiveDefiniteError:
+    """The error for H = K + shift·I, `detail` saying how its factorisation failed."""
     return NotPositiveDefiniteError(
         f"the kernel matrix plus {shift:g}·I is not positive definite ({detail}): the kernel is "
         "indefinite (sigmoid, or a callable that is not a kernel) or the regularisation is too small "
         "for duplicate or nearly duplicate rows; use a positive definite kernel or more regularisation")
-
-
-#: Bytes of a matrix from which LAPACK factorisations run on one BLAS thread.
-SERIAL_FACTOR_BYTES = 1 << 31
-#: Bytes of a matrix from which OpenBLAS's workers are parked around its factorisation.
-PARK_MIN_BYTES = 1 << 22
-
-
-@contextlib.contextmanager
-def _factor_threads(A: np.ndarray):
-    """BLAS threads for the factorisation of A: one when A has 2 GB or more, where the threaded
-    OpenBLAS potrf of the scipy and numpy wheels segfaults once another OpenBLAS has run in the
-    process (and, measured at N = 20,000, is no faster than one thread). From 4 MB, OpenBLAS's
-    idle workers are parked before it (NumPy's, spinning after the kernel's GEMM) and after it
-    (its own, spinning beside the compiled CG steps that follow): `park_blas_threads`."""
-    park = A.nbytes >= PARK_MIN_BYTES
-    if park:
-        park_blas_threads()
-    with threadpool_limits(limits=1) if A.nbytes >= SERIAL_FACTOR_BYTES else contextlib.nullcontext():
-        yield
-    if park:
-        park_blas_threads()
 
 
 def _fortran_view(K: np.ndarray) -> np.ndarray:
@@ -61,7 +38,7 @@ def _fortran_view(K: np.ndarray) -> np.ndarray:
     return K.T if K.flags.c_contiguous else K
 
 
-def _on_host(xp) -> bool:
+def on_host(xp) -> bool:
     """Whether arrays of `xp` go to SciPy's LAPACK (in place, NumPy); else (CuPy) to the array
     module's own Cholesky and triangular solves."""
     return xp is np
@@ -93,9 +70,9 @@ def _add_diagonal(xp, A, value: float) -> None:
 def _lower_factor(xp, H):
     """(L, True) with L the lower Cholesky factor of H (H overwritten on the host), the layout
     of la.cho_factor; raises la.LinAlgError, or returns None for non-finite pivots."""
-    if _on_host(xp):
+    if on_host(xp):
         # LAPACK wants Fortran order: Hᵀ (= H) is that view of a C-ordered H, so no copy is made
-        with _factor_threads(H):
+        with factor_threads(H):
             factor = la.cho_factor(_fortran_view(H), lower=True, overwrite_a=True, check_finite=False)
     else:
         with _linalg_errors_raised(xp):
@@ -106,7 +83,7 @@ def _lower_factor(xp, H):
 def _factor_solve(xp, factor, B):
     """H⁻¹B from `_lower_factor`'s (L, True). Off the host, through U = Lᵀ, the Fortran-ordered
     view of the C-ordered L, which the triangular solves take without copying it."""
-    if _on_host(xp):
+    if on_host(xp):
         return la.cho_solve(factor, B, check_finite=False)
     solve, U = _solve_triangular(xp), factor[0].T
     return solve(U, solve(U, B, lower=False, trans="T"), lower=False)
@@ -122,9 +99,9 @@ class CholeskyShift:
         try:
             self.factor = _lower_factor(xp, K)
         except la.LinAlgError as err:
-            raise _not_pd(shift, str(err)) from None
+            raise not_positive_definite(shift, str(err)) from None
         if self.factor is None:
-            raise _not_pd(shift, "non-finite pivots")
+            raise not_positive_definite(shift, "non-finite pivots")
 
     def _live_factor(self):
         if self.factor is None:
@@ -139,15 +116,15 @@ class CholeskyShift:
         """diag(H⁻¹) = squared column norms of L⁻¹. On the host L⁻¹ takes the factor's memory
         (8 bytes × N², not twice that): call it once, after the last `solve`."""
         L = self._live_factor()[0]
-        if not _on_host(self.xp):
+        if not on_host(self.xp):
             U = L.T
             L_inv = _solve_triangular(self.xp)(U, self.xp.eye(U.shape[0], dtype=U.dtype), lower=False, trans="T")
             return self.xp.einsum("ij,ij->j", L_inv, L_inv)
-        with _factor_threads(L):
+        with factor_threads(L):
             L_inv, info = la.lapack.dtrtri(L, lower=1, overwrite_c=True)
         self.factor = None
         if info != 0:
-            raise _not_pd(self.shift, f"triangular inverse failed, LAPACK info {info}")
+            raise not_positive_definite(self.shift, f"triangular inverse failed, LAPACK info {info}")
         return _lower_column_sq_norms(np.asfortranarray(L_inv).T)
 
 
@@ -196,7 +173,7 @@ class MixedCholeskyShift:
 
     def _matvec(self, P):
         """H·P; on the host by symv on K's lower triangle (half the traffic of a general product)."""
-        if not _on_host(self.xp):
+        if not on_host(self.xp):
             return self.K @ P + self.shift * P
         KF = _fortran_view(self.K)
         out = np.empty_like(P)
@@ -244,7 +221,7 @@ class EigenShift:
     1e-12·max|w| (an indefinite kernel, or a singular one at s = 0) is refused."""
 
     def __init__(self, K: np.ndarray):
-        with _factor_threads(K):
+        with factor_threads(K):
             self.w, self.V = la.eigh(_fortran_view(K), overwrite_a=True, check_finite=False, driver="evd")
         self._V2 = self.V * self.V
         self._scale = max(float(np.max(np.abs(self.w))), np.finfo(float).tiny) if self.w.size else 1.0
@@ -252,7 +229,7 @@ class EigenShift:
     def at(self, shift: float) -> "ShiftedEigen":
         values = self.w + shift
         if values.size and np.min(values) <= 1e-12 * self._scale:
-            raise _not_pd(shift, f"smallest eigenvalue {np.min(values):.3g}")
+            raise not_positive_definite(shift, f"smallest eigenvalue {np.min(values):.3g}")
         return ShiftedEigen(self, 1.0 / values)
 
 
@@ -288,7 +265,7 @@ def shifted_scores(K, shifts, score, xp=np):
     eigendecomposition an eigenvalue of H at or below 1e-12 of K's largest, Cholesky a pivot
     that is not positive."""
     shifts = list(shifts)
-    eigen = EigenShift(K) if len(shifts) >= EIGEN_MIN_SHIFTS and _on_host(xp) else None
+    eigen = EigenShift(K) if len(shifts) >= EIGEN_MIN_SHIFTS and on_host(xp) else None
     for i, shift in enumerate(shifts):
         try:
             factor = eigen.at(shift) if eigen is not None else \
@@ -344,140 +321,3 @@ def conjugate_gradient(matvec, b, precondition=None, tol: float = 1e-10, max_ite
         rz = rz_new
         steps += 1
     return x.reshape(b.shape), converged
-
-
-#: Step limit of the Nyström CG.
-NYSTROM_MAX_ITER = 500
-#: Largest K_NM kept in memory between CG steps (bytes); past it, blocks are recomputed.
-NYSTROM_KEEP_BYTES = 1 << 30
-#: Rows of K_NM computed at a time.
-NYSTROM_BLOCK_ELEMENTS = 1 << 24
-#: Most centres M for which the normal equations are formed whole (M² doubles, N·M² flops of
-#: BLAS syrk in one pass over K_NM); past it, CG's passes of N·M kernel entries each are cheaper.
-NYSTROM_DIRECT_MAX = 4096
-
-
-def falkon_preconditioner(K_MM: np.ndarray, n: int, shift: float):
-    """P⁻¹r ≈ (K_NMᵀK_NM + s·K_MM)⁻¹r from K_NMᵀK_NM ≈ (n/M)·K_MM² (Rudi, Carratino & Rosasco
-    2017): with K_MM = TᵀT and (n/M)·TTᵀ + sI = AᵀA (Cholesky, T jittered when K_MM is
-    singular), P = TᵀAᵀAT and P⁻¹r = T⁻¹A⁻¹A⁻ᵀT⁻ᵀr."""
-    m = K_MM.shape[0]
-    jitter = 1e-9 * m * max(float(np.mean(np.diag(K_MM))), np.finfo(float).tiny)
-    try:
-        T = la.cholesky(K_MM + jitter * np.eye(m), lower=False, check_finite=False)
-        A = la.cholesky((n / m) * (T @ T.T) + shift * np.eye(m), lower=False, check_finite=False)
-    except la.LinAlgError as err:
-        raise _not_pd(shift, f"centres' kernel: {err}") from None
-
-    def apply(r):
-        v = la.solve_triangular(T, r, trans="T", check_finite=False)
-        v = la.solve_triangular(A, v, trans="T", check_finite=False)
-        v = la.solve_triangular(A, v, check_finite=False)
-        return la.solve_triangular(T, v, check_finite=False)
-
-    return apply
-
-
-def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, bias: bool, tol: float, xp=np):
-    """β (M × k) and b (k) minimising ‖K_NM β + 1bᵀ − B‖² + s·tr(βᵀK_MM β) (b = 0 unless
-    `bias`). `block(rows, keep)` gives K(X[rows], centres) in float64 (rows: a slice), in a
-    buffer it reuses unless `keep`, an array of `xp` (CuPy: the blocks and their products on
-    the GPU). Up to NYSTROM_DIRECT_MAX centres, the normal equations are summed over row
-    blocks in one pass and solved by Cholesky on the host (see `nystrom_normal_solve`); past
-    it, on the host only, by CG preconditioned as Falkon does, stopping at relative residual
-    `tol` (b, unpenalised, is preconditioned by 1/n), with K_NM kept whole only when it fits
-    NYSTROM_KEEP_BYTES."""
-    m = K_MM.shape[0]
-    B = B.reshape(n, -1)
-    step = max(1, NYSTROM_BLOCK_ELEMENTS // max(m, 1))
-    spans = [slice(s, min(n, s + step)) for s in range(0, n, step)]
-    if m <= NYSTROM_DIRECT_MAX:
-        return _nystrom_direct(block, spans, K_MM, B, shift, bias, xp)
-    if not _on_host(xp):
-        raise ValueError(f"Nyström with {m} centres solves by CG, on NumPy arrays only; arrays of "
-                         f"{xp.__name__} take at most {NYSTROM_DIRECT_MAX} centres")
-    return _nystrom_cg(block, spans, K_MM, B, shift, bias, tol)
-
-
-def _nystrom_direct(block, spans, K_MM, B, shift, bias, xp=np):
-    """The normal equations of `nystrom_solve` formed in one pass: K_NMᵀK_NM by syrk (numpy
-    takes that path for Kᵀ @ K of one buffer) and K_NMᵀ[B, 1] by one product per block, both
-    summed where the blocks are (`xp`); the M × M system is solved on the host."""
-    n, k = B.shape
-    m = K_MM.shape[0]
-    B1 = xp.asarray(np.column_stack([B, np.ones(n)]))
-    H = xp.zeros((m, m))
-    KtB1 = xp.zeros((m, k + 1))
-    gram = xp.empty((m, m))
-    for rows in spans:
-        Kb = block(rows)
-        xp.matmul(Kb.T, Kb, out=gram)
-        H += gram
-        KtB1 += Kb.T @ B1[rows]
-    H, KtB1 = to_host(H), to_host(KtB1)
-    if not bias:
-        return nystrom_normal_solve(H, KtB1[:, :k], K_MM, shift), np.zeros(k)
-    # b unpenalised: the bordered system [[H + sK_MM, K_NMᵀ1], [1ᵀK_NM, n]]·[β; b] = [K_NMᵀB; 1ᵀB]
-    H_b = np.empty((m + 1, m + 1))
-    H_b[:m, :m] = H + shift * K_MM
-    H_b[:m, m] = H_b[m, :m] = KtB1[:, k]
-    H_b[m, m] = n
-    z = _cholesky_or_lstsq(H_b, np.vstack([KtB1[:, :k], B.sum(axis=0)]))
-    return z[:m], z[m]
-
-
-def _nystrom_cg(block, spans, K_MM, B, shift, bias, tol):
-    """The CG route of `nystrom_solve` over the row blocks `spans`."""
-    n, k = B.shape
-    m = K_MM.shape[0]
-    kept = [block(rows, keep=True) for rows in spans] if 8 * n * m <= NYSTROM_KEEP_BYTES else None
-
-    def blocks():
-        for i, rows in enumerate(spans):
-            yield rows, (kept[i] if kept is not None else block(rows))
-
-    rhs = np.zeros((m + 1, k))
-    for rows, Kb in blocks():
-        rhs[:m] += Kb.T @ B[rows]
-        rhs[m] += B[rows].sum(axis=0)
-
-    def matvec(z):
-        z = z.reshape(m + 1, k)
-        beta, b = z[:m], z[m] if bias else np.zeros(k)
-        out = np.zeros((m + 1, k))
-        for rows, Kb in blocks():
-            u = Kb @ beta + b
-            out[:m] += Kb.T @ u
-            out[m] += u.sum(axis=0)
-        out[:m] += shift * (K_MM @ beta)
-        if not bias:
-            out[m] = 0.0
-        return out
-
-    falkon = falkon_preconditioner(K_MM, n, shift)
-
-    def precondition(r):
-        out = np.empty_like(r)
-        out[:m] = falkon(r[:m])
-        out[m] = r[m] / n if bias else 0.0
-        return out
-
-    if not bias:
-        rhs[m] = 0.0
-    z, _ = conjugate_gradient(matvec, rhs, precondition, tol, NYSTROM_MAX_ITER)
-    return z[:m], z[m]
-
-
-def nystrom_normal_solve(KtK: np.ndarray, KtY: np.ndarray, K_MM: np.ndarray, shift: float) -> np.ndarray:
-    """β from the Nyström normal equations (K_NMᵀK_NM + s·K_MM)β = K_NMᵀY, formed whole (as a
-    map-reduce over row blocks gives them); least squares when a singular K_MM leaves the
-    matrix singular."""
-    return _cholesky_or_lstsq(KtK + shift * K_MM, KtY)
-
-
-def _cholesky_or_lstsq(H: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """H⁻¹R for symmetric positive semi-definite H: Cholesky, or least squares when H is singular."""
-    try:
-        return la.cho_solve(la.cho_factor(H, lower=True, check_finite=False), R, check_finite=False)
-    except la.LinAlgError:
-        return la.lstsq(H, R, check_finite=False)[0]
