@@ -12,9 +12,7 @@ gives both values and their gap. With `fit_intercept`, b is the weight of a cons
 
 from __future__ import annotations
 
-import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -25,6 +23,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from svmkit._validation import check_bool, check_int, check_params, encode_classes, one_of, real
 from svmkit.models.smo_base import positive_rows
+from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_groups
 
 
@@ -101,11 +100,7 @@ class _LinearSVM(BaseEstimator):
     def _run(self, solve, problems):
         """solve(problem) for every problem, on threads when there are several (the loops
         release the GIL)."""
-        workers = min(len(problems), os.cpu_count() or 1)
-        if workers < 2:
-            return [solve(p) for p in problems]
-        with ThreadPoolExecutor(workers) as pool:
-            return list(pool.map(solve, problems))
+        return run_tasks(solve, [(p,) for p in problems])
 
 
 class LinearSVC(ClassifierMixin, _LinearSVM):

@@ -7,13 +7,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import MultiOutputMixin, RegressorMixin
 
-from svmkit._dask_support import is_dask, map_rows, row_blocks
 from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_finite_rows, check_real, real
 from svmkit.gpu.runtime import to_host
 from svmkit.kernels.gram import kernel_block, row_sq_norms
 from svmkit.kernels.spec import make_kernel
 from svmkit.models.closed_form import ClosedFormModel
+from svmkit.parallel.blocks import sum_row_blocks
+from svmkit.parallel.dask import is_dask, map_rows, row_blocks
 from svmkit.solvers.linsys import nystrom_normal_solve, shifted_scores
 
 
@@ -21,10 +22,6 @@ def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np
     """Leave-one-out residuals of weighted kernel ridge, A = SKS + λI, β' = A⁻¹Sy: since
     y − ŷ = λβ'/s and 1 − H_ii = λ(A⁻¹)_ii, (y − ŷ)_i / (1 − H_ii) = β'_i / (s_i (A⁻¹)_ii)."""
     return scaled / (s * inverse_diag[:, None])
-
-
-def _add_pairs(a, b):
-    return a[0] + b[0], a[1] + b[1]
 
 
 class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
@@ -167,7 +164,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
             raise ValueError("a Dask array X takes centers='uniform'")
         if sample_weight is not None or self.loo:
             raise ValueError("a Dask array X is fitted without sample_weight and without loo")
-        import dask
         import dask.array as da
 
         X = row_blocks(X)
@@ -186,7 +182,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
             gamma = 1.0 / (d * float(X.var().compute()))
         spec = make_kernel(self.kernel, C, gamma, self.degree, self.coef0)
         c_sq = row_sq_norms(C) if spec.uses_norms else None
-        starts = np.r_[0, np.cumsum(X.chunks[0])[:-1]]
 
         def reduce(Xb, Yb, start):
             check_finite_rows(np.asarray(Xb), name=f"X (block from row {start})")
@@ -194,12 +189,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, ClosedFormModel):
             K = kernel_block(spec, np.ascontiguousarray(Xb, dtype=np.float64), C, c_sq)
             return K.T @ K, K.T @ Yb
 
-        parts = [dask.delayed(reduce)(xb, yb, int(s)) for xb, yb, s in
-                 zip(X.to_delayed().ravel(), Y.to_delayed().ravel(), starts)]
-        while len(parts) > 1:
-            parts = [dask.delayed(_add_pairs)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
-                     for i in range(0, len(parts), 2)]
-        KtK, KtY = dask.compute(parts[0])[0]
+        KtK, KtY = sum_row_blocks(reduce, X, Y)
         beta = nystrom_normal_solve(KtK, KtY, kernel_block(spec, C, C), self.alpha)
         self.n_features_in_ = d
         self.gamma_ = spec.gamma
