@@ -275,7 +275,7 @@ def test_bad_parameters_and_predict_shape():
     with pytest.raises(ValueError, match="tol must be > 0"):
         HardBandSVR(epsilon=1.0, tol=0.0).fit(X, y)
     model = HardBandSVR(epsilon=0.5).fit(X, y)
-    with pytest.raises(ValueError, match="X has 2 features, but HardBandSVR was fitted with 1"):
+    with pytest.raises(ValueError, match="X has 2 features, but HardBandSVR is expecting 1 features"):
         model.predict(np.ones((3, 2)))
 
 

@@ -62,6 +62,17 @@ def test_scratch_buffers_are_reused_and_bounded(monkeypatch):
     assert sum(buf.nbytes for buf in _scratch._kept) <= _scratch.KEEP_BYTES
 
 
+def test_a_buffer_handed_back_while_take_holds_the_lock_is_kept(monkeypatch):
+    """The garbage collector may run a row store's finalizer, which hands its buffer back,
+    in the thread that holds the lock inside `take`."""
+    monkeypatch.setattr(_scratch, "_kept", [])
+    monkeypatch.setattr(_scratch, "_returned", [])
+    a = _scratch.take((100, 100), np.float32)
+    with _scratch._lock:
+        _scratch.give(a)
+    assert np.shares_memory(a, _scratch.take((100, 100), np.float32))
+
+
 def test_a_cache_smaller_than_a_working_set_still_solves():
     """Gradient rebuilds and hard-margin Gram blocks fetch at most the cache's capacity."""
     X, y, problem = _binary_digits(C=0.001)

@@ -17,6 +17,9 @@ import numpy as np
 KEEP_BYTES = 256 * 2**20
 
 _kept: list[np.ndarray] = []
+#: Buffers handed back and not yet kept: `give` runs from finalizers too, which the garbage
+#: collector may call in the very thread that holds `_lock` inside `take`.
+_returned: list[np.ndarray] = []
 _lock = threading.Lock()
 
 
@@ -25,6 +28,7 @@ def take(shape, dtype) -> np.ndarray:
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     with _lock:
+        _keep_returned()
         fits = [k for k, b in enumerate(_kept) if b.nbytes >= nbytes]
         if fits:
             buf = _kept.pop(min(fits, key=lambda k: _kept[k].nbytes))
@@ -43,8 +47,18 @@ def give(arr: np.ndarray) -> None:
         base = base.base
     if not isinstance(base, np.ndarray) or base.dtype != np.uint8 or base.nbytes > KEEP_BYTES:
         return
-    with _lock:
-        _kept.append(base)
-        _kept.sort(key=lambda b: b.nbytes, reverse=True)
-        while sum(b.nbytes for b in _kept) > KEEP_BYTES:
-            _kept.pop(0)
+    _returned.append(base)
+    if _lock.acquire(blocking=False):  # else the holder's next `take` keeps it
+        try:
+            _keep_returned()
+        finally:
+            _lock.release()
+
+
+def _keep_returned():
+    """The returned buffers into `_kept`, largest first, within KEEP_BYTES; under `_lock`."""
+    while _returned:
+        _kept.append(_returned.pop())
+    _kept.sort(key=lambda b: b.nbytes, reverse=True)
+    while sum(b.nbytes for b in _kept) > KEEP_BYTES:
+        _kept.pop(0)

@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_X_y
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from svmkit._arrays import to_host
@@ -134,12 +135,15 @@ def validate_X(est, X, reset=True):
 
 def validate_Xy(est, X, y, y_numeric=False, multi_output=False):
     """`validate_X` with the target y (required; real and finite when `y_numeric`; a column
-    per output when `multi_output`)."""
+    per output when `multi_output`); `est` None for a function's data, which sets nothing."""
     X, y = to_host(X), to_host(y)
     if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
         y_arr = np.asarray(y)
-        check_finite_rows(y_arr.reshape(y_arr.shape[0], -1) if y_arr.ndim else y_arr.reshape(-1, 1), name="y")
-    X, y = validate_data(est, X, y, y_numeric=y_numeric, multi_output=multi_output, **_X_FORMAT)
+        check_finite_rows(np.atleast_2d(y_arr.T).T, name="y")
+    if est is None:
+        X, y = check_X_y(X, y, y_numeric=y_numeric, multi_output=multi_output, **_X_FORMAT)
+    else:
+        X, y = validate_data(est, X, y, y_numeric=y_numeric, multi_output=multi_output, **_X_FORMAT)
     check_finite_rows(X)
     return X, y
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from functools import partial
 
 import numpy as np
 from scipy.stats import rankdata
@@ -12,13 +13,13 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._threads import one_blas_thread
 from svmkit._validation import check_bool, check_choice, check_int, validate_sample_weight, validate_Xy
-from svmkit.models.session import path_parameter
-from svmkit.models.smo_base import SMOModel
 from svmkit.model_selection.folds import make_folds
 from svmkit.model_selection.grid import check_grid, default_grid
 from svmkit.model_selection.paths import fit_group, fit_path
+from svmkit.models.session import path_parameter
+from svmkit.models.smo_base import SMOModel
+from svmkit.parallel.tasks import run_tasks
 
 #: Parameters that decide the kernel; cells equal in them share kernel rows.
 KERNEL_PARAMS = ("kernel", "gamma", "degree", "coef0")
@@ -202,29 +203,10 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         return check_scoring(est, self.scoring or ("accuracy" if is_classifier(est) else "r2"))
 
     def _run(self, est, X, y, sw, tasks, scorer, memory, threads, on_task):
-        if self.backend == "dask":
-            from svmkit.parallel.dask import run_tasks
-
-            results = run_tasks(fit_group, (est, X, y, sw), tasks, (self.scoring, scorer, memory, threads), self.scheduler_address,
-                                on_task)
-        else:
-            from joblib import Parallel, delayed
-
-            parallel = Parallel(n_jobs=self.n_jobs, backend=self.backend, return_as="generator")
-            results = []
-            # BLAS serves only the tasks' small products (scores), and OpenBLAS's idle threads spin
-            # after each call on the cores the compiled loops need (measured: the serial search
-            # took twice its CPU time); joblib's processes get the same limit from joblib itself
-            with one_blas_thread():
-                for done, result in enumerate(parallel(delayed(fit_group)(est, X, y, sw, paths, chunk, self.scoring,
-                                                                          scorer, memory, threads)
-                                                       for paths, chunk in tasks), start=1):
-                    results.append(result)
-                    if on_task is not None:
-                        on_task(done, len(tasks))
-                    if self.verbose:
-                        print(f"[SVMSearchCV] task {done}/{len(tasks)} done")
-        return results
+        work = partial(fit_group, scoring=self.scoring, scorer=scorer, memory_mb=memory, threads=threads)
+        return run_tasks(work, tasks, backend=self.backend, n_jobs=self.n_jobs, shared=(est, X, y, sw),
+                         on_task=on_task, label="SVMSearchCV" if self.verbose else None,
+                         scheduler_address=self.scheduler_address)
 
     def _collect(self, cells, folds, records, n):
         """cv_results_ and the chosen cell from the per-(cell, fold) records."""

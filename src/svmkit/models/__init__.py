@@ -1,5 +1,6 @@
-"""Layer 3: the estimators. Each builds its dual problem, calls the solver, reads α and b back;
-imports solvers, kernels and the shared helpers, never io, selection or cli."""
+"""Layer 3: the estimators and the fit session they share. Each builds its problem, calls the
+solver, reads α and b back; imports the backend, solvers, kernels, the execution layer and the
+shared helpers, never model_selection, io or cli."""
 
 from svmkit.models.klr import KernelLogisticRegression
 from svmkit.models.linear import LinearSVC, LinearSVR

@@ -19,13 +19,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils import check_array, check_X_y
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_finite_rows, check_max_iter, check_real, one_of
+from svmkit._arrays import densify
+from svmkit._validation import check_max_iter, check_real, one_of, validate_X, validate_Xy
 from svmkit.models.svc import SVC
 from svmkit.models.svr import SVR
 
@@ -37,18 +36,10 @@ _MAX_BISECTIONS = 200
 _MAX_DOUBLINGS = 60
 
 
-def _check_Xy(X, y):
-    """Float64 X (n, d), dense or CSR, and y (n,): at least one row, every value finite."""
-    # check_X_y rejects a non-finite y itself; X's own check names the row and column.
-    X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True, ensure_all_finite=False)
-    check_finite_rows(X, "X")
-    return X, y
-
-
 def _check_data(X, y):
-    """As `_check_Xy`, X made dense."""
-    X, y = _check_Xy(X, y)
-    return (X.toarray() if sp.issparse(X) else X), y
+    """Float64 X (n, d) made dense and y (n,): at least one row, every value finite."""
+    X, y = validate_Xy(None, X, y, y_numeric=True)
+    return densify(X), y
 
 
 def epsilon_inf_lp(X, y):
@@ -197,11 +188,10 @@ class HardBandSVR(RegressorMixin, BaseEstimator):
         one_of("smo", "reduction")(self.method, "method")
         tol = check_real(self.tol, "tol", low=0)
         max_iter = check_max_iter(self.max_iter)
-        X, y = _check_Xy(X, y)
+        X, y = validate_Xy(self, X, y, y_numeric=True)
         for name in ("epsilon_bar_", "eta_bar_"):  # the reduction's, from an earlier fit
             if hasattr(self, name):
                 delattr(self, name)
-        self.n_features_in_ = X.shape[1]
         self.epsilon_inf_ = epsilon_inf(X, y)[0]
         if epsilon >= np.ptp(y) / 2:
             self.coef_, self.intercept_ = np.zeros(X.shape[1]), float((y.max() + y.min()) / 2)
@@ -219,7 +209,7 @@ class HardBandSVR(RegressorMixin, BaseEstimator):
             svr = SVR(kernel="linear", C=np.inf, epsilon=epsilon, tol=tol, max_iter=max_iter).fit(X, y)
             self.coef_, self.intercept_ = svr.coef_.ravel().copy(), float(svr.intercept_[0])
             return self
-        self.epsilon_bar_, fit = self._bisect(X.toarray() if sp.issparse(X) else X, y, epsilon, tol, max_iter)
+        self.epsilon_bar_, fit = self._bisect(densify(X), y, epsilon, tol, max_iter)
         self.coef_, self.intercept_, self.eta_bar_ = fit.coef, fit.intercept, fit.eta_bar
         return self
 
@@ -250,10 +240,7 @@ class HardBandSVR(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """h(x) = w*ᵀx + b* for every row of X, (n_samples, n_features) dense or CSR."""
         check_is_fitted(self)
-        X = check_array(X, accept_sparse="csr", dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but HardBandSVR was fitted with "
-                             f"{self.n_features_in_} features")
+        X = validate_X(self, X, reset=False)
         return np.asarray(X @ self.coef_ + self.intercept_)
 
 

@@ -12,19 +12,19 @@ gives both values and their gap. With `fit_intercept`, b is the weight of a cons
 
 from __future__ import annotations
 
-import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_bool, check_int, check_params, encode_classes, one_of, real
+from svmkit._validation import (check_bool, check_int, check_params, encode_classes, one_of, real,
+                                validate_sample_weight, validate_X, validate_Xy)
 from svmkit.models.smo_base import positive_rows
+from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_groups
 
 
@@ -57,10 +57,8 @@ class _LinearSVM(BaseEstimator):
 
     def _validate(self, X, y, sample_weight, classification):
         check_params(self, self._constraints)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=not classification)
-        sw = np.ones(X.shape[0]) if sample_weight is None else _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                                                        ensure_non_negative=True)
-        return X, y, sw
+        X, y = validate_Xy(self, X, y, y_numeric=not classification)
+        return X, y, validate_sample_weight(sample_weight, X)
 
     def _bounds(self, c):
         """(U, D) of every row from its C_i: (C_i, 0) for the plain loss, (∞, 1/(2C_i)) squared."""
@@ -101,11 +99,7 @@ class _LinearSVM(BaseEstimator):
     def _run(self, solve, problems):
         """solve(problem) for every problem, on threads when there are several (the loops
         release the GIL)."""
-        workers = min(len(problems), os.cpu_count() or 1)
-        if workers < 2:
-            return [solve(p) for p in problems]
-        with ThreadPoolExecutor(workers) as pool:
-            return list(pool.map(solve, problems))
+        return run_tasks(solve, [(p,) for p in problems])
 
 
 class LinearSVC(ClassifierMixin, _LinearSVM):
@@ -207,7 +201,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     def decision_function(self, X):
         """wᵀx + b per row; for two classes one column flattened (> 0 means classes_[1])."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_X(self, X, reset=False)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -291,5 +285,5 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     def predict(self, X):
         """wᵀx + b for every row of X."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_X(self, X, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_[0]

@@ -8,12 +8,13 @@ import numpy as np
 from sklearn.base import MultiOutputMixin, RegressorMixin
 
 from svmkit._arrays import to_host
-from svmkit._dask_support import is_dask, map_rows, row_blocks
 from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_finite_rows, check_params, check_real, real
 from svmkit.kernels.spec import make_kernel
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
+from svmkit.parallel.blocks import sum_row_blocks
+from svmkit.parallel.dask import is_dask, map_rows, row_blocks
 from svmkit.solvers.nystrom import nystrom_normal_solve
 
 
@@ -21,10 +22,6 @@ def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np
     """Leave-one-out residuals of weighted kernel ridge, A = SKS + λI, β' = A⁻¹Sy: since
     y − ŷ = λβ'/s and 1 − H_ii = λ(A⁻¹)_ii, (y − ŷ)_i / (1 − H_ii) = β'_i / (s_i (A⁻¹)_ii)."""
     return scaled / (s * inverse_diag[:, None])
-
-
-def _add_pairs(a, b):
-    return a[0] + b[0], a[1] + b[1]
 
 
 class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
@@ -175,7 +172,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
             raise ValueError("a Dask array X takes centers='uniform'")
         if sample_weight is not None or self.loo:
             raise ValueError("a Dask array X is fitted without sample_weight and without loo")
-        import dask
         import dask.array as da
 
         X = row_blocks(X)
@@ -191,7 +187,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         check_finite_rows(C)
         kernel = make_kernel(self.kernel, X, self._gamma_param(), self.degree, self.coef0)
         c_sq = kernel.sq_norms(C)
-        starts = np.r_[0, np.cumsum(X.chunks[0])[:-1]]
 
         def reduce(Xb, Yb, start):
             check_finite_rows(np.asarray(Xb), name=f"X (block from row {start})")
@@ -199,12 +194,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
             K = kernel.block(np.ascontiguousarray(Xb, dtype=np.float64), C, c_sq)
             return K.T @ K, K.T @ Yb
 
-        parts = [dask.delayed(reduce)(xb, yb, int(s)) for xb, yb, s in
-                 zip(X.to_delayed().ravel(), Y.to_delayed().ravel(), starts)]
-        while len(parts) > 1:
-            parts = [dask.delayed(_add_pairs)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
-                     for i in range(0, len(parts), 2)]
-        KtK, KtY = dask.compute(parts[0])[0]
+        KtK, KtY = sum_row_blocks(reduce, X, Y)
         beta = nystrom_normal_solve(KtK, KtY, kernel.block(C, C), self.alpha)
         self.n_features_in_ = d
         self.gamma_ = kernel.gamma

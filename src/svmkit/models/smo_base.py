@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from svmkit._threads import numba_threads, one_blas_thread
 from svmkit._arrays import data_fingerprint
 from svmkit._validation import check_bool, check_max_iter, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
+from svmkit.parallel.tasks import beside, run_tasks
 from svmkit.solvers.row_source import RowSource
 from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, solve, solved_whole
 from svmkit.solvers.starts import best_start
@@ -95,16 +94,8 @@ def may_share_threads(rows: RowSource, verbose=False) -> bool:
 def each_task(rows: RowSource, work, tasks, verbose=False) -> list:
     """[work(t) for t in tasks], on threads when `may_share_threads` (the compiled loops
     release the GIL), else in turn."""
-    workers = min(len(tasks), os.cpu_count() or 1)
-    if workers < 2 or not may_share_threads(rows, verbose):
-        return [work(t) for t in tasks]
-
-    def alone(task):
-        with numba_threads(1):
-            return work(task)
-
-    with ThreadPoolExecutor(workers) as pool, one_blas_thread():
-        return list(pool.map(alone, tasks))
+    return run_tasks(work, [(t,) for t in tasks], n_jobs=None if may_share_threads(rows, verbose) else 1,
+                     limit_threads=True)
 
 
 def positive_rows(sample_weight: np.ndarray) -> np.ndarray:
@@ -153,10 +144,8 @@ class SMOModel(KernelExpansion):
             # the calibration folds need nothing of the full fit: both share the cores; the full
             # fit runs here, so that its own errors come first and progress is reported
             self._fetch_fold_rows(rows, row_index)
-            with ThreadPoolExecutor(1) as pool, one_blas_thread(), numba_threads(1):
-                calibration = pool.submit(self._calibrate, X, rows, row_index, target, weight)
+            with beside(self._calibrate, X, rows, row_index, target, weight):
                 fits = self._solve_problems(rows, row_index, target, weight, starts)
-                calibration.result()
             self._set_fitted(session, target, fits)
         else:
             fits = self._solve_problems(rows, row_index, target, weight, starts)

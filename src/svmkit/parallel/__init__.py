@@ -1,5 +1,6 @@
-"""Layer 4: work past one process — model selection's tasks on a Dask cluster, and prediction
-block by block on Dask arrays and dataframes; imports models and the layers below."""
+"""Layer 0: the execution layer — tasks on threads, processes or a Dask cluster (`tasks`),
+everything Dask (`dask`), and work block of rows by block on Dask collections (`blocks`);
+imports only the other layer-0 helpers."""
 
 from svmkit.parallel.blocks import predict
 

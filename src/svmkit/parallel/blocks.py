@@ -1,10 +1,11 @@
-"""Prediction on Dask collections, one block of rows at a time on the cluster."""
+"""Work on Dask collections block of rows by block: prediction, and sums over the blocks
+reduced on the cluster."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from svmkit._dask_support import is_dask, map_rows, require_dask
+from svmkit.parallel.dask import is_dask, map_rows, require_dask
 
 
 def predict(est, X):
@@ -17,3 +18,23 @@ def predict(est, X):
     if hasattr(X, "map_partitions") and hasattr(X, "columns"):  # a dataframe (needs pandas)
         return X.map_partitions(lambda part: np.asarray(est.predict(part.to_numpy())), meta=(None, "f8")).to_dask_array()
     return map_rows(est.predict, X)
+
+
+def _add_pairs(a, b):
+    return tuple(x + y for x, y in zip(a, b))
+
+
+def sum_row_blocks(func, *arrays):
+    """Σ func(*blocks, start) over the blocks of rows of the Dask `arrays`, computed: `blocks`
+    are each array's block from row `start`, and func returns a tuple of arrays, summed term
+    by term. The arrays' rows are chunked alike and their columns not at all. The sums are
+    taken pairwise on the workers (a tree ⌈log₂ blocks⌉ deep), so only func's results travel."""
+    import dask
+
+    starts = np.r_[0, np.cumsum(arrays[0].chunks[0])[:-1]]
+    parts = [dask.delayed(func)(*blocks, int(s))
+             for *blocks, s in zip(*(a.to_delayed().ravel() for a in arrays), starts)]
+    while len(parts) > 1:
+        parts = [dask.delayed(_add_pairs)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                 for i in range(0, len(parts), 2)]
+    return dask.compute(parts[0])[0]

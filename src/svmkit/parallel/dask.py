@@ -1,20 +1,54 @@
-"""Model selection's tasks on a Dask cluster: an in-process LocalCluster by default, or the
-scheduler at a given address. The data is scattered to the workers once; each task computes
-its kernel rows there."""
+"""Everything Dask: recognising its collections, requiring the extra, mapping a function over
+a 2-D Dask array's blocks of rows, and running tasks on a cluster. Dask is imported only when
+one is used."""
 
 from __future__ import annotations
 
-from svmkit._dask_support import require_dask
+import importlib.util
+
+import numpy as np
 
 #: Seconds allowed to reach a scheduler.
 CONNECT_TIMEOUT = 10
 
 
-def run_tasks(func, data, task_args, extra, scheduler_address=None, on_task=None):
-    """[func(*data, *args, *extra) for args in task_args], on the cluster, in order.
+def require_dask():
+    if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
+        raise ImportError("backend='dask' and svmkit.parallel need Dask: pip install 'svmkit[dask]'")
 
-    `data` is scattered once to every worker. A worker lost mid-search makes Dask run its
-    tasks elsewhere; if they cannot finish, the search fails with an error naming the cause."""
+
+def is_dask(X) -> bool:
+    return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
+def row_blocks(X):
+    """A 2-D Dask array with every column in each block (rows chunked only); raises naming X
+    otherwise."""
+    require_dask()
+    import dask.array as da
+
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise ValueError(f"X must be a 2-D Dask array or a Dask dataframe, got {type(X).__name__}")
+    return X.rechunk({1: -1})
+
+
+def map_rows(func, X):
+    """func over each block of rows of the 2-D Dask array X, lazily (a Dask array of func's
+    1-D or 2-D results, rows in X's blocks)."""
+    X = row_blocks(X)
+    sample = np.asarray(func(np.zeros((1, X.shape[1]))))
+    if sample.ndim == 1:
+        return X.map_blocks(lambda block: np.asarray(func(block)), drop_axis=1, dtype=sample.dtype)
+    return X.map_blocks(lambda block: np.asarray(func(block)), chunks=(X.chunks[0], (sample.shape[1],)),
+                        dtype=sample.dtype)
+
+
+def on_cluster(work, shared, tasks, scheduler_address=None):
+    """(k, work(*shared, *tasks[k])) for every task, as they finish on a Dask cluster: an
+    in-process LocalCluster by default, or the scheduler at `scheduler_address`.
+
+    `shared` is scattered once to every worker. A worker lost mid-run makes Dask run its tasks
+    elsewhere; if they cannot finish, the run fails with an error naming the cause."""
     require_dask()
     from distributed import Client, LocalCluster, as_completed
 
@@ -29,21 +63,18 @@ def run_tasks(func, data, task_args, extra, scheduler_address=None, on_task=None
             raise ConnectionError(f"no Dask scheduler answered at {scheduler_address!r} within "
                                   f"{CONNECT_TIMEOUT} s: {err}") from None
     try:
-        shared = [None if x is None else client.scatter(x, broadcast=True) for x in data]
-        futures = [client.submit(func, *shared, *args, *extra, pure=False) for args in task_args]
+        scattered = [None if x is None else client.scatter(x, broadcast=True) for x in shared]
+        futures = [client.submit(work, *scattered, *args, pure=False) for args in tasks]
         index = {f.key: k for k, f in enumerate(futures)}
-        results = [None] * len(futures)
-        for done, future in enumerate(as_completed(futures), start=1):
+        for future in as_completed(futures):
             try:
-                results[index[future.key]] = future.result()
+                result = future.result()
             except Exception as err:
                 if type(err).__name__ == "KilledWorker":
-                    raise RuntimeError(f"a Dask worker died running a search task and the task could not be "
-                                       f"finished elsewhere ({err}); the search is incomplete") from err
+                    raise RuntimeError(f"a Dask worker died running a task and the task could not be finished "
+                                       f"elsewhere ({err}); the run is incomplete") from err
                 raise
-            if on_task is not None:
-                on_task(done, len(futures))
-        return results
+            yield index[future.key], result
     finally:
         client.close()
         if cluster is not None:

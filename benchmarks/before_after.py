@@ -1,0 +1,99 @@
+"""svmkit against an earlier commit of itself, in one run: the compile warm-up of each from an
+empty cache, then each benchmark's svmkit measurement run with the earlier tree's sources and
+with this tree's, alternately, the fastest of --rounds of each printed side by side.
+
+    python benchmarks/before_after.py [--base REF] [--rounds 3]
+
+The earlier tree is a git worktree of REF under build/before-after/; both trees' benchmarks are
+this tree's scripts, each measurement in a fresh process (`--worker`), the trees' sources put
+first on PYTHONPATH. Cases: bench_svc a9a and SVR cadata (fit seconds), bench_ridge's single fit
+at N = 10,000, bench_grid svmguide1 (the search's seconds), bench_linear a9a (both losses).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks"
+
+#: (label, script, worker arguments, the seconds key of its JSON line)
+CASES = [
+    ("SVC a9a fit", "bench_svc.py", ("a9a", "svmkit"), "fit"),
+    ("SVR cadata fit", "bench_svc.py", ("SVR cadata (80/20)", "svmkit"), "fit"),
+    ("KernelRidge N=10,000", "bench_ridge.py", ("single", 10000, "svmkit", 2000), "seconds"),
+    ("SVMSearchCV svmguide1", "bench_grid.py", ("svmguide1 (scaled)", "svmkit"), "seconds"),
+    ("LinearSVC a9a squared hinge", "bench_linear.py", ("a9a", "squared_hinge", "svmkit", 1.0, 0.01), "seconds"),
+    ("LinearSVC a9a hinge", "bench_linear.py", ("a9a", "hinge", "svmkit", 1.0, 0.01), "seconds"),
+]
+
+
+def _env(tree: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(tree / "src")}
+
+
+def _worktree(ref: str, name: str) -> Path:
+    """A fresh git worktree of `ref` (its Numba cache empty)."""
+    path = ROOT / "build" / "before-after" / name
+    if path.exists():
+        subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT, check=True)
+    subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(path), ref], cwd=ROOT, check=True)
+    return path
+
+
+def _warmup(tree: Path) -> float:
+    """Seconds of `python -m svmkit._warmup` on the tree, its cache empty."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "svmkit._warmup"], env=_env(tree), check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def _measure(tree: Path, script: str, args, key: str):
+    out = subprocess.run([sys.executable, str(BENCH / script), "--worker", *map(str, args)], env=_env(tree),
+                         capture_output=True, text=True, timeout=3600, cwd=BENCH)
+    if out.returncode != 0:
+        return None, out.stderr.strip().splitlines()[-1:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    return result[key], result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default="HEAD~1", help="the earlier commit")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    base_sha = subprocess.run(["git", "rev-parse", "--short", args.base], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    head_sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    trees = {f"before ({base_sha})": _worktree(args.base, "before"), f"after ({head_sha})": _worktree("HEAD", "after")}
+    print(f"# {os.cpu_count()} cores; fastest of {args.rounds} alternating rounds; seconds")
+    for label, tree in trees.items():
+        print(f"warm-up from an empty cache, {label}: {_warmup(tree):.1f} s", flush=True)
+    print("| case | " + " | ".join(trees) + " | after / before | every round (before; after) |")
+    print("|---|---|---|---|---|")
+    for label, script, worker_args, key in CASES:
+        times = {name: [] for name in trees}
+        for _ in range(args.rounds):
+            for name, tree in trees.items():
+                seconds, detail = _measure(tree, script, worker_args, key)
+                times[name].append(seconds if seconds is not None else float("nan"))
+                if seconds is None:
+                    print(f"# {label}, {name}: failed: {detail}", flush=True)
+        best = [min(times[name]) for name in trees]
+        rounds = "; ".join(" ".join(f"{t:.3f}" for t in times[name]) for name in trees)
+        print(f"| {label} | {best[0]:.3f} | {best[1]:.3f} | {best[1] / best[0]:.3f} | {rounds} |", flush=True)
+    for tree in trees.values():
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True)
+    shutil.rmtree(ROOT / "build" / "before-after", ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
