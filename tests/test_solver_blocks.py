@@ -8,7 +8,9 @@ from conftest import DATASETS
 from svmkit import _scratch
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
 from svmkit.kernels.spec import make_kernel
-from svmkit.solvers._smo_loops import PANEL, _cholesky_solve, _independent_cholesky
+from svmkit.solvers._blocked_cholesky import PANEL, cholesky_solve, independent_cholesky
+from svmkit.solvers._smo_block import BlockState
+from svmkit.solvers._smo_newton import _factor, empty_factor
 from svmkit.solvers.row_source import CachedRows
 from svmkit.solvers.smo import FULL_BLOCK, DualProblem, block_size, solve
 
@@ -93,14 +95,14 @@ def test_blocked_newton_factor_is_lapacks_cholesky_with_duplicate_rows_dropped()
     assert n > 4 * PANEL
     sq = (X * X).sum(1)
     H = np.exp(-0.05 * (sq[:, None] + sq[None, :] - 2 * X @ X.T))
-    R, kept = _independent_cholesky(H, 1e-10)
+    R, kept = independent_cholesky(H, 1e-10)
     np.testing.assert_array_equal(np.flatnonzero(~kept), [270, 271, 272])
     assert not R[~kept].any() and not R[:, ~kept].any()
     Hk = H[np.ix_(kept, kept)]
     Rk = R[np.ix_(kept, kept)]
     np.testing.assert_allclose(Rk, np.linalg.cholesky(Hk).T, atol=1e-9)
     B = np.random.default_rng(0).standard_normal((Hk.shape[0], 3))
-    np.testing.assert_allclose(_cholesky_solve(np.ascontiguousarray(Rk), B), np.linalg.solve(Hk, B), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(cholesky_solve(np.ascontiguousarray(Rk), B), np.linalg.solve(Hk, B), rtol=1e-6, atol=1e-8)
 
 
 def _slots_state(K, y):
@@ -109,14 +111,13 @@ def _slots_state(K, y):
     q = y.size
     store = np.ascontiguousarray(K, dtype=np.float32)
     zeros = np.zeros(q)
-    return (y, np.full(q, 0.5), zeros.copy(), np.ones(q), np.ones(q), np.arange(q), np.arange(q),
-            np.arange(q), zeros.copy(), zeros.copy(), np.zeros((q, q), dtype=np.float32),
-            np.full(q, -1, dtype=np.int64), np.zeros(q, dtype=np.int64), np.zeros(1, dtype=np.int64), store)
+    return BlockState(y=y, alpha=np.full(q, 0.5), G=zeros.copy(), U=np.ones(q), QD=np.ones(q), kidx=np.arange(q),
+                      pos=np.arange(q), var=np.arange(q), alpha0=zeros.copy(), G0=zeros.copy(),
+                      Qs=np.zeros((q, q), dtype=np.float32), row_of=np.full(q, -1, dtype=np.int64),
+                      row_len=np.zeros(q, dtype=np.int64), rows_used=np.zeros(1, dtype=np.int64), store=store)
 
 
 def test_newton_factor_is_extended_by_entering_variables_and_rebuilt_for_a_dependent_one():
-    from svmkit.solvers._smo_loops import _factor
-
     rng = np.random.default_rng(0)
     n = 400
     X = rng.standard_normal((n, 20))
@@ -125,21 +126,21 @@ def test_newton_factor_is_extended_by_entering_variables_and_rebuilt_for_a_depen
     K = np.exp(-0.05 * ((X[:, None] - X[None]) ** 2).sum(-1))
     Q = (y[:, None] * y[None]) * K.astype(np.float32)
     st = _slots_state(K, y)
-    fac = (np.zeros((0, 0)), np.zeros((0, 0)), np.empty(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
+    fac = empty_factor(n)
     credit = np.zeros(1)
     fac, rebuilt = _factor(st, n, np.arange(300), credit, fac)
-    assert rebuilt and fac[0].shape == (300, 300)
+    assert rebuilt and fac.R.shape == (300, 300)
     # variables 0-4 leave the free set and 300-309 enter: the factor grows by the ten (fewer
     # flops than a new one), and R on its base (0-309, in that order) is the Cholesky factor of Q there
     fac, rebuilt = _factor(st, n, np.arange(5, 310), credit, fac)
     assert not rebuilt
-    np.testing.assert_array_equal(fac[2][:310], np.arange(310))
-    np.testing.assert_allclose(fac[0].T @ fac[0], Q[:310, :310], atol=1e-9)
-    np.testing.assert_allclose(fac[1], Q[:310, :310], atol=1e-12)
+    np.testing.assert_array_equal(fac.base[:310], np.arange(310))
+    np.testing.assert_allclose(fac.R.T @ fac.R, Q[:310, :310], atol=1e-9)
+    np.testing.assert_allclose(fac.H, Q[:310, :310], atol=1e-12)
     # the last variable duplicates 3, which the base still holds though 3 is no longer free:
     # the free set does not depend on it, so the factor is rebuilt on the free variables alone
     free = np.r_[np.arange(5, 310), n - 1]
     fac, rebuilt = _factor(st, n, free, credit, fac)
-    assert rebuilt and fac[0].shape == (306, 306)
-    np.testing.assert_array_equal(fac[2][:306], free)
+    assert rebuilt and fac.R.shape == (306, 306)
+    np.testing.assert_array_equal(fac.base[:306], free)
     assert credit[0] < 0

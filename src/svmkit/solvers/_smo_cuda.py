@@ -1,9 +1,12 @@
 """The SMO solver's compiled loops on an NVIDIA GPU: CUDA kernels compiled at run time by CuPy.
 
-They do on the device what `_smo_loops` does on the host, with the same arguments: the
-working-set subproblem (LIBSVM's SMO with second-order selection, Fan, Chen & Lin 2005) in one
-thread block, and the gradient update over the rows of the variables that moved. Notation as
-there: min ½αᵀQα + pᵀα, yᵀα = Δ, 0 ≤ α ≤ U, Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]).
+With the arguments of `_smo_loops`' functions, they do on the device the working-set
+subproblem (LIBSVM's SMO with second-order selection, Fan, Chen & Lin 2005) in one thread
+block, and the gradient update over the rows of the variables that moved. The subproblem runs
+pair updates only: neither the host loop's Newton steps (`_smo_newton`) nor its shrinking
+within the block, so at large C it takes more pair updates than the host to the same
+tolerance. Notation as there: min ½αᵀQα + pᵀα, yᵀα = Δ, 0 ≤ α ≤ U,
+Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]).
 """
 
 from __future__ import annotations
@@ -214,8 +217,9 @@ def compile_kernels():
 def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit):
     """`_smo_loops.inner_smo` on the device (CuPy arrays; `pos` may be on the host): SMO with
     second-order selection on the block's q variables in one thread block, from the q × q
-    kernel block gathered first. `Qs` and `shrinking` are the host solver's and unused here.
-    Updates `alpha` and `G` (contiguous float64) in place; returns the pair updates."""
+    kernel block gathered first, by pair updates only (no Newton steps). `Qs` and `shrinking`
+    are the host loop's and unused here. Updates `alpha` and `G` (contiguous float64) in
+    place; returns the pair updates."""
     import cupy
 
     q = int(y.shape[0])
