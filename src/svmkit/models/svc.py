@@ -268,9 +268,10 @@ class SVC(BaseSVC):
         path of growing C then costs a fraction of cold fits. Any other change starts cold.
         The ν models scale by ν'/ν instead, when the result stays within the box.
     device : {'cpu', 'cuda'}, default 'cpu'
-        Where the kernel rows are computed: 'cuda' computes them on an NVIDIA GPU (CuPy, the
-        `gpu` extra) by float32 GEMM blocks into the same row cache, so α, b and every
-        fitted attribute are the same kind as on the CPU (NumPy); prediction runs on the CPU.
+        Where the fit and prediction run: 'cuda' computes the kernel rows on an NVIDIA GPU
+        (CuPy, the `gpu` extra) by float32 GEMM blocks into a row cache there, where the
+        solver's loops run; α, b and every fitted attribute are NumPy arrays, as on the CPU.
+        Prediction computes its kernel blocks there too, in float32.
 
     Attributes
     ----------
