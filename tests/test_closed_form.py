@@ -317,7 +317,7 @@ def test_nystrom_with_few_centres_predicts_held_out_rows_nearly_as_well(centers)
 
 
 def test_leverage_scores_through_every_row_are_the_exact_ridge_leverages():
-    from svmkit.kernels.spec import make_kernel
+    from svmkit.kernels.kinds import make_kernel
     X, _ = _small_regression()
     spec = make_kernel("rbf", X, 0.3)
     K = rbf_kernel(X, gamma=0.3)

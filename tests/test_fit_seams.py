@@ -10,7 +10,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 import svmkit
 from conftest import heart_scale, scale_gamma
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
-from svmkit.kernels.spec import make_kernel
+from svmkit.kernels.kinds import make_kernel
 from svmkit.models.session import fit_on, open_session
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve

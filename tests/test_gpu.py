@@ -14,7 +14,7 @@ from svmkit import backend
 from svmkit.backend import DeviceUnavailableError, cuda_available
 from svmkit.kernels.device import DeviceKernel, device_gram, device_kernel_products, device_rows
 from svmkit.kernels.gram import TrainingKernel, kernel_block
-from svmkit.kernels.spec import make_kernel
+from svmkit.kernels.kinds import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
 from svmkit.solvers import factorisations, newton, nystrom
 from svmkit.solvers.row_source import row_source

@@ -8,7 +8,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 
 from conftest import heart_scale
 from svmkit.kernels.gram import SparseColumns, TrainingKernel, kernel_block, kernel_diag
-from svmkit.kernels.spec import make_kernel
+from svmkit.kernels.kinds import make_kernel
 
 KERNELS = [("linear", {}), ("poly", dict(gamma=0.3, degree=3, coef0=1.0)), ("rbf", dict(gamma=0.2)),
            ("sigmoid", dict(gamma=0.05, coef0=-0.5))]

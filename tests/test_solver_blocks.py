@@ -7,7 +7,7 @@ import pytest
 from conftest import DATASETS
 from svmkit import _scratch
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
-from svmkit.kernels.spec import make_kernel
+from svmkit.kernels.kinds import make_kernel
 from svmkit.solvers._blocked_cholesky import PANEL, cholesky_solve, independent_cholesky
 from svmkit.solvers._smo_block import BlockState
 from svmkit.solvers._smo_newton import _factor, empty_factor

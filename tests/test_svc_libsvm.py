@@ -77,7 +77,7 @@ def test_shrinking_on_and_off_reach_libsvm_optimum(shrinking, capfd):
 def test_batched_working_set_with_tiny_cache_reaches_libsvm_optimum(capfd):
     """A working set of 64 of 360 variables and a cache of 145 rows that must evict rows."""
     from svmkit.kernels.gram import TrainingKernel, as_kernel_input
-    from svmkit.kernels.spec import make_kernel
+    from svmkit.kernels.kinds import make_kernel
     from svmkit.solvers.row_source import CachedRows
     from svmkit.solvers.smo import DualProblem, solve
 

@@ -1,9 +1,11 @@
-"""Where a fit runs, chosen once per fit and handed down: the host (NumPy, SciPy, Numba) or an
-NVIDIA GPU through CuPy (`device='cuda'`). A backend offers the array module and transfers,
+"""Layer 2, beside the solvers: where a fit runs, chosen once per fit and handed down — the host
+(NumPy, SciPy, Numba) or an NVIDIA GPU through CuPy (`device='cuda'`). A backend offers the
+array module and transfers,
 the training kernel's rows and whole matrices, the expansion's products at prediction, the
 factorisations of K + sI (Cholesky, eigen, packed), and the table of solvers it runs; a solver
 it does not run is refused with an error naming the solver and the device. Models ask it
-instead of testing the device; a kernel kind knows how to compute itself on either."""
+instead of testing the device; a kernel kind knows how to compute itself on either. Imports
+the solvers, kernels and shared helpers."""
 
 from __future__ import annotations
 

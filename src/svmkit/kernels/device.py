@@ -10,16 +10,13 @@ leaves distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of float
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from svmkit._arrays import to_host
 from svmkit.kernels.gram import F32_NOISE, kernel_diag
-
-if TYPE_CHECKING:
-    from svmkit.kernels.spec import KernelSpec
+from svmkit.kernels.spec import KernelSpec
 
 #: Largest dense copy of the training data placed on the device.
 DEVICE_DENSE_BYTES = 16 * 2**30

@@ -9,7 +9,6 @@ compiled parallel code.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,10 +16,8 @@ import scipy.sparse as sp
 from svmkit import _scratch
 from svmkit._threads import all_blas_threads
 from svmkit.kernels._sparse import sparse_inner_rows
+from svmkit.kernels.spec import KernelSpec
 from svmkit.kernels.transforms import finish_block, rbf_rows_direct, refine_rbf_rows
-
-if TYPE_CHECKING:
-    from svmkit.kernels.spec import KernelSpec
 
 #: Densify CSR data when the dense copy needs at most this many bytes and the sparse scatter
 #: would not save enough work: its work relative to a dense product is the column overlap

@@ -21,7 +21,6 @@ from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
 
 from svmkit._metrics import r2_from_residuals
-from svmkit._threads import numba_threads
 from svmkit.models.session import (OnSharedKernel, fit_on, open_session, shared_rows, solver_objectives,
                                    take_rows)
 from svmkit.solvers.row_source import rows_block
@@ -107,17 +106,11 @@ def fit_path(estimator, X, y, sample_weight, path, memory_mb):
     return est
 
 
-def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, memory_mb, threads=None) -> list[CellFit]:
+def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, memory_mb) -> list[CellFit]:
     """Fit every cell of `paths` (lists of (cell index, params) in path order; one kernel
     for all) on every fold of `folds` ((fold id, train, test) triples) and score it on the
-    fold's test rows with `scorer`, made from `scoring`. The kernel is shared while the resolved γ stays the same.
-    `threads` caps the compiled loops' threads: one per task when tasks run side by side,
-    where a task's small parallel loops would only contend for the cores with the others'."""
-    with numba_threads(threads):
-        return _fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, memory_mb)
-
-
-def _fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, memory_mb) -> list[CellFit]:
+    fold's test rows with `scorer`, made from `scoring`. The kernel is shared while the
+    resolved γ stays the same."""
     out = []
     # the rows of the kernel over all of X, kept while the folds resolve the same kernel (γ)
     shared = (None, None, False)

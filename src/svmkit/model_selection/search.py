@@ -170,8 +170,8 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
             print(f"Fitting {len(folds)} folds for each of {len(cells)} candidates, totalling "
                   f"{len(folds) * len(cells)} fits, in {len(tasks)} tasks")
         memory = float(est.cache_size)
-        threads = 1 if workers > 1 else None
-        records = [r for rs in self._run(est, X, y, sample_weight, tasks, scorer, memory, threads, on_task) for r in rs]
+        records = [r for rs in self._run(est, X, y, sample_weight, tasks, scorer, memory, workers > 1, on_task)
+                   for r in rs]
         self._collect(cells, folds, records, X.shape[0])
         self.n_splits_ = len(folds)
         self.scorer_ = scorer
@@ -202,11 +202,11 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise ValueError("scoring must be one metric (a string or a callable): the search chooses by it")
         return check_scoring(est, self.scoring or ("accuracy" if is_classifier(est) else "r2"))
 
-    def _run(self, est, X, y, sw, tasks, scorer, memory, threads, on_task):
-        work = partial(fit_group, scoring=self.scoring, scorer=scorer, memory_mb=memory, threads=threads)
+    def _run(self, est, X, y, sw, tasks, scorer, memory, side_by_side, on_task):
+        work = partial(fit_group, scoring=self.scoring, scorer=scorer, memory_mb=memory)
         return run_tasks(work, tasks, backend=self.backend, n_jobs=self.n_jobs, shared=(est, X, y, sw),
-                         on_task=on_task, label="SVMSearchCV" if self.verbose else None,
-                         scheduler_address=self.scheduler_address)
+                         limit_threads=side_by_side, on_task=on_task,
+                         label="SVMSearchCV" if self.verbose else None, scheduler_address=self.scheduler_address)
 
     def _collect(self, cells, folds, records, n):
         """cv_results_ and the chosen cell from the per-(cell, fold) records."""

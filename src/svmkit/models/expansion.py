@@ -13,7 +13,8 @@ from sklearn.utils.validation import check_is_fitted
 from svmkit._arrays import densify
 from svmkit._validation import check_params, validate_sample_weight, validate_X, validate_Xy
 from svmkit.backend import backend_for
-from svmkit.kernels.spec import check_kernel, kernel_kind, make_kernel
+from svmkit.kernels.kinds import kernel_kind, make_kernel
+from svmkit.kernels.spec import check_kernel
 from svmkit.models.session import FitSession
 
 #: Fitted attributes a model file keeps, when the estimator has them: everything prediction and
@@ -55,12 +56,12 @@ class KernelExpansion(BaseEstimator):
         it and choose the backend: the session of `models.session.open_session`."""
         check_params(self, self._constraints)
         kernel_kind(self.kernel).check_solver(getattr(self, "solver", None))
-        known = set(vars(self))
+        before = dict(vars(self))
         X, target, weight = self._targets(X, y, sample_weight)
         kernel = make_kernel(self.kernel, X, self._gamma_param(), self.degree, self.coef0)
         kernel.check_input(X)
         self.gamma_ = kernel.gamma
-        fitted = {k: v for k, v in vars(self).items() if k not in known}
+        fitted = {k: v for k, v in vars(self).items() if k not in before or before[k] is not v}
         return FitSession(self._backend(), kernel, X, kernel.training_input(X), target, weight, fitted, rows,
                           row_index)
 

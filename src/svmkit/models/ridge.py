@@ -10,7 +10,7 @@ from sklearn.base import MultiOutputMixin, RegressorMixin
 from svmkit._arrays import to_host
 from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_finite_rows, check_params, check_real, real
-from svmkit.kernels.spec import make_kernel
+from svmkit.kernels.kinds import make_kernel
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
 from svmkit.parallel.blocks import sum_row_blocks

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from svmkit.kernels.spec import kernel_kind
+from svmkit.kernels.kinds import kernel_kind
 from svmkit.solvers.row_source import MIN_ROWS
 
 

@@ -189,9 +189,10 @@ class SMOModel(KernelExpansion):
         fewer variables are at their upper bound than free, α₁ with those lifted to the new
         bound (the solution itself when the free α do not depend on the bounded ones, as on
         nearly diagonal kernels; `best_start` takes it only where the equalities do not scale
-        with v); and, with `earlier` ((fits, params) of the fit before on a path of v), the
-        line through the two solutions taken on to v, α₁ + (v − v₁)/(v₁ − v₀)·(α₁ − α₀): the solution itself
-        while the free and bounded variables stay the same, along which α is affine in v.
+        with v); and, with `earlier` (the fit before `previous` on a path of v), the line
+        through the two solutions taken on to v, α₁ + (v − v₁)/(v₁ − v₀)·(α₁ − α₀): the
+        solution itself while the free and bounded variables stay the same, along which α is
+        affine in v.
         None when v/v₁ is not finite and positive."""
         def product(values):
             return float(np.prod([values[p] for p in self._scaled_params]))

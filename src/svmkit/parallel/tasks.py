@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from svmkit._threads import numba_threads, one_blas_thread
 from svmkit.parallel.dask import on_cluster
@@ -18,10 +19,15 @@ def run_tasks(work, tasks, *, backend="threads", n_jobs=None, shared=(), limit_t
 
     backend 'threads': min(n_jobs or the cores, the tasks) threads of this process, or the
     tasks in turn in this thread where that is one; with `limit_threads`, each task's Numba
-    loops on one thread, and BLAS on one in the process, while the threads run. 'threading', 'loky': joblib's threads or processes, n_jobs as joblib reads it,
-    BLAS on one thread. 'dask': `dask.on_cluster` at `scheduler_address`, `shared` sent once.
+    loops on one thread, and BLAS on one in the process, while the threads run. 'threading',
+    'loky': joblib's threads or processes, n_jobs as joblib reads it, BLAS on one thread.
+    'dask': `dask.on_cluster` at `scheduler_address`, `shared` sent once. With
+    `limit_threads` on these, each task's Numba loops run on one thread (tasks side by side,
+    whose small parallel loops would only contend for the cores with the others').
     `on_task(n_done, n_tasks)` is called as tasks finish; `label` prints "[label] task k/n
     done" then."""
+    if limit_threads and backend != "threads":
+        work = partial(_one_thread, work)
     if backend == "dask":
         finished = on_cluster(work, shared, tasks, scheduler_address)
     elif backend == "threads":
@@ -37,6 +43,12 @@ def run_tasks(work, tasks, *, backend="threads", n_jobs=None, shared=(), limit_t
             if label is not None:
                 print(f"[{label}] task {done}/{len(tasks)} done")
     return results
+
+
+def _one_thread(work, *args):
+    """work(*args), its compiled loops on one thread."""
+    with numba_threads(1):
+        return work(*args)
 
 
 def _on_threads(work, shared, tasks, n_jobs, limit_threads):

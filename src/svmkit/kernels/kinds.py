@@ -1,0 +1,314 @@
+"""Kernel kinds, each a resolved `KernelSpec` that knows its own input: the kernels defined by
+inner products and distances (`DotKernel`), a precomputed matrix and a callable. Each checks
+its input, gives training rows, whole matrices, blocks and the diagonal, and the expansion's
+products at prediction, on the host or on a device, so that no model tests which kind it
+holds."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from svmkit._arrays import densify
+from svmkit._validation import check_precomputed
+from svmkit.kernels import device
+from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, TrainingKernel, as_kernel_input, kernel_block,
+                                 kernel_diag, row_sq_norms)
+from svmkit.kernels.spec import KernelSpec, check_kernel, resolve_gamma
+
+#: Elements of one K(X_block, centres) block at prediction time.
+PREDICT_BLOCK = 2**19
+
+
+def check_kernel_range(X) -> None:
+    """Raise a ValueError naming the first row of X whose squared norm overflows float64:
+    every kernel of it would be inf or NaN."""
+    with np.errstate(over="ignore"):
+        bad = np.flatnonzero(~np.isfinite(row_sq_norms(X)))
+    if bad.size:
+        raise ValueError(f"X row {bad[0]} has values too large for the kernel (its squared norm overflows "
+                         "float64); scale the data (e.g. with MinMaxScaler)")
+
+
+class DotKernel(KernelSpec):
+    """A kernel defined by inner products and distances (linear, poly, rbf, sigmoid)."""
+
+    # --- the kind's input
+
+    def check_input(self, X, n_train=None) -> None:
+        """Raise on X this kind cannot take (`n_train`: the training rows, at prediction)."""
+
+    def training_input(self, X):
+        """The training data in the layout the kernel reads (dense float64, or CSR when sparse
+        pays), checked for values whose kernel overflows."""
+        Xk = as_kernel_input(X, TRAIN_OVERLAP)
+        check_kernel_range(Xk)
+        return Xk
+
+    def support_vectors(self, X, support):
+        """What prediction keeps of the training rows `support` (the rows themselves)."""
+        return X[support]
+
+    @staticmethod
+    def take(X, rows, train):
+        """The inputs of `rows` of X for a fit on the rows `train` (the rows themselves)."""
+        return X[rows]
+
+    def auto_solver(self, n: int, exact_max: int) -> str:
+        """'auto''s solver of the closed-form models: exact up to `exact_max` rows, else Nyström."""
+        return "cholesky" if n <= exact_max else "nystrom"
+
+    @staticmethod
+    def check_solver(solver) -> None:
+        """Raise when this kind cannot serve `solver` (every kind but a precomputed matrix can)."""
+
+    # --- training: rows, whole matrices, blocks
+
+    def sq_norms(self, X):
+        """||x||² per row where the kernel needs them (RBF), else None."""
+        return row_sq_norms(X) if self.uses_norms else None
+
+    def block(self, A, B, b_sq=None, out=None) -> np.ndarray:
+        """K(A, B), float64 (`kernels.gram.kernel_block`)."""
+        return kernel_block(self, A, B, b_sq, out=out)
+
+    def diag(self, X) -> np.ndarray:
+        """K(x_i, x_i) for every row of X, float64."""
+        return kernel_diag(self, X)
+
+    def given_matrix(self, Xk):
+        """The whole training kernel when X is it (a precomputed matrix), else None."""
+        return None
+
+    def training_rows(self, Xk, dtype=np.float32):
+        """The rows K(x_i, ·) over the training data, computed on demand (`TrainingKernel`)."""
+        return TrainingKernel(self, Xk, dtype)
+
+    def device_training_rows(self, xp, Xk):
+        """The same rows computed on the device of `xp` (`kernels.device.DeviceKernel`)."""
+        return device.DeviceKernel(xp, self, Xk)
+
+    def matrix(self, Xk) -> np.ndarray:
+        """K(X, X) in float64, a fresh array."""
+        return kernel_block(self, Xk, Xk)
+
+    def device_matrix(self, xp, Xk):
+        """K(X, X) in float64 on the device of `xp`."""
+        D, sq = device.device_rows(xp, self, Xk, dtype=np.float64)
+        return device.device_gram(xp, self, D, D, sq, sq)
+
+    def lower_rows(self, Xk):
+        """rows(lo, hi) → K[lo:hi, lo:] in float64, in one reused buffer: the training kernel by
+        blocks of rows, from each block's diagonal on."""
+        n = Xk.shape[0]
+        sq = self.sq_norms(Xk)
+        # sparse data's column split is made once: its rows are computed whole, then cut
+        split = SparseColumns(Xk) if sp.issparse(Xk) else None
+        buf = None
+
+        def rows(lo, hi):
+            nonlocal buf
+            if buf is None:
+                buf = np.empty((hi - lo) * n)
+            if split is not None:
+                return kernel_block(self, Xk[lo:hi], Xk, sq, out=buf, b_split=split)[:, lo:]
+            return kernel_block(self, Xk[lo:hi], Xk[lo:], None if sq is None else sq[lo:], out=buf)
+
+        return rows
+
+    def centre_rows(self, Xk, centres, block_elements):
+        """rows(idx, keep) → K(X[idx], X[centres]) in float64 (Nyström's K_NM by blocks of at most
+        `block_elements` values); blocks not kept share one buffer, so that no pass faults in
+        fresh pages."""
+        C = Xk[centres]
+        c_sq = self.sq_norms(C)
+        buf = np.empty(min(Xk.shape[0], max(1, block_elements // C.shape[0])) * C.shape[0])
+
+        def rows(idx, keep=False):
+            return kernel_block(self, Xk[idx], C, c_sq, out=None if keep else buf)
+
+        return rows
+
+    def device_centre_rows(self, xp, Xk, centres):
+        """`centre_rows` on the device of `xp` (each block a fresh array there)."""
+        D, sq = device.device_rows(xp, self, Xk, dtype=np.float64)
+        at = xp.asarray(centres)
+        D_C, sq_C = D[at], None if sq is None else sq[at]
+
+        def rows(idx, keep=False):
+            return device.device_gram(xp, self, D[idx], D_C, None if sq is None else sq[idx], sq_C)
+
+        return rows
+
+    # --- prediction
+
+    def centres(self, support_vectors, support) -> "Centres":
+        """The expansion's centres ready for K(X, centres) @ W at prediction."""
+        return DataCentres(self, support_vectors)
+
+
+class Centres:
+    """The centres of a fitted expansion; `products(X, W)` = K(X, centres) @ W (W: n_centres × k)."""
+
+    def products(self, X, W) -> np.ndarray:
+        raise NotImplementedError
+
+    def device_products(self, xp, X, W, dtype) -> np.ndarray:
+        """`products` with the kernel blocks on the device of `xp` in `dtype` where this kind
+        runs there; on the host otherwise."""
+        return self.products(X, W)
+
+
+class DataCentres(Centres):
+    """Centres that are data rows: kernel blocks of the test rows against them, in blocks."""
+
+    def __init__(self, kernel, support_vectors):
+        self.kernel = kernel
+        self.sv = as_kernel_input(support_vectors)
+        self.sq = kernel.sq_norms(self.sv)
+        self.split = SparseColumns(self.sv) if sp.issparse(self.sv) else None
+
+    def _input(self, X):
+        return as_kernel_input(X)
+
+    def products(self, X, W):
+        # one conversion up front (densified unless sparse pays), not one per block
+        X = self._input(X)
+        n, n_sv = X.shape[0], self.sv.shape[0]
+        out = np.empty((n, W.shape[1]))
+        step = max(1, min(n, PREDICT_BLOCK // max(n_sv, 1)))
+        buf = np.empty(step * n_sv)
+        for s in range(0, n, step):
+            K = kernel_block(self.kernel, X[s:s + step], self.sv, self.sq, out=buf, b_split=self.split)
+            np.matmul(K, W, out=out[s:s + step])
+        return out
+
+    def device_products(self, xp, X, W, dtype):
+        return device.device_kernel_products(xp, self.kernel, self._input(X), self.sv, W, dtype)
+
+
+class PrecomputedKernel(DotKernel):
+    """X holds the kernel values K(x_i, x_j) themselves: square at fit, one column per training
+    row at prediction."""
+
+    def check_input(self, X, n_train=None) -> None:
+        check_precomputed(X, n_train)
+
+    def training_input(self, X):
+        return as_kernel_input(X, TRAIN_OVERLAP)
+
+    def support_vectors(self, X, support):
+        return np.empty((0, 0))
+
+    @staticmethod
+    def take(X, rows, train):
+        return X[np.ix_(rows, train)]
+
+    def auto_solver(self, n, exact_max):
+        return "cholesky"  # the N × N matrix is given: nothing is saved by approximating it
+
+    @staticmethod
+    def check_solver(solver):
+        if solver == "nystrom":
+            raise ValueError("solver='nystrom' computes kernel blocks from X; it cannot take kernel='precomputed'")
+
+    def given_matrix(self, Xk):
+        return densify(Xk)
+
+    def matrix(self, Xk):
+        return np.array(densify(Xk), dtype=np.float64)
+
+    def device_matrix(self, xp, Xk):
+        device.refuse_on_device(self)
+
+    def lower_rows(self, Xk):
+        n = Xk.shape[0]
+        buf = np.empty(0)
+
+        def rows(lo, hi):
+            nonlocal buf
+            if buf.size < (hi - lo) * n:
+                buf = np.empty((hi - lo) * n)
+            K = buf[:(hi - lo) * (n - lo)].reshape(hi - lo, n - lo)
+            K[...] = densify(Xk[lo:hi, lo:])
+            return K
+
+        return rows
+
+    def centres(self, support_vectors, support):
+        return ColumnCentres(support)
+
+
+class ColumnCentres(Centres):
+    """The centres of a precomputed kernel: columns `support` of the test kernel."""
+
+    def __init__(self, support):
+        self.support = support
+
+    def products(self, X, W):
+        return densify(X)[:, self.support] @ W
+
+
+class CallableKernel(DotKernel):
+    """func(A, B) gives the Gram matrix K(A, B)."""
+
+    def training_input(self, X):
+        return as_kernel_input(X, TRAIN_OVERLAP)
+
+    def device_training_rows(self, xp, Xk):
+        device.refuse_on_device(self)
+
+    def device_matrix(self, xp, Xk):
+        device.refuse_on_device(self)
+
+    def lower_rows(self, Xk):
+        def rows(lo, hi):
+            return np.asarray(self.func(Xk[lo:hi], Xk[lo:]), dtype=np.float64)
+
+        return rows
+
+    def centre_rows(self, Xk, centres, block_elements):
+        C = Xk[centres]
+
+        def rows(idx, keep=False):
+            return np.asarray(self.func(Xk[idx], C), dtype=np.float64)
+
+        return rows
+
+    def device_centre_rows(self, xp, Xk, centres):
+        device.refuse_on_device(self)
+
+    def centres(self, support_vectors, support):
+        return CallableCentres(self, support_vectors)
+
+
+class CallableCentres(DataCentres):
+    """Centres of a callable kernel: the test rows are handed to it as given."""
+
+    def _input(self, X):
+        return X
+
+    def device_products(self, xp, X, W, dtype):
+        return self.products(X, W)
+
+
+def kernel_kind(kernel) -> type[DotKernel]:
+    """The kind of the `kernel` parameter: a callable, a precomputed matrix, or a kernel of inner
+    products and distances."""
+    if callable(check_kernel(kernel)):
+        return CallableKernel
+    return PrecomputedKernel if kernel == "precomputed" else DotKernel
+
+
+def make_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0) -> DotKernel:
+    """Validate the kernel parameters and resolve them against the training data X."""
+    kind = kernel_kind(kernel)
+    if kind is CallableKernel:
+        return CallableKernel("callable", func=kernel)
+    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 0:
+        raise ValueError(f"degree must be a non-negative integer, got degree={degree!r}")
+    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+        raise ValueError(f"coef0 must be a finite float, got coef0={coef0!r}")
+    return kind(kernel, gamma=resolve_gamma(gamma, X), degree=int(degree), coef0=float(coef0))
