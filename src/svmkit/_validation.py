@@ -74,9 +74,11 @@ def check_int(value, name) -> int:
 
 
 def check_max_iter(value, name="max_iter") -> int:
-    """An iteration limit: −1 (none) or a positive integer."""
-    if check_int(value, name) == 0 or value < -1:
-        raise ValueError(f"{name} must be -1 (no limit) or a positive integer, got {name}={value}")
+    """An iteration limit: −1 (the solver's own cap) or a positive integer that fits int64,
+    the compiled loops' counter."""
+    if check_int(value, name) == 0 or value < -1 or value > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} must be -1 (the solver's cap) or a positive integer below 2**63, "
+                         f"got {name}={value}")
     return int(value)
 
 

@@ -149,7 +149,7 @@ class HardBandSVR(RegressorMixin, BaseEstimator):
         LIBSVM's, so (w*, b*) is good to about 1e-7 relative whatever tol; the reduction's ε
         carries η̄'s relative error times ε̄ − ε, so it degrades as ε nears (max y − min y)/2.
     max_iter : int, default -1
-        Iteration limit of each SMO solve, -1 for none.
+        Iteration limit of each SMO solve; -1: SVC's safety cap, max(10⁷, 100·n).
 
     Attributes
     ----------

@@ -21,7 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import (check_bool, check_int, check_params, encode_classes, one_of, real,
+from svmkit._validation import (check_bool, check_int, check_max_iter, check_params, encode_classes, one_of, real,
                                 validate_sample_weight, validate_X, validate_Xy)
 from svmkit.models.smo_base import positive_rows
 from svmkit.parallel.tasks import run_tasks
@@ -39,7 +39,7 @@ def _check_dual(value, name):
 def _check_max_iter(value, name):
     if check_int(value, name) < 1:
         raise ValueError(f"{name} must be a positive number of passes, got {name}={value!r}")
-    return value
+    return check_max_iter(value, name)
 
 
 def _rows_of(X, keep):

@@ -255,7 +255,8 @@ class SVC(BaseSVC):
     verbose : bool, default False
         Print LIBSVM's per-pair summary.
     max_iter : int, default -1
-        Pair updates allowed per problem (−1: no limit); an early stop warns and sets `fit_status_`.
+        Pair updates allowed per problem; −1: LIBSVM's safety cap, max(10⁷, 100·n) for a dual of
+        n variables. A stop there warns (ConvergenceWarning) and sets `fit_status_` to 1.
     decision_function_shape : {'ovr', 'ovo'}, default 'ovr'
     break_ties : bool, default False
         With 'ovr', predict the best one-vs-rest score instead of the vote.

@@ -41,6 +41,11 @@ WS_SIZE = 2048
 FULL_BLOCK = 8192
 #: Pair updates per variable of the block before an inner solve hands back.
 _INNER_PER_VAR = 10
+#: With no `max_iter`, the pair updates allowed are max(SAFETY_CAP, SAFETY_PER_VAR · n), as
+#: LIBSVM's Solver::Solve caps them (max(10⁷, 100·l)): a tol below what float64 can reach
+#: stops there instead of looping forever.
+SAFETY_CAP = 10_000_000
+SAFETY_PER_VAR = 100
 
 
 class UnboundedDualError(ValueError):
@@ -203,6 +208,11 @@ def concurrent_solves_safe() -> bool:
     return layer in ("omp", "tbb")
 
 
+def safety_cap(n: int) -> int:
+    """Pair updates allowed to a dual of n variables when no `max_iter` is given (LIBSVM's)."""
+    return max(SAFETY_CAP, SAFETY_PER_VAR * n)
+
+
 #: When set (in the calling thread's context), called as observe(None, tol) when a solve
 #: starts and observe(gap, tol) at each of its outer steps with the maximal KKT violation: the
 #: command line's progress bar.
@@ -212,8 +222,9 @@ gap_observer: ContextVar = ContextVar("gap_observer", default=None)
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
           ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
     """Solve the dual QP; `rows` is a row source (see `row_source`). A start (`alpha0`, and
-    its gradient `grad0` when known) must be feasible. `max_iter` bounds the pair updates;
-    the result's `converged` is False when it stopped the solve. `ws_size`: variables per
+    its gradient `grad0` when known) must be feasible. `max_iter` bounds the pair updates
+    (None or −1: LIBSVM's cap, `safety_cap`); the result's `converged` is False when it
+    stopped the solve. `ws_size`: variables per
     outer step.
 
     With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
@@ -239,7 +250,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     U_infinite = bool(xp.isinf(U).any())
     at_upper = (alpha >= U) if track_bar else xp.zeros(n, dtype=bool)
     G, G_bar = initial_gradients(dev, rows, alpha, at_upper, grad0)
-    budget = np.iinfo(np.int64).max if max_iter is None or max_iter < 0 else int(max_iter)
+    budget = safety_cap(n) if max_iter is None or max_iter < 0 else int(max_iter)
     # the host loops' scratch for Q rows (the device gathers its block whole)
     Q_rows = _scratch.take((q, q), np.float32) if xp is np else None
     observe = gap_observer.get()

@@ -1,0 +1,40 @@
+"""Issue 41's numeric faults, one regression test each: the solver stops on its own, and a
+number that cannot be right (a kernel value, a parameter) is a ValueError naming it."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+import svmkit
+from conftest import heart_scale
+from svmkit.solvers import smo
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = heart_scale()
+    return np.asarray(X.todense())[:80], y[:80]
+
+
+# --- a bounded solver
+
+
+def test_tiny_tol_stops_at_libsvm_cap(data, monkeypatch):
+    X, y = data
+    monkeypatch.setattr(smo, "SAFETY_CAP", 500)
+    monkeypatch.setattr(smo, "SAFETY_PER_VAR", 1)
+    with pytest.warns(ConvergenceWarning, match="max_iter=-1"):
+        model = svmkit.SVC(tol=1e-300).fit(X, y)
+    assert model.fit_status_ == 1
+    assert model.n_iter_[0] <= 500
+
+
+def test_safety_cap_is_libsvms():
+    assert smo.safety_cap(10) == 10**7
+    assert smo.safety_cap(10**6) == 10**8
+
+
+@pytest.mark.parametrize("model", [svmkit.SVC(max_iter=10**20), svmkit.LinearSVC(max_iter=10**20)])
+def test_max_iter_beyond_int64_is_a_clear_error(data, model):
+    with pytest.raises(ValueError, match="max_iter must be .* below 2\\*\\*63"):
+        model.fit(*data)
