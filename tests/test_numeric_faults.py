@@ -3,6 +3,7 @@ number that cannot be right (a kernel value, a parameter) is a ValueError naming
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 import svmkit
@@ -38,3 +39,33 @@ def test_safety_cap_is_libsvms():
 def test_max_iter_beyond_int64_is_a_clear_error(data, model):
     with pytest.raises(ValueError, match="max_iter must be .* below 2\\*\\*63"):
         model.fit(*data)
+
+
+# --- validated numbers: kernels
+
+
+def _asymmetric(X):
+    K = X @ X.T
+    K[3, 5] += 1.0
+    return K
+
+
+@pytest.mark.parametrize("model", [svmkit.SVR(kernel="precomputed"), svmkit.NuSVR(kernel="precomputed"),
+                                   svmkit.SVC(kernel="precomputed", probability=True)])
+def test_asymmetric_precomputed_kernel_is_refused(data, model):
+    X, y = data
+    with pytest.raises(ValueError, match=r"symmetric training kernel: X\[3, 5\] = .* but X\[5, 3\]"):
+        model.fit(_asymmetric(X), y)
+
+
+def test_asymmetric_sparse_precomputed_kernel_is_refused(data):
+    X, y = data
+    with pytest.raises(ValueError, match=r"X\[3, 5\]"):
+        svmkit.SVC(kernel="precomputed").fit(sp.csr_matrix(_asymmetric(X)), y)
+
+
+def test_rounded_precomputed_kernel_is_accepted(data):
+    X, y = data
+    K = X @ X.T
+    K[3, 5] *= 1 + 1e-12  # rounding, not asymmetry
+    svmkit.SVC(kernel="precomputed").fit(K, y)

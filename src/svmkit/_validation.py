@@ -111,11 +111,46 @@ def check_choice(value, name, choices):
     return value
 
 
+#: Largest |K_ij − K_ji| of a precomputed training kernel, relative to max |K|: a kernel
+#: computed in float64 is symmetric to rounding; beyond that the dual is not a QP of a kernel
+#: and SMO may cycle without end.
+SYMMETRY_TOL = 1e-8
+#: Rows of a precomputed kernel compared with their columns at once.
+_SYMMETRY_ROWS = 512
+
+
+def check_symmetric(K) -> None:
+    """Raise a ValueError naming the row and column of the largest asymmetry of the square
+    kernel K when it exceeds SYMMETRY_TOL · max |K|; one pass over K by blocks of rows."""
+    if sp.issparse(K):
+        K = sp.csr_matrix(K)
+        D = abs(K - K.T).tocoo()
+        scale = abs(K).max() if K.nnz else 0.0
+        worst = (0.0, 0, 0) if D.nnz == 0 else (D.data.max(), *(int(v[D.data.argmax()]) for v in (D.row, D.col)))
+    else:
+        K = np.asarray(K)
+        scale = float(np.abs(K).max()) if K.size else 0.0
+        worst = (0.0, 0, 0)
+        for s in range(0, K.shape[0], _SYMMETRY_ROWS):
+            D = np.abs(K[s:s + _SYMMETRY_ROWS] - K[:, s:s + _SYMMETRY_ROWS].T)
+            i, j = np.unravel_index(int(D.argmax()), D.shape)
+            if D[i, j] > worst[0]:
+                worst = (float(D[i, j]), s + int(i), int(j))
+    gap, row, col = worst
+    if gap > SYMMETRY_TOL * scale:
+        raise ValueError(f"kernel='precomputed' needs a symmetric training kernel: X[{row}, {col}] = "
+                         f"{float(K[row, col])!r} but X[{col}, {row}] = {float(K[col, row])!r} "
+                         f"(the largest asymmetry, above {SYMMETRY_TOL}·max|X|)")
+
+
 def check_precomputed(X, n_train=None) -> None:
-    """A precomputed kernel must be square at fit time and have n_train columns at predict time."""
+    """A precomputed kernel must be square and symmetric at fit time and have n_train columns
+    at predict time."""
     if n_train is None and X.shape[0] != X.shape[1]:
         raise ValueError(f"Precomputed kernel matrix should be square (n_samples x n_samples), "
                          f"got shape {X.shape}")
+    if n_train is None:
+        check_symmetric(X)
     if n_train is not None and X.shape[1] != n_train:
         raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to {n_train}, "
                          "the number of samples at training time")
