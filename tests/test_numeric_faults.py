@@ -69,3 +69,36 @@ def test_rounded_precomputed_kernel_is_accepted(data):
     K = X @ X.T
     K[3, 5] *= 1 + 1e-12  # rounding, not asymmetry
     svmkit.SVC(kernel="precomputed").fit(K, y)
+
+
+def _nan_kernel(A, B):
+    K = A @ B.T
+    K[0, 0] = np.nan
+    return K
+
+
+def _short_kernel(A, B):
+    return (A @ B.T)[:, :-1]
+
+
+@pytest.mark.parametrize("kernel, match", [(_nan_kernel, "_nan_kernel returned NaN"),
+                                           (_short_kernel, r"_short_kernel returned shape \(\d+, \d+\)")])
+@pytest.mark.parametrize("model", [svmkit.SVC(), svmkit.SVR(), svmkit.KernelLogisticRegression()])
+def test_callable_kernel_values_are_checked_at_fit(data, kernel, match, model):
+    with pytest.raises(ValueError, match=f"kernel callable .*{match}"):
+        model.set_params(kernel=kernel).fit(*data)
+
+
+def test_callable_kernel_values_are_checked_at_predict(data):
+    X, y = data
+    calls = []
+
+    def kernel(A, B):
+        calls.append(1)
+        K = A @ B.T
+        return K if len(calls) < 1000 or A.shape[0] != 5 else K * np.inf
+
+    model = svmkit.SVC(kernel=kernel).fit(X, y)
+    calls.extend([1] * 1000)
+    with pytest.raises(ValueError, match="kernel callable .* returned infinity"):
+        model.predict(X[:5])

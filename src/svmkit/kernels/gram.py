@@ -118,6 +118,22 @@ def _inner(A, B, b_split=None, out=None) -> np.ndarray:
     return (b_split or SparseColumns(B)).inner(sp.csr_matrix(A), out)
 
 
+def call_kernel(spec: KernelSpec, A, B) -> np.ndarray:
+    """A callable kernel's K(A, B) as float64, checked: a ValueError naming the callable when
+    it is not of shape (A rows, B rows) or not finite, which the solvers would turn into an
+    IndexError or a silently wrong fit."""
+    K = np.asarray(spec.func(A, B), dtype=np.float64)
+    name = getattr(spec.func, "__qualname__", repr(spec.func))
+    if K.shape != (A.shape[0], B.shape[0]):
+        raise ValueError(f"kernel callable {name} returned shape {K.shape} for {A.shape[0]} and {B.shape[0]} "
+                         f"rows; it must return K(A, B) of shape ({A.shape[0]}, {B.shape[0]})")
+    if not np.isfinite(K).all():
+        kind = "NaN" if np.isnan(K).any() else "infinity"
+        raise ValueError(f"kernel callable {name} returned {kind} for {A.shape[0]} and {B.shape[0]} rows; "
+                         "kernel values must be finite")
+    return K
+
+
 def kernel_block(spec: KernelSpec, A, B, b_sq=None, out=None, b_split=None) -> np.ndarray:
     """K(A, B) as a dense float64 array (`b_sq`: the squared row norms of B, `b_split`: the
     SparseColumns of a sparse B, if known).
@@ -126,7 +142,7 @@ def kernel_block(spec: KernelSpec, A, B, b_sq=None, out=None, b_split=None) -> n
     reused for the inner products and the result, so that repeated blocks fault in no new pages.
     """
     if spec.is_callable:
-        return np.asarray(spec.func(A, B), dtype=np.float64)
+        return call_kernel(spec, A, B)
     a_sq = row_sq_norms(A) if spec.uses_norms else _EMPTY
     if spec.uses_norms and b_sq is None:
         b_sq = row_sq_norms(B)
@@ -146,7 +162,7 @@ def kernel_diag(spec: KernelSpec, X) -> np.ndarray:
     """K(x_i, x_i) for every row of X (float64); a callable kernel is called on blocks of rows."""
     if spec.is_callable:
         step = _CALLABLE_DIAG_ROWS
-        return np.concatenate([np.diag(np.asarray(spec.func(X[s:s + step], X[s:s + step]), dtype=np.float64))
+        return np.concatenate([np.diag(call_kernel(spec, X[s:s + step], X[s:s + step]))
                                for s in range(0, X.shape[0], step)] or [np.zeros(0)])
     return spec.of_self(row_sq_norms(X))
 
@@ -199,7 +215,7 @@ class TrainingKernel:
     def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:
         """Write K(X[idx], X) into rows `out_rows` of `out`."""
         if self.spec.is_callable:
-            out[out_rows] = np.asarray(self.spec.func(self.X[idx], self.X), dtype=np.float64)
+            out[out_rows] = call_kernel(self.spec, self.X[idx], self.X)
             return
         if self._Xt is not None:
             rbf_rows_direct(self._Xt, np.asarray(idx, dtype=np.int64), self.spec.gamma, out,

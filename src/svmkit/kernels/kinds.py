@@ -14,8 +14,8 @@ import scipy.sparse as sp
 from svmkit._arrays import densify
 from svmkit._validation import check_precomputed
 from svmkit.kernels import device
-from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, TrainingKernel, as_kernel_input, kernel_block,
-                                 kernel_diag, row_sq_norms)
+from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
+                                 kernel_block, kernel_diag, row_sq_norms)
 from svmkit.kernels.spec import KernelSpec, check_kernel, resolve_gamma
 
 #: Elements of one K(X_block, centres) block at prediction time.
@@ -265,7 +265,7 @@ class CallableKernel(DotKernel):
 
     def lower_rows(self, Xk):
         def rows(lo, hi):
-            return np.asarray(self.func(Xk[lo:hi], Xk[lo:]), dtype=np.float64)
+            return call_kernel(self, Xk[lo:hi], Xk[lo:])
 
         return rows
 
@@ -273,7 +273,7 @@ class CallableKernel(DotKernel):
         C = Xk[centres]
 
         def rows(idx, keep=False):
-            return np.asarray(self.func(Xk[idx], C), dtype=np.float64)
+            return call_kernel(self, Xk[idx], C)
 
         return rows
 
