@@ -102,3 +102,13 @@ def test_callable_kernel_values_are_checked_at_predict(data):
     calls.extend([1] * 1000)
     with pytest.raises(ValueError, match="kernel callable .* returned infinity"):
         model.predict(X[:5])
+
+
+def test_overflowing_poly_kernel_names_its_parameters(data):
+    with pytest.raises(ValueError, match=r"poly kernel's values overflow .*coef0=-1e\+300, degree=3"):
+        svmkit.SVC(kernel="poly", coef0=-1e300).fit(*data)
+
+
+def test_huge_C_fits_or_stops_at_the_cap(data):
+    model = svmkit.SVC(C=1e300).fit(*data)
+    assert np.isfinite(model.dual_coef_).all() and np.isfinite(model.intercept_).all()

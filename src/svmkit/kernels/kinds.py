@@ -32,6 +32,17 @@ def check_kernel_range(X) -> None:
                          "float64); scale the data (e.g. with MinMaxScaler)")
 
 
+def check_poly_range(kernel, X) -> None:
+    """Raise a ValueError naming gamma, coef0 and degree when the poly kernel's bound over X,
+    (gamma·max||x||² + |coef0|)^degree (Cauchy–Schwarz), overflows float64: its values would be
+    inf or NaN, and the fit silently wrong."""
+    with np.errstate(over="ignore"):
+        bound = np.float64(kernel.gamma * np.max(row_sq_norms(X), initial=0.0) + abs(kernel.coef0)) ** kernel.degree
+    if not np.isfinite(bound):
+        raise ValueError(f"the poly kernel's values overflow float64 on X (gamma={kernel.gamma!r}, "
+                         f"coef0={kernel.coef0!r}, degree={kernel.degree}); lower them or scale the data")
+
+
 class DotKernel(KernelSpec):
     """A kernel defined by inner products and distances (linear, poly, rbf, sigmoid)."""
 
@@ -42,9 +53,11 @@ class DotKernel(KernelSpec):
 
     def training_input(self, X):
         """The training data in the layout the kernel reads (dense float64, or CSR when sparse
-        pays), checked for values whose kernel overflows."""
+        pays), checked for values whose kernel overflows (the data's norms, poly's power)."""
         Xk = as_kernel_input(X, TRAIN_OVERLAP)
         check_kernel_range(Xk)
+        if self.name == "poly":  # the one kernel of this kind whose values grow past its inputs'
+            check_poly_range(self, Xk)
         return Xk
 
     def support_vectors(self, X, support):
