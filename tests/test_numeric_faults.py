@@ -112,3 +112,40 @@ def test_overflowing_poly_kernel_names_its_parameters(data):
 def test_huge_C_fits_or_stops_at_the_cap(data):
     model = svmkit.SVC(C=1e300).fit(*data)
     assert np.isfinite(model.dual_coef_).all() and np.isfinite(model.intercept_).all()
+
+
+# --- validated numbers: parameters
+
+
+@pytest.mark.parametrize("weight", [-1.0, np.nan, np.inf])
+@pytest.mark.parametrize("model", [svmkit.LinearSVC(), svmkit.SVC()])
+def test_class_weight_must_be_finite_and_non_negative(data, model, weight):
+    with pytest.raises(ValueError, match=r"class_weight\[1.0\]"):
+        model.set_params(class_weight={1: weight}).fit(*data)
+
+
+def test_nusvc_on_a_constant_kernel_is_a_clear_error(data):
+    X, y = data
+    with pytest.raises(ValueError, match="nu-SVC's margin r is 0 .* kernel does not tell the classes apart"):
+        svmkit.NuSVC(kernel="precomputed").fit(np.ones((X.shape[0], X.shape[0])), y)
+
+
+def test_one_class_nu_one_is_fitted(data):
+    X, _ = data
+    model = svmkit.OneClassSVM(nu=1.0).fit(X)
+    assert np.isfinite(model.offset_)
+    # ρ is the feasible interval's finite end: the farthest-in row on the boundary (float32 kernel rows)
+    assert model.decision_function(X).max() == pytest.approx(0, abs=1e-6 * abs(model.offset_))
+
+
+def test_klr_on_a_non_psd_kernel_names_the_kernel(data):
+    X, y = data
+    K = X @ X.T - 50 * np.eye(X.shape[0])
+    with pytest.raises(ValueError, match="kernel matrix is not positive semidefinite"):
+        svmkit.KernelLogisticRegression(kernel="precomputed").fit(K, y)
+
+
+def test_zero_samples_is_a_clear_error(data):
+    X, y = data
+    with pytest.raises(ValueError, match="0 sample"):
+        svmkit.SVC().fit(X[:0], y[:0])

@@ -18,12 +18,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import (check_bool, check_int, check_max_iter, check_params, encode_classes, one_of, real,
                                 validate_sample_weight, validate_X, validate_Xy)
 from svmkit.models.smo_base import positive_rows
+from svmkit.models.svc import class_weights
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_groups
 
@@ -176,8 +176,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         """Fit w and b. X: (n_samples, n_features) dense or CSR."""
         X, y, sw = self._validate(X, y, sample_weight, classification=True)
         self.classes_, y_enc = encode_classes(y, "LinearSVC")
-        cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y) if self.class_weight else \
-            np.ones(self.classes_.shape[0])
+        cw = class_weights(self.class_weight, self.classes_, y_enc)
         c = self.C * cw[y_enc] * sw
         keep = positive_rows(c)
         Xk, c, y_enc = _rows_of(X, keep), c[keep], y_enc[keep]

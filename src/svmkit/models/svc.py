@@ -37,22 +37,26 @@ def check_class_weight_labels(class_weight, classes):
                          f"(classes: {np.asarray(classes).tolist()})")
 
 
+def class_weights(cw, classes, y_enc) -> np.ndarray:
+    """The weight of each class from `class_weight` (None, 'balanced' or a dict of labels in
+    `classes`), each finite and ≥ 0."""
+    if cw is None:
+        return np.ones(classes.shape[0])
+    if not (isinstance(cw, dict) or (isinstance(cw, str) and cw == "balanced")):
+        raise ValueError(f"class_weight must be a dict, 'balanced' or None, got class_weight={cw!r}")
+    if isinstance(cw, dict):
+        check_class_weight_labels(cw, classes)
+    weights = compute_class_weight(cw, classes=classes, y=classes[y_enc])
+    for label, w in zip(classes.tolist(), weights.tolist()):
+        check_real(w, f"class_weight[{label!r}]", low=0, low_inclusive=True)
+    return weights
+
+
 class BaseSVC(ClassifierMixin, SMOModel):
     """One-vs-one support vector classification; subclasses give each pair's dual problem."""
 
     def _check_class_weight(self, y_enc):
-        n_classes = self.classes_.shape[0]
-        cw = self.class_weight
-        if cw is None:
-            return np.ones(n_classes)
-        if not (isinstance(cw, dict) or (isinstance(cw, str) and cw == "balanced")):
-            raise ValueError(f"class_weight must be a dict, 'balanced' or None, got class_weight={cw!r}")
-        if isinstance(cw, dict):
-            check_class_weight_labels(cw, self.classes_)
-        weights = compute_class_weight(cw, classes=self.classes_, y=self.classes_[y_enc])
-        for label, w in zip(self.classes_, weights):
-            check_real(w, f"class_weight[{label!r}]", low=0, low_inclusive=True)
-        return weights
+        return class_weights(self.class_weight, self.classes_, y_enc)
 
     _one_vs_one = True
     _constraints = {**SMOModel._constraints, "decision_function_shape": one_of("ovr", "ovo"),

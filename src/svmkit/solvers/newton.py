@@ -143,7 +143,11 @@ class _System:
             K = op.dense()
             A = np.einsum("ij,iab,jac->ibjc", K, R, R).reshape(n * k, n * k)
             A[np.diag_indices_from(A)] += 1.0
-            self.factor = la.cho_factor(A, lower=True, check_finite=False)
+            try:
+                self.factor = la.cho_factor(A, lower=True, check_finite=False)
+            except la.LinAlgError:  # I + RKR is positive definite for every PSD kernel K
+                raise ValueError("the kernel matrix is not positive semidefinite: kernel logistic regression's "
+                                 "Newton system I + R K R has no Cholesky factor; check the kernel") from None
         else:
             # Woodbury with K ≈ ΦΦᵀ per class, R taken diagonal: P = I + D Φ Φᵀ D
             Phi = op.features

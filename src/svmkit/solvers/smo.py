@@ -128,7 +128,9 @@ def _gap_and_pick(xp, f, up, low, k, classes):
 
 
 def _rho(y, alpha, G, U, sel):
-    """LIBSVM's threshold: mean of yG over free variables, else the middle of the feasible interval."""
+    """LIBSVM's threshold: mean of yG over free variables, else the middle of the feasible
+    interval, or its finite end when it is a half-line (LIBSVM's would be ±inf; every ρ of the
+    interval is optimal, as for OneClassSVM(nu=1), all of whose α are at their bound)."""
     yG = y[sel] * G[sel]
     a = alpha[sel]
     u = U[sel]
@@ -142,6 +144,8 @@ def _rho(y, alpha, G, U, sel):
     lb_mask = (at_upper & pos) | (at_lower & ~pos)
     ub = yG[ub_mask].min() if ub_mask.any() else np.inf
     lb = yG[lb_mask].max() if lb_mask.any() else -np.inf
+    if np.isinf(ub) or np.isinf(lb):
+        return float(lb if np.isinf(ub) else ub)
     return float((ub + lb) / 2)
 
 
