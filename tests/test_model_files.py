@@ -137,7 +137,7 @@ def test_malformed_libsvm_model_names_file_and_line(tmp_path):
     head = "svm_type c_svc\nkernel_type rbf\nnr_class 2\ntotal_sv 3\nrho 0.1\n"
     cases = {
         head + "label 1 -1\nnr_sv 2 1\nSV\n1 1:0.5\n": "expected 3 support vectors",
-        head + "nr_sv 2 1\nSV\n": "a classifier needs a label line",
+        head + "nr_sv 2 1\nSV\n": "no label line, which a c_svc model needs",
         head + "label 1 -1\nnr_sv 2 2\nSV\n": "nr_sv adds up to 4, not total_sv = 3",
         head.replace("rho 0.1", "rho") + "label 1 -1\nnr_sv 2 1\nSV\n": "rho has 0 values",
         "+1 1:0.70 2:1\n": r"line 1: unknown keyword '\+1'",

@@ -12,6 +12,7 @@ import gzip
 import io
 import os
 import re
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,7 +48,7 @@ def _number(text: bytes, kind):
         return None
 
 
-def _feature(token, prev, first, n_features):
+def parse_feature(token, prev, first, n_features):
     """(index, problem) of one `index:value` token; problem is None when LIBSVM accepts it.
     Indices start at `first`, must exceed `prev` and stay within `n_features` (None: no bound)."""
     index_text, colon, value_text = token.partition(b":")
@@ -90,7 +91,7 @@ def _line_problem(tokens, first, n_features, query_id):
         return column + len(label) + 1, "missing qid:N after the label"
     prev = first - 1
     for column, token in features:
-        prev, problem = _feature(token, prev, first, n_features)
+        prev, problem = parse_feature(token, prev, first, n_features)
         if problem:
             return column, problem
     return None
@@ -113,9 +114,15 @@ def _check_lines(content, path, n_features, zero_based, query_id):
 
 def _read(path) -> bytes:
     """The file's bytes, decompressed for .gz and .bz2 as scikit-learn does."""
-    opener = _OPENERS.get(os.path.splitext(os.fspath(path))[1], open)
+    opener = _OPENERS.get(os.path.splitext(os.fspath(path))[1])
+    if opener is None:
+        with open(path, "rb") as f:
+            return f.read()
     with opener(path, "rb") as f:
-        return f.read()
+        try:
+            return f.read()
+        except (EOFError, OSError, zlib.error) as exc:  # a truncated or damaged stream
+            _fail(path, f"cannot decompress it ({exc})")
 
 
 def _load_one(path, n_features, zero_based, dtype, query_id):

@@ -11,13 +11,14 @@ values and vote ties are LIBSVM's.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from svmkit.io.atomic import atomic_write
-from svmkit.io.data import format_rows
+from svmkit.io.data import _INDEX_MAX, format_rows, parse_feature
 from svmkit.exceptions import ModelFileError
 from svmkit.io.state import ESTIMATORS, set_state
 
@@ -27,11 +28,31 @@ KERNEL_TYPES = {"linear": "linear", "polynomial": "poly", "rbf": "rbf", "sigmoid
                 "precomputed": "precomputed"}
 _CLASSIFIERS = ("c_svc", "nu_svc")
 _FLOAT_LISTS = ("rho", "probA", "probB", "prob_density_marks")
-#: How each header keyword's values are read.
-_HEADER = {"svm_type": lambda v: v[0], "kernel_type": lambda v: v[0], "degree": lambda v: int(v[0]),
-           "nr_class": lambda v: int(v[0]), "total_sv": lambda v: int(v[0]), "gamma": lambda v: float(v[0]),
-           "coef0": lambda v: float(v[0]), "label": lambda v: [int(x) for x in v],
-           "nr_sv": lambda v: [int(x) for x in v], **{k: (lambda v: [float(x) for x in v]) for k in _FLOAT_LISTS}}
+#: svm_save_model writes 10 density marks for a one-class model with probability estimates.
+_DENSITY_MARKS = 10
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return value
+
+
+def _one(kind):
+    """A reader of a keyword's single value."""
+    def read(values):
+        if len(values) != 1:
+            raise ValueError(f"needs one value, has {len(values)}")
+        return kind(values[0])
+    return read
+
+
+#: How each header keyword's values are read; int() takes only whole numbers.
+_HEADER = {"svm_type": _one(str), "kernel_type": _one(str), "degree": _one(int), "nr_class": _one(int),
+           "total_sv": _one(int), "gamma": _one(_finite), "coef0": _one(_finite),
+           "label": lambda v: [int(x) for x in v], "nr_sv": lambda v: [int(x) for x in v],
+           **{k: (lambda v: [_finite(x) for x in v]) for k in _FLOAT_LISTS}}
 
 
 def _g17(values) -> str:
@@ -88,59 +109,106 @@ def _fail(path, lineno, message):
 
 
 def _read_header(path, lines):
-    header = {}
+    """({keyword: value}, {keyword: line number}, the line number of `SV`)."""
+    header, where = {}, {}
     for lineno, line in enumerate(lines, 1):
         key, _, rest = line.strip().partition(" ")
         if key == "SV":
-            return header, lineno
+            return header, where, lineno
         if not key:
             continue
-        values = rest.split()
         parse = _HEADER.get(key)
         if parse is None:
             _fail(path, lineno, f"unknown keyword {key[:40]!r}: not a LIBSVM model file header")
+        if key in header:
+            _fail(path, lineno, f"{key} repeated (first on line {where[key]})")
         try:
-            header[key] = parse(values)
-        except (IndexError, ValueError):
-            _fail(path, lineno, f"bad value for {key}: {rest.strip()[:60]!r}")
+            header[key] = parse(rest.split())
+        except (IndexError, ValueError) as exc:
+            _fail(path, lineno, f"bad value for {key}: {rest.strip()[:60]!r} ({exc})")
+        where[key] = lineno
     _fail(path, len(lines), "no 'SV' line: the file ends before the support vectors")
 
 
-def _read_svs(path, lines, first, n_coef, total):
+def _list_lengths(svm_type, k):
+    """How many values each list keyword holds for nr_class k; None: svm_save_model never writes it."""
+    pairs = k * (k - 1) // 2
+    classifier = svm_type in _CLASSIFIERS
+    return {"rho": pairs, "label": k if classifier else None, "nr_sv": k if classifier else None,
+            "probA": None if svm_type == "one_class" else pairs, "probB": pairs if classifier else None,
+            "prob_density_marks": _DENSITY_MARKS if svm_type == "one_class" else None}
+
+
+def _check_header(path, header, where, sv_line):
+    """The header's fields must agree with each other, as svm_load_model assumes."""
+    svm_type, k, total = header["svm_type"], header["nr_class"], header["total_sv"]
+    classifier = svm_type in _CLASSIFIERS
+    if k < 2 or (k != 2 and not classifier):
+        _fail(path, where["nr_class"], f"nr_class {k}: a {svm_type} model has "
+              + ("at least 2 classes" if classifier else "nr_class 2"))
+    if total < 0:
+        _fail(path, where["total_sv"], f"total_sv {total} is negative")
+    for key, length in _list_lengths(svm_type, k).items():
+        values = header.get(key)
+        if length is None and values is not None:
+            _fail(path, where[key], f"a {svm_type} model has no {key} line")
+        if values is None and key in ("rho", "label", "nr_sv") and length is not None:
+            _fail(path, sv_line, f"the header has no {key} line, which a {svm_type} model needs")
+        if values is not None and len(values) != length:
+            _fail(path, where[key], f"{key} has {len(values)} values; nr_class {k} needs {length}")
+    if classifier and ("probA" in header) != ("probB" in header):
+        _fail(path, where.get("probA", where.get("probB")), "a classifier needs both probA and probB, or neither")
+    if not classifier:
+        return
+    labels, counts = header["label"], header["nr_sv"]
+    if len(set(labels)) != len(labels):
+        _fail(path, where["label"], f"repeated class label in {labels}")
+    if min(counts) < 0:
+        _fail(path, where["nr_sv"], f"nr_sv {counts} has a negative count")
+    if sum(counts) != total:
+        _fail(path, where["nr_sv"], f"nr_sv adds up to {sum(counts)}, not total_sv = {total}")
+
+
+def _read_svs(path, lines, first, n_coef, total, precomputed):
+    """(coefficients, rows, columns, values) of the `total` lines after `SV`, each checked."""
+    body = lines[first:]
+    while body and not body[-1].strip():
+        body.pop()
+    if len(body) != total:
+        _fail(path, first + len(body), f"expected {total} support vectors (total_sv), found {len(body)} lines")
     coef = np.empty((total, n_coef))
     rows, cols, vals = [], [], []
-    body = lines[first:first + total]
-    if len(body) < total:
-        _fail(path, first + len(body), f"expected {total} support vectors (total_sv), found {len(body)}")
     for r, line in enumerate(body):
         lineno = first + r + 1
         tokens = line.split()
-        try:
-            coef[r] = [float(t) for t in tokens[:n_coef]]
-            for t in tokens[n_coef:]:
-                idx, _, val = t.partition(":")
-                rows.append(r)
-                cols.append(int(idx))
-                vals.append(float(val))
-        except ValueError:
-            _fail(path, lineno, f"malformed support vector line: {line.strip()[:60]!r}")
+        if len(tokens) < n_coef or any(":" in t for t in tokens[:n_coef]):
+            _fail(path, lineno, f"a support vector line starts with its {n_coef} coefficient(s) (nr_class - 1)")
+        for c, text in enumerate(tokens[:n_coef]):
+            coef[r, c] = _finite_number(path, lineno, "coefficient", text)
+        features = tokens[n_coef:]
+        if precomputed and len(features) != 1:
+            _fail(path, lineno, "a precomputed kernel's support vector is one 0:ID token")
+        prev = -1 if precomputed else 0
+        for token in features:
+            index, problem = parse_feature(token.encode(), prev, 0 if precomputed else 1, None)
+            if problem:
+                _fail(path, lineno, problem)
+            value = _finite_number(path, lineno, f"value of feature {index}", token.partition(":")[2])
+            if precomputed and (index != 0 or value != int(value) or not 1 <= value <= _INDEX_MAX):
+                _fail(path, lineno, f"{token[:40]!r}: a precomputed kernel's support vector is 0:ID, "
+                      f"ID a whole number from 1 to {_INDEX_MAX}")
+            rows.append(r)
+            cols.append(index)
+            vals.append(value)
+            prev = index
     return coef, np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64), np.asarray(vals)
 
 
-def _check_counts(path, sv_line, header, classifier):
-    """The header's counts must agree with each other, as svm_load_model assumes."""
-    k, total = header["nr_class"], header["total_sv"]
-    if k < 2 or total < 0:
-        _fail(path, sv_line, f"nr_class {k} and total_sv {total}: need nr_class >= 2 and total_sv >= 0")
-    if len(header["rho"]) != k * (k - 1) // 2:
-        _fail(path, sv_line, f"rho has {len(header['rho'])} values; nr_class {k} needs {k * (k - 1) // 2}")
-    if not classifier:
-        return
-    for key in ("label", "nr_sv"):
-        if len(header.get(key, ())) != k:
-            _fail(path, sv_line, f"a classifier needs a {key} line with nr_class = {k} values")
-    if sum(header["nr_sv"]) != total:
-        _fail(path, sv_line, f"nr_sv adds up to {sum(header['nr_sv'])}, not total_sv = {total}")
+def _finite_number(path, lineno, what, text):
+    try:
+        return _finite(text)
+    except ValueError as exc:
+        _fail(path, lineno, f"{what} {text[:40]!r}: {exc}")
 
 
 def load_libsvm_model(path, n_features=None):
@@ -150,32 +218,35 @@ def load_libsvm_model(path, n_features=None):
     every feature of the input, also those no support vector has).
     """
     path = Path(path)
-    lines = path.read_text().splitlines()
-    header, sv_line = _read_header(path, lines)
-    for key in ("svm_type", "kernel_type", "nr_class", "total_sv", "rho"):
+    blob = path.read_bytes()
+    try:
+        lines = blob.decode().split("\n")
+    except UnicodeDecodeError as exc:
+        _fail(path, blob[:exc.start].count(b"\n") + 1,
+              f"byte {blob[exc.start]:#04x} at offset {exc.start} is not text: not a LIBSVM model file")
+    header, where, sv_line = _read_header(path, lines)
+    for key in ("svm_type", "kernel_type", "nr_class", "total_sv"):
         if key not in header:
             _fail(path, sv_line, f"the header has no {key} line")
     svm_type, kernel = header["svm_type"], header["kernel_type"]
     if svm_type not in SVM_TYPES or kernel not in KERNEL_TYPES:
         _fail(path, 1, f"unknown svm_type {svm_type!r} or kernel_type {kernel!r}")
     classifier = svm_type in _CLASSIFIERS
+    _check_header(path, header, where, sv_line)
     nr_class, total = header["nr_class"], header["total_sv"]
-    _check_counts(path, sv_line, header, classifier)
-    coef, rows, cols, vals = _read_svs(path, lines, sv_line, nr_class - 1, total)
+    precomputed = kernel == "precomputed"
+    coef, rows, cols, vals = _read_svs(path, lines, sv_line, nr_class - 1, total, precomputed)
     params = {"kernel": KERNEL_TYPES[kernel]}
     for key in ("degree", "gamma", "coef0"):
         if key in header:
             params[key] = header[key]
     params["probability"] = any(key in header for key in _FLOAT_LISTS[1:])
     est = ESTIMATORS[SVM_TYPES[svm_type]](**params)
-    precomputed = kernel == "precomputed"
     if precomputed:
         support = vals.astype(np.int64) - 1
         width = int(support.max()) + 1 if support.size else 0
         sv = np.empty((0, 0))
     else:
-        if cols.size and cols.min() < 1:
-            _fail(path, sv_line + 1, "feature indices must be >= 1")
         width = max(int(cols.max()) if cols.size else 0, n_features or 0)
         sv = sp.csr_matrix((vals, (rows, cols - 1)), shape=(total, width))
         support = np.arange(total)

@@ -11,17 +11,26 @@ from __future__ import annotations
 import io
 import json
 import numbers
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
+from svmkit.backend import DEVICES
 from svmkit.io.atomic import atomic_write
+from svmkit._validation import check_choice
 from svmkit._version import __version__
 from svmkit.exceptions import ModelFileError
 from svmkit.io.state import ESTIMATORS, get_state, set_state
 
 MAGIC = b"SVMKIT\x00\x01"
+#: What reading a damaged `.npz` raises: the zip layer (BadZipFile, zlib.error, EOFError, KeyError
+#: for a member named in the directory but absent, NotImplementedError for an unknown compression,
+#: RuntimeError for an "encrypted" member), numpy's `.npy` parser (ValueError, also for a pickle).
+_DECODE_ERRORS = (ValueError, OSError, EOFError, KeyError, RuntimeError, NotImplementedError, zipfile.BadZipFile,
+                  zlib.error, struct.error, OverflowError)
 #: Version of this layout; files from a newer version are refused with a message that says so.
 FORMAT_VERSION = 1
 
@@ -90,10 +99,12 @@ def load(path):
     try:
         with np.load(io.BytesIO(blob[start + n:]), allow_pickle=False) as archive:
             state = {key: archive[key] for key in archive.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise ModelFileError(f"{path}: corrupt or truncated model arrays ({exc})") from None
+    except _DECODE_ERRORS as exc:
+        raise ModelFileError(f"{path}: corrupt or truncated model arrays ({type(exc).__name__}: {exc})") from None
     try:
         est = ESTIMATORS[name](**{k: _decode_param(v) for k, v in params.items()})
+        # the one parameter prediction reads that preparing the model does not check
+        check_choice(getattr(est, "device", "cpu"), "device", DEVICES)
         return set_state(est, state)
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, OverflowError) as exc:
         raise ModelFileError(f"{path}: the model's parameters or arrays are inconsistent ({exc!r})") from None

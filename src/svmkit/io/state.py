@@ -31,6 +31,8 @@ def get_state(est: KernelExpansion) -> dict[str, np.ndarray]:
     return state
 
 
+#: What every model needs to predict.
+_REQUIRED = ("support_", "support_vectors_", "_dual_coef_", "_intercept_", "n_features_in_", "shape_fit_")
 #: Names fitted attributes had in earlier files.
 _RENAMED = {"_gamma": "gamma_"}
 
@@ -38,6 +40,9 @@ _RENAMED = {"_gamma": "gamma_"}
 def set_state(est: KernelExpansion, state: dict[str, np.ndarray]) -> KernelExpansion:
     """Give an unfitted estimator the fitted attributes in `state` and prepare it to predict."""
     state = {_RENAMED.get(name, name): value for name, value in state.items()}
+    unknown = sorted(set(state) - set(FITTED) - {f"{name}.{part}" for name in FITTED for part in _CSR_PARTS})
+    if unknown:
+        raise ValueError(f"unknown arrays {unknown}")
     fitted = {}
     for name in FITTED:
         if f"{name}.data" in state:
@@ -46,7 +51,43 @@ def set_state(est: KernelExpansion, state: dict[str, np.ndarray]) -> KernelExpan
         elif name in state:
             value = state[name]
             fitted[name] = value.item() if value.ndim == 0 else value
+    missing = [name for name in _REQUIRED if name not in fitted]
+    if missing:
+        raise ValueError(f"missing arrays {missing}")
+    _check_arrays(fitted)
     return est.set_fitted_state(fitted)
+
+
+def _check_arrays(fitted):
+    """Raise ValueError naming the first array that disagrees with the others or is not finite:
+    prediction would otherwise read past an array or return NaN."""
+    sv = fitted.get("support_vectors_")
+    if sp.issparse(sv):
+        sv.check_format(full_check=True)  # indices within the shape, indptr ascending
+    support = np.asarray(fitted.get("support_", ()))
+    coef = np.asarray(fitted.get("_dual_coef_", np.empty((0, support.size))))
+    problems = {
+        "support_ is not a vector of row numbers": support.ndim != 1 or support.dtype.kind not in "iu"
+                                                    or (support.size and support.min() < 0),
+        f"_dual_coef_ of shape {coef.shape} does not have one column per support vector ({support.size})":
+            coef.ndim != 2 or coef.shape[1] != support.size,
+        f"n_support_ {np.ravel(fitted.get('n_support_', ())).tolist()} does not add up to the {support.size} "
+        "support vectors": "n_support_" in fitted and (np.sum(fitted["n_support_"]) != support.size
+                                                        or np.min(fitted["n_support_"], initial=0) < 0),
+    }
+    # a precomputed kernel keeps no support vectors: support_ indexes the kernel's columns
+    if sv is not None and sv.shape != (0, 0):
+        problems[f"support_vectors_ has {sv.shape[0]} rows for {support.size} support vectors"] = (
+            sv.shape[0] != support.size)
+    for name in ("support_vectors_", "_dual_coef_", "_intercept_", "gamma_", "probA_", "probB_",
+                 "prob_density_marks_", "offset_"):
+        value = fitted.get(name)
+        values = value.data if sp.issparse(value) else np.asarray(value if value is not None else ())
+        problems[f"{name} holds a value that is not a finite number"] = (
+            values.dtype.kind not in "iuf" or not np.all(np.isfinite(values)))
+    found = [problem for problem, failed in problems.items() if failed]
+    if found:
+        raise ValueError(found[0])
 
 
 def widen_features(est: KernelExpansion, n_features: int) -> KernelExpansion:

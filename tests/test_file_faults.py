@@ -1,0 +1,190 @@
+"""Damaged or edited files (issue 41): every fault is a ModelFileError or DataFormatError naming
+the file, never a crash, a raw decoder error or a model that loads and predicts nonsense."""
+
+import bz2
+import gzip
+import io
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import svmkit
+from conftest import DATA, heart_scale
+from svmkit.exceptions import DataFormatError, ModelFileError
+from svmkit.io.libsvm_model import load_libsvm_model, save_libsvm_model
+from svmkit.io.native import MAGIC
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = heart_scale()
+    return svmkit.SVC(probability=True).fit(X[:60], y[:60]), X[:60]
+
+
+def _edit(text, old, new):
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+#: name → (edit of a good binary C-SVC file with probA/probB, expected message)
+LIBSVM_FAULTS = {
+    "sv index beyond a 32-bit int": (lambda t: _edit(t, "\nSV\n1 ", "\nSV\n1 3000000000:1 "),
+                                     r"line 12: feature index 3000000000 does not fit in a 32-bit int"),
+    "sv indices not ascending": (lambda t: _edit(t, "\nSV\n1 1:", "\nSV\n1 5:1 1:"), "line 12: .*strictly ascending"),
+    "rho nan": (lambda t: t.replace("\nrho ", "\nrho nan #"), r"line 6: bad value for rho.*not a finite"),
+    "nan coefficient": (lambda t: _edit(t, "\nSV\n1 ", "\nSV\nnan "), r"line 12: coefficient 'nan': not a finite"),
+    "inf feature value": (lambda t: _edit(t, "\nSV\n1 1:", "\nSV\n1 1:inf 2:"), "line 12: value of feature 1"),
+    "gamma inf": (lambda t: t.replace("\ngamma ", "\ngamma inf #"), r"line 3: bad value for gamma"),
+    "duplicate labels": (lambda t: _edit(t, "label -1 1", "label 1 1"), r"line 7: repeated class label"),
+    "total_sv too small": (lambda t: t.replace("total_sv ", "total_sv 1"), "nr_sv adds up to"),
+    "extra sv line": (lambda t: t + t.split("\nSV\n")[1].splitlines()[0] + "\n",
+                      r"expected (\d+) support vectors \(total_sv\), found \d+ lines"),
+    "three probA for one pair": (lambda t: _edit(t, "\nprobA ", "\nprobA 1 2 "),
+                                 r"line 8: probA has 3 values; nr_class 2 needs 1"),
+    "probA without probB": (lambda t: "\n".join(l for l in t.split("\n") if not l.startswith("probB")),
+                            r"line 8: a classifier needs both probA and probB"),
+    "fractional nr_class": (lambda t: _edit(t, "nr_class 2", "nr_class 2.5"), r"line 4: bad value for nr_class"),
+    "negative nr_sv": (lambda t: re.sub(r"\nnr_sv .*", "\nnr_sv -1 48", t),
+                       r"line 10: nr_sv \[-1, 48\] has a negative count"),
+    "repeated keyword": (lambda t: _edit(t, "nr_class 2\n", "nr_class 2\nnr_class 2\n"), r"line 5: nr_class repeated"),
+    "two values for total_sv": (lambda t: _edit(t, "\ntotal_sv ", "\ntotal_sv 7 "), "bad value for total_sv.*one value"),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(LIBSVM_FAULTS))
+def test_libsvm_model_fault_is_named(fault, fitted, tmp_path):
+    est, X = fitted
+    good = tmp_path / "good.model"
+    save_libsvm_model(est, good)
+    load_libsvm_model(good).predict(X)
+    edit, message = LIBSVM_FAULTS[fault]
+    bad = tmp_path / "bad.model"
+    bad.write_text(edit(good.read_text()))
+    with pytest.raises(ModelFileError, match=message) as info:
+        load_libsvm_model(bad)
+    assert str(info.value).startswith(str(bad))
+
+
+def test_regressor_model_with_a_classifier_field_is_refused(tmp_path):
+    X, y = heart_scale()
+    path = tmp_path / "svr.model"
+    save_libsvm_model(svmkit.SVR().fit(X[:50], y[:50]), path)
+    path.write_text(_edit(path.read_text(), "total_sv", "probB 1\ntotal_sv"))
+    with pytest.raises(ModelFileError, match="line 5: a epsilon_svr model has no probB line"):
+        load_libsvm_model(path)
+
+
+def test_precomputed_sv_id_must_be_whole(tmp_path):
+    X, y = heart_scale()
+    K = X[:40] @ X[:40].T
+    path = tmp_path / "pre.model"
+    save_libsvm_model(svmkit.SVC(kernel="precomputed").fit(K.toarray(), y[:40]), path)
+    head, body = path.read_text().split("\nSV\n")
+    coef, _ = body.split(" ", 1)
+    path.write_text(f"{head}\nSV\n{coef} 0:1.5\n{body.split(chr(10), 1)[1]}")
+    with pytest.raises(ModelFileError, match="0:ID, ID a whole number"):
+        load_libsvm_model(path)
+
+
+def test_binary_file_is_not_a_libsvm_model(tmp_path):
+    path = tmp_path / "blob.model"
+    path.write_bytes(b"svm_type c_svc\n\xff\xfe\x00binary")
+    with pytest.raises(ModelFileError, match=r"blob.model, line 2: byte 0xff at offset 15 is not text"):
+        load_libsvm_model(path)
+
+
+def _native_parts(path):
+    blob = path.read_bytes()
+    start = len(MAGIC) + 8 + int.from_bytes(blob[len(MAGIC):len(MAGIC) + 8], "little")
+    with np.load(io.BytesIO(blob[start:])) as archive:
+        return blob[:start], {key: archive[key] for key in archive.files}
+
+
+def _edited_native(path, changes):
+    """Rewrite the arrays of a native file with `changes` (None: drop the array)."""
+    head, state = _native_parts(path)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **{k: v for k, v in {**state, **changes}.items() if v is not None})
+    path.write_bytes(head + buf.getvalue())
+
+
+NATIVE_FAULTS = {
+    "nan dual coefficient": (lambda s: {"_dual_coef_": np.where(np.arange(s["_dual_coef_"].size) == 3, np.nan,
+                                                                s["_dual_coef_"])}, "_dual_coef_ holds a value that"),
+    "inf intercept": (lambda s: {"_intercept_": s["_intercept_"] + np.inf}, "_intercept_ holds a value that"),
+    "n_support_ sum": (lambda s: {"n_support_": s["n_support_"] + 1}, r"n_support_ .* does not add up"),
+    "dual_coef_ columns": (lambda s: {"_dual_coef_": s["_dual_coef_"][:, 1:]}, "one column per support vector"),
+    "support_ rows": (lambda s: {"support_": s["support_"][1:], "n_support_": s["n_support_"] - [1, 0],
+                                 "_dual_coef_": s["_dual_coef_"][:, 1:]}, "support_vectors_ has"),
+    "csr index out of range": (lambda s: {"support_vectors_.indices": s["support_vectors_.indices"] + 100},
+                               "indices must be < 13"),
+    "missing array": (lambda s: {"shape_fit_": None}, r"missing arrays \['shape_fit_'\]"),
+    "unknown array": (lambda s: {"surprise": np.zeros(1)}, r"unknown arrays \['surprise'\]"),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(NATIVE_FAULTS))
+def test_native_model_fault_is_named(fault, fitted, tmp_path):
+    est, _ = fitted
+    path = tmp_path / "m.svmkit"
+    svmkit.save(est, path)
+    _, state = _native_parts(path)
+    change, message = NATIVE_FAULTS[fault]
+    _edited_native(path, change(state))
+    with pytest.raises(ModelFileError, match=message) as info:
+        svmkit.load(path)
+    assert str(info.value).startswith(str(path))
+
+
+def test_native_byte_flips_load_correctly_or_raise_model_file_error(fitted, tmp_path):
+    est, X = fitted
+    path = tmp_path / "m.svmkit"
+    svmkit.save(est, path)
+    good = path.read_bytes()
+    expected = est.decision_function(X)
+    step = max(len(good) // 200, 1)
+    outcomes = set()
+    for pos in range(0, len(good), step):
+        flipped = bytearray(good)
+        flipped[pos] ^= 0xFF
+        path.write_bytes(bytes(flipped))
+        try:
+            back = svmkit.load(path)
+        except ModelFileError as exc:
+            assert str(exc).startswith(str(path))
+            outcomes.add("refused")
+            continue
+        # the JSON header's parameters are not checksummed; the arrays (zip CRC) are
+        np.testing.assert_allclose(back.decision_function(X), expected, err_msg=f"flip at byte {pos}")
+        outcomes.add("loaded")
+    assert outcomes == {"refused", "loaded"}
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress], ids=["gz", "bz2"])
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "not compressed"])
+def test_damaged_compressed_data_file_is_named(compress, damage, tmp_path):
+    blob = compress((DATA / "heart_scale").read_bytes())
+    bad = {"truncated": blob[:len(blob) // 2], "flipped": blob[:40] + bytes([blob[40] ^ 0xFF]) + blob[41:],
+           "not compressed": b"+1 1:0.5\n"}[damage]
+    path = tmp_path / ("data.gz" if compress is gzip.compress else "data.bz2")
+    path.write_bytes(bad)
+    with pytest.raises(DataFormatError, match=rf"^{path}: cannot decompress it"):
+        svmkit.load_svmlight(path)
+
+
+@pytest.mark.parametrize("command", ["info", "predict"])
+def test_cli_names_a_damaged_model_in_one_line(command, fitted, tmp_path):
+    est, _ = fitted
+    path = tmp_path / "m.svmkit"
+    svmkit.save(est, path)
+    blob = bytearray(path.read_bytes())
+    blob[-200] ^= 0xFF  # inside the zip archive's compressed arrays
+    path.write_bytes(bytes(blob))
+    args = [path] if command == "info" else [DATA / "heart_scale", path, tmp_path / "out"]
+    result = subprocess.run([sys.executable, "-m", "svmkit.cli.main", command, *map(str, args)],
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"svmkit {command}: error: {path}: ") and result.stderr.count("\n") == 1
