@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import pairwise_kernels
 
+import svmkit
 from conftest import heart_scale
 from svmkit.kernels.gram import SparseColumns, TrainingKernel, kernel_block, kernel_diag
 from svmkit.kernels.kinds import make_kernel
@@ -95,3 +96,24 @@ def test_direct_rbf_rows_land_in_the_rows_asked_for(threads, monkeypatch):
     transforms.rbf_rows_direct(np.ascontiguousarray(X.T), idx, 0.3, out, out_rows)
     expected = pairwise_kernels(X[idx], X, metric="rbf", gamma=0.3)
     np.testing.assert_allclose(out[out_rows], expected, rtol=1e-13, atol=0)
+
+
+def test_a_feature_index_near_2_31_sizes_no_array_by_it():
+    """Sparse kernels count and scatter over the columns the data use: a feature index of
+    2,000,000,000 (a LIBSVM file's) fits and predicts in kilobytes, as the same data with the
+    feature renumbered does."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    narrow = sp.random(40, 6, density=0.5, format="csr", random_state=1)
+    narrow[:, 5] = rng.normal(size=(40, 1))
+    y = np.where(narrow[:, 0].toarray().ravel() > 0.2, 1, -1)
+    wide = sp.csr_matrix((narrow.data, np.where(narrow.indices == 5, 2_000_000_000, narrow.indices), narrow.indptr),
+                         shape=(40, 2_000_000_001))
+    expected = svmkit.SVC(gamma=0.5).fit(narrow, y).decision_function(narrow)
+    tracemalloc.start()
+    got = svmkit.SVC(gamma=0.5).fit(wide, y).decision_function(wide)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 50 * 2**20
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-9)

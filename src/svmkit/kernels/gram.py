@@ -54,8 +54,9 @@ def column_overlap(X) -> float:
     scatter K(X, X) relative to a dense product (1 for dense data)."""
     if not sp.issparse(X) or X.shape[0] == 0 or X.shape[1] == 0:
         return 1.0
-    frac = np.bincount(X.indices, minlength=X.shape[1]) / X.shape[0]
-    return float(np.mean(frac * frac))
+    # counted over the columns used only: an index near 2³¹ must not size an array
+    frac = np.unique(X.indices, return_counts=True)[1] / X.shape[0]
+    return float(np.sum(frac * frac) / X.shape[1])
 
 
 def as_kernel_input(X, max_overlap=PREDICT_OVERLAP):
@@ -84,27 +85,47 @@ def row_sq_norms(X) -> np.ndarray:
 
 class SparseColumns:
     """A CSR matrix B ready for the inner products <a, b_s> of sparse rows a with all its rows:
-    its frequent features as a dense block for BLAS, the others in CSC parts for the scatter."""
+    its frequent features as a dense block for BLAS, the others in CSC parts for the scatter.
+    The scatter's columns are the m columns B uses, renumbered 0 … m − 1 (a column B does not
+    use adds nothing to an inner product), so that no array is sized by the index of the widest
+    feature (an index near 2³¹ would take gigabytes)."""
 
     def __init__(self, B, dense_fraction=DENSE_COLUMN_FRACTION):
         B = sp.csr_matrix(B, dtype=np.float64)
-        frac = np.bincount(B.indices, minlength=B.shape[1]) / max(B.shape[0], 1)
-        frequent = frac > dense_fraction
-        self.dense_cols = np.flatnonzero(frequent)
-        self.dense = np.ascontiguousarray(B[:, self.dense_cols].toarray())
-        rest = B.copy()
+        self.used, counts = np.unique(B.indices, return_counts=True)
+        frequent = counts / max(B.shape[0], 1) > dense_fraction
+        self.dense_cols = self.used[frequent]
+        # column selections on the renumbered columns: SciPy's on CSR allocate per column
+        self._dense_at = np.flatnonzero(frequent)
+        rest = self._compact(B.copy())
+        self.dense = np.ascontiguousarray(rest[:, self._dense_at].toarray())
         rest.data[frequent[rest.indices]] = 0.0
         rest.eliminate_zeros()
-        self.csc = csr_parts(rest.tocsc())
+        # one more, empty, column: where the rows of A put the features B does not use
+        self.csc = csr_parts(sp.csr_matrix((rest.data, rest.indices, rest.indptr),
+                                           shape=(B.shape[0], self.used.size + 1)).tocsc())
+
+    def _compact(self, A):
+        """A (CSR) with each column renumbered to its place among B's columns, those B does not
+        use to m."""
+        m = self.used.size
+        at = np.searchsorted(self.used, A.indices)
+        found = at < m
+        found[found] = self.used[at[found]] == A.indices[found]
+        return sp.csr_matrix((A.data, np.where(found, at, m), A.indptr), shape=(A.shape[0], m + 1))
+
+    def parts(self, A):
+        """The csr_parts of A as `inner` reads them, for an A used in many calls."""
+        return csr_parts(self._compact(sp.csr_matrix(A)))
 
     def inner(self, A, out, rows=None, a_parts=None):
-        """out[r, s] = <A[rows[r]], b_s> for CSR A (`a_parts`: its csr_parts, if known)."""
+        """out[r, s] = <A[rows[r]], b_s> for CSR A (`a_parts`: its `parts`, if known)."""
         rows = np.arange(A.shape[0], dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
         if self.dense_cols.size:
-            np.matmul(A[rows][:, self.dense_cols].toarray(), self.dense.T, out=out)
+            np.matmul(self._compact(A[rows])[:, self._dense_at].toarray(), self.dense.T, out=out)
         else:
             out[...] = 0.0
-        sparse_inner_rows(*(a_parts or csr_parts(A)), rows, *self.csc, out)
+        sparse_inner_rows(*(a_parts or self.parts(A)), rows, *self.csc, out)
         return out
 
 
@@ -190,7 +211,8 @@ class TrainingKernel:
         self._Xt = None
         self._exact = None
         if sp.issparse(X):
-            self._parts, self._split = csr_parts(X), SparseColumns(X, dense_fraction=np.inf)
+            self._split = SparseColumns(X, dense_fraction=np.inf)
+            self._parts = self._split.parts(X)
         elif dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES:
             self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
         elif dense_rbf:

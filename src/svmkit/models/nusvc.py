@@ -79,7 +79,7 @@ class NuSVC(BaseSVC):
                              f"counts n_a={w_pos:g}, n_b={w_neg:g}")
         problem, alpha0 = duals.nu_svc(ypair, weight, self.nu, kidx)
         res = self._solve(problem, rows, alpha0, start)
-        if not res.r > 0:  # LIBSVM divides by r regardless; its C-SVC would need C = 1/r
+        if res.r == 0:  # LIBSVM divides by r regardless (a negative r too, as here)
             raise ValueError(f"nu-SVC's margin r is {res.r:g} for the class pair {self._pair_label(pair)}: the "
                              "kernel does not tell the classes apart (e.g. it is constant on their rows)")
         return problem, res, 1 / res.r
