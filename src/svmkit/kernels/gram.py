@@ -121,11 +121,12 @@ class SparseColumns:
     def inner(self, A, out, rows=None, a_parts=None):
         """out[r, s] = <A[rows[r]], b_s> for CSR A (`a_parts`: its `parts`, if known)."""
         rows = np.arange(A.shape[0], dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+        compact = self._compact(sp.csr_matrix(A)) if a_parts is None or self.dense_cols.size else None
         if self.dense_cols.size:
-            np.matmul(self._compact(A[rows])[:, self._dense_at].toarray(), self.dense.T, out=out)
+            np.matmul(compact[rows][:, self._dense_at].toarray(), self.dense.T, out=out)
         else:
             out[...] = 0.0
-        sparse_inner_rows(*(a_parts or self.parts(A)), rows, *self.csc, out)
+        sparse_inner_rows(*(a_parts or csr_parts(compact)), rows, *self.csc, out)
         return out
 
 
