@@ -1,6 +1,8 @@
 """Issue 41's numeric faults, one regression test each: the solver stops on its own, and a
 number that cannot be right (a kernel value, a parameter) is a ValueError naming it."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -149,3 +151,59 @@ def test_zero_samples_is_a_clear_error(data):
     X, y = data
     with pytest.raises(ValueError, match="0 sample"):
         svmkit.SVC().fit(X[:0], y[:0])
+
+
+@pytest.mark.parametrize("factor", [1e-300, 1e-160])
+def test_gamma_scale_on_data_whose_variance_underflows_warns(factor):
+    """X × 1e-300 has a variance below float64's range (and × 1e-160 one whose reciprocal
+    overflows): 'scale' cannot be resolved, so γ = 1 is used, with a warning that the kernel is
+    then nearly constant, instead of a silent constant prediction."""
+    X, y = heart_scale()
+    with pytest.warns(RuntimeWarning, match="gamma='scale'.*too small"):
+        model = svmkit.SVC().fit(X * factor, y)
+    assert model.gamma_ == 1.0
+
+
+def test_gamma_scale_on_constant_data_is_one_without_a_warning():
+    X = np.ones((6, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert svmkit.SVR().fit(X, np.arange(6.0)).gamma_ == 1.0
+
+
+_LONG_FIT = """
+import numpy as np, svmkit
+from conftest import heart_scale
+from svmkit.solvers import smo
+smo.SAFETY_CAP = 10**12  # a fit that would run for hours
+X, y = heart_scale()
+svmkit.SVC().fit(X[:80], y[:80])  # compiled code loaded before the clock
+print("fitting", flush=True)
+try:
+    svmkit.SVC(tol=1e-300).fit(X[:80], y[:80])
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_ctrl_c_stops_a_long_compiled_fit_within_a_second(tmp_path):
+    """SIGINT reaches a fit whose compiled loop would run for hours: the loop runs on its own
+    thread while the main thread waits where the signal lands, and stops at its next check."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    tests = Path(__file__).parent
+    child = subprocess.Popen([sys.executable, "-c", _LONG_FIT], stdout=subprocess.PIPE, text=True,
+                             cwd=tests, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), *sys.path])})
+    assert child.stdout.readline().strip() == "fitting"
+    time.sleep(1.0)
+    assert child.poll() is None
+    t0 = time.perf_counter()
+    child.send_signal(signal.SIGINT)
+    out, _ = child.communicate(timeout=30)
+    assert time.perf_counter() - t0 < 1.0
+    assert out.strip() == "interrupted"

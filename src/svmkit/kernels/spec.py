@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -74,13 +75,27 @@ def feature_variance(X) -> float:
     return float(var.compute() if hasattr(var, "compute") else var)
 
 
+def _values_differ(X) -> bool:
+    """Whether X holds two different values (dense, CSR or lazy)."""
+    low, high = X.min(), X.max()
+    low, high = (v.compute() if hasattr(v, "compute") else v for v in (low, high))
+    return bool(high != low)
+
+
 def resolve_gamma(gamma, X) -> float:
     """Resolve scikit-learn's gamma: 'scale' = 1 / (n_features Var(X)), 'auto' = 1 / n_features."""
     n_features = X.shape[1]
     if isinstance(gamma, str):
         if gamma == "scale":
             var = feature_variance(X)
-            return 1.0 / (n_features * var) if var != 0 else 1.0
+            scale = 1.0 / (n_features * var) if var != 0 else 1.0
+            if np.isfinite(scale) and (var != 0 or not _values_differ(X)):
+                return scale
+            warnings.warn(f"gamma='scale': the variance of X ({var:g}) is too small for 1 / (n_features · Var X) "
+                          "in float64, although its values differ; gamma=1.0 is used, on which the kernel is "
+                          "nearly constant. Scale the data (e.g. with StandardScaler) or give gamma",
+                          RuntimeWarning, stacklevel=2)
+            return 1.0
         if gamma == "auto":
             return 1.0 / n_features
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive float, got {gamma!r}")

@@ -214,11 +214,11 @@ def compile_kernels():
         _kernels(per)
 
 
-def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit):
+def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit, stop):
     """`_smo_loops.inner_smo` on the device (CuPy arrays; `pos` may be on the host): SMO with
     second-order selection on the block's q variables in one thread block, from the q × q
-    kernel block gathered first, by pair updates only (no Newton steps). `Qs` and `shrinking`
-    are the host loop's and unused here. Updates `alpha` and `G` (contiguous float64) in
+    kernel block gathered first, by pair updates only (no Newton steps). `Qs`, `shrinking` and
+    `stop` are the host loop's and unused here (the launch runs to its end). Updates `alpha` and `G` (contiguous float64) in
     place; returns the pair updates."""
     import cupy
 

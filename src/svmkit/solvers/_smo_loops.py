@@ -272,14 +272,15 @@ def _pair_updates(st, m, nu_mode, eps, count, credit, limit):
 
 
 @njit(cache=True, nogil=True)
-def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit):
+def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit, stop):
     """LIBSVM's SMO, second-order selection and shrinking, on one block B of variables.
 
     Kernel rows of B are rows `pos` of `store`; rows of Q_BB are gathered into the scratch `Qs`
     (at least |B|×|B|) as the pairs need them. Updates `alpha` (the block's α) and `G` (its
     gradient over the block, exact on entry) in place. Stops when the block's maximal
-    violation is below `eps`, after `max_iter` pair updates, or when an α passes `limit` (an
-    unbounded dual); returns the number of pair updates.
+    violation is below `eps`, after `max_iter` pair updates, when an α passes `limit` (an
+    unbounded dual), or when another thread sets `stop[0]` (read every few hundred updates:
+    an interrupted fit); returns the number of pair updates.
     """
     q = y.shape[0]
     if q == 0:
@@ -299,6 +300,8 @@ def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode
     fac = empty_factor(q)
     while it < max_iter:
         if counter == 0:
+            if stop[0]:
+                break
             counter = min(q, SHRINK_EVERY)
             checks += 1
             if shrinking and checks % SHRINK_PASSES == 1:
