@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-
-import numpy as np
 
 from svmkit._threads import numba_threads, one_blas_thread
 from svmkit.parallel.dask import on_cluster
@@ -88,27 +85,3 @@ def beside(func, *args):
         side = pool.submit(func, *args)
         yield
         side.result()
-
-
-_interruptible_pool = None
-
-
-def interruptible(func, *args):
-    """func(*args, stop) with `stop` a one-element uint8 array that func polls (compiled code
-    that holds no GIL): in the main thread, func runs on a thread of its own while this one
-    waits where Ctrl-C reaches it; then `stop[0]` is set, func's return is awaited (it leaves
-    its arrays whole) and KeyboardInterrupt raised. Elsewhere func runs here, as no signal
-    reaches another thread."""
-    global _interruptible_pool
-    stop = np.zeros(1, dtype=np.uint8)
-    if threading.current_thread() is not threading.main_thread():
-        return func(*args, stop)
-    if _interruptible_pool is None:
-        _interruptible_pool = ThreadPoolExecutor(1, thread_name_prefix="svmkit-interruptible")
-    running = _interruptible_pool.submit(func, *args, stop)
-    try:
-        return running.result()
-    except KeyboardInterrupt:
-        stop[0] = 1
-        running.exception()
-        raise

@@ -31,7 +31,7 @@ import numpy as np
 
 from svmkit import _scratch
 from svmkit._threads import one_blas_thread
-from svmkit.parallel.tasks import interruptible
+from svmkit.parallel.interrupt import stop_on_ctrl_c
 from svmkit._arrays import to_host
 from svmkit.solvers import _smo_loops
 from svmkit.solvers._smo_loops import _choose_threading_layer
@@ -306,8 +306,9 @@ def _solve_one_block(problem, rows, diag, alpha, G, Q_rows, tol, budget, shrinki
     xp = rows.xp
     _observe_gap(observe, xp, problem, alpha, G, tol)
     store, pos = rows.fetch(problem.kidx)
-    n_iter = interruptible(_compiled_loops(xp).inner_smo, store, pos, problem.kidx, problem.y, alpha, G,
-                           problem.upper, diag, Q_rows, tol, budget, problem.nu_mode, shrinking, unbounded_alpha)
+    with stop_on_ctrl_c() as stop:
+        n_iter = _compiled_loops(xp).inner_smo(store, pos, problem.kidx, problem.y, alpha, G, problem.upper, diag,
+                                               Q_rows, tol, budget, problem.nu_mode, shrinking, unbounded_alpha, stop)
     _check_bounded(U_infinite, alpha, unbounded_alpha)
     _observe_gap(observe, xp, problem, alpha, G, tol)
     return n_iter, n_iter < budget
@@ -372,8 +373,9 @@ def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol
         whole = ws.size == act.size
         cap = budget - n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - n_iter)
         eps = tol if whole else max(tol, 0.1 * gap)
-        n_iter += interruptible(loops.inner_smo, store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], diag[ws], Q_rows,
-                                eps, cap, problem.nu_mode, shrinking, unbounded_alpha)
+        with stop_on_ctrl_c() as stop:
+            n_iter += loops.inner_smo(store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], diag[ws], Q_rows, eps, cap,
+                                      problem.nu_mode, shrinking, unbounded_alpha, stop)
         delta = a_b - alpha[ws]
         moved = xp.flatnonzero(delta)
         alpha[ws] = a_b
