@@ -6,6 +6,7 @@ The loop returns, and Python's own handler then raises KeyboardInterrupt."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import signal
 import socket
@@ -20,9 +21,11 @@ _running = [None]
 
 
 def _watch(reader: socket.socket) -> None:
-    while True:
-        if signal.SIGINT in reader.recv(64) and _running[0] is not None:
-            _running[0][0] = 1
+    """Set the running loop's stop flag on each SIGINT; end when the writer closes (at exit)."""
+    with reader:
+        while data := reader.recv(64):
+            if signal.SIGINT in data and _running[0] is not None:
+                _running[0][0] = 1
 
 
 @contextlib.contextmanager
@@ -39,6 +42,7 @@ def stop_on_ctrl_c():
     if _writer is None:
         reader, _writer = socket.socketpair()
         _writer.setblocking(False)
+        atexit.register(_writer.close)
         threading.Thread(target=_watch, args=(reader,), name="svmkit-ctrl-c", daemon=True).start()
     previous = signal.set_wakeup_fd(_writer.fileno(), warn_on_full_buffer=False)
     _running[0] = stop
