@@ -207,3 +207,18 @@ def test_ctrl_c_stops_a_long_compiled_fit_within_a_second(tmp_path):
     out, _ = child.communicate(timeout=30)
     assert time.perf_counter() - t0 < 1.0
     assert out.strip() == "interrupted"
+
+
+def test_hard_margin_on_a_low_rank_kernel_is_refused_by_the_float64_separability_test():
+    """Two features, random labels: the linear kernel has rank 2 and the classes cannot be
+    separated, but its float32 rows (full rank by rounding) let the labelling look separable,
+    and the dual then ran to the safety cap with a ConvergenceWarning instead of the error. The
+    LP reads the kernel in float64."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = np.where(rng.random(200) < 0.5, 1.0, -1.0)
+    K = X @ X.T
+    with pytest.raises(svmkit.NotSeparableError):
+        svmkit.SVC(C=np.inf, kernel="linear").fit(X, y)
+    with pytest.raises(svmkit.NotSeparableError):
+        svmkit.SVC(C=np.inf, kernel="precomputed").fit(K, y)

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit._arrays import to_host
-from svmkit.kernels.gram import F32_NOISE, kernel_diag
+from svmkit.kernels.gram import F32_NOISE, kernel_block, kernel_diag
 from svmkit.kernels.spec import KernelSpec
 
 #: Largest dense copy of the training data placed on the device.
@@ -127,7 +127,12 @@ class DeviceKernel:
         self.spec = spec
         self.n = X.shape[0]
         self.diag = kernel_diag(spec, X)
+        self.host_X = X
         self.X, self.sq = device_rows(xp, spec, X)
+
+    def exact_block(self, idx: np.ndarray) -> np.ndarray:
+        """K(X[idx], X[idx]) in float64 on the host, from the data as given."""
+        return kernel_block(self.spec, self.host_X[idx], self.host_X[idx])
 
     def rows_into(self, idx: np.ndarray, out, out_rows: np.ndarray) -> None:
         """Write K(X[idx], X) into rows `out_rows` of `out`, an array of `xp` (the row cache)."""

@@ -235,6 +235,12 @@ class TrainingKernel:
                 np.matmul(self.X[idx], self.X.T, out=P)
         return P
 
+    def exact_block(self, idx: np.ndarray) -> np.ndarray:
+        """K(X[idx], X[idx]) in float64 from the data as given (RBF: centred, which leaves
+        distances as they are)."""
+        X = self.X if self._exact is None else self._exact[0]
+        return kernel_block(self.spec, X[idx], X[idx])
+
     def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:
         """Write K(X[idx], X) into rows `out_rows` of `out`."""
         if self.spec.is_callable:

@@ -356,5 +356,5 @@ class SVC(BaseSVC):
                 "the hard-margin problem (C=inf) has no solution; use a finite C")
 
     def _check_separable(self, rows, kidx, ypair, pair):
-        if kidx.size <= LP_MAX_ROWS and not is_separable(rows.block(kidx), ypair):
+        if kidx.size <= LP_MAX_ROWS and not is_separable(rows.exact_block(kidx), ypair):
             raise NotSeparableError(self._not_separable_message(pair))

@@ -197,7 +197,7 @@ class SVR(BaseSVR):
 
     def _solve_tube(self, problem, rows, alpha0, target, kidx, start):
         hard = np.isinf(self.C)
-        if hard and kidx.size <= LP_MAX_ROWS and not fits_tube(rows.block(kidx), target, self.epsilon):
+        if hard and kidx.size <= LP_MAX_ROWS and not fits_tube(rows.exact_block(kidx), target, self.epsilon):
             raise TubeTooNarrowError(self._too_narrow())
         try:
             return self._solve(problem, rows, alpha0, start)

@@ -34,6 +34,8 @@ class Kernel(Protocol):
 
     def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None: ...
 
+    def exact_block(self, idx: np.ndarray) -> np.ndarray: ...
+
 
 class RowSource(Protocol):
     """Kernel rows K(x_i, ·) over all `n` data points, as float32.
@@ -58,7 +60,13 @@ class RowSource(Protocol):
         ...
 
     def block(self, idx: np.ndarray) -> np.ndarray:
-        """The dense float64 matrix K[idx][:, idx]."""
+        """The dense float64 matrix K[idx][:, idx] of the stored (float32) rows."""
+        ...
+
+    def exact_block(self, idx: np.ndarray) -> np.ndarray:
+        """K[idx][:, idx] computed in float64 from the data, for the feasibility tests: rounding
+        to float32 gives a low-rank kernel (linear, few features) full rank, on which any
+        labelling looks separable."""
         ...
 
 
@@ -96,6 +104,7 @@ class FullRows:
     way it arrives."""
 
     def __init__(self, K: np.ndarray, diag: np.ndarray):
+        self.given = K
         self.store = np.ascontiguousarray(K, dtype=np.float32)
         self.diag = diag
         self.n = K.shape[0]
@@ -108,6 +117,9 @@ class FullRows:
         return self.store, np.asarray(idx, dtype=np.int64)
 
     block = dense_block
+
+    def exact_block(self, idx: np.ndarray) -> np.ndarray:
+        return np.asarray(self.given[np.ix_(idx, idx)], dtype=np.float64)
 
 
 class CachedRows:
@@ -160,6 +172,9 @@ class CachedRows:
         return self.store, slots
 
     block = dense_block
+
+    def exact_block(self, idx: np.ndarray) -> np.ndarray:
+        return self.kernel.exact_block(idx)
 
     def _claim(self, k: int, protect: np.ndarray) -> np.ndarray:
         free = self.capacity - self.n_used
