@@ -81,7 +81,7 @@ def _path_session(estimator, X, y, sample_weight, path, memory_mb):
     """The session of `path`'s first cell on all of X, on rows shared by every cell."""
     template = clone(estimator).set_params(**path[0][1])
     session = open_session(template, X, y, sample_weight)
-    session.rows, _ = shared_rows(template, session, X, memory_mb)
+    session.rows, _ = shared_rows(template, session, session.Xk, memory_mb)
     return session
 
 
@@ -114,6 +114,7 @@ def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
     out = []
     # the rows of the kernel over all of X, kept while the folds resolve the same kernel (γ)
     shared = (None, None, False)
+    Xk = None
     for fold, train, test in folds:
         y_train = None if y is None else y[train]
         sw_train = None if sample_weight is None else sample_weight[train]
@@ -127,7 +128,9 @@ def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
                 out.extend(_failed(cell, fold, params, err, 0.0) for cell, params in path)
                 continue
             if shared[0] != session.kernel:
-                shared = (session.kernel, *shared_rows(estimator, session, X, memory_mb))
+                # all of X in the kernel's layout, made once: only the rows change with γ
+                Xk = session.kernel.training_input(X) if Xk is None else Xk
+                shared = (session.kernel, *shared_rows(estimator, session, Xk, memory_mb))
                 tests = None
             _, rows, whole = shared
             session.rows, session.row_index = rows, train

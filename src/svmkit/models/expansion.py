@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._arrays import densify
-from svmkit._validation import check_params, validate_sample_weight, validate_X, validate_Xy
+from svmkit._validation import check_params, validate_X
 from svmkit.backend import backend_for
 from svmkit.kernels.kinds import kernel_kind, make_kernel
 from svmkit.kernels.spec import check_kernel
@@ -83,16 +83,6 @@ class KernelExpansion(BaseEstimator):
     def _solve_session(self, session: FitSession, starts):
         """Solve the model's problems on the session and store the fitted state."""
         raise NotImplementedError
-
-    def _validate_X(self, X, reset=True):
-        return validate_X(self, X, reset)
-
-    def _validate_Xy(self, X, y, y_numeric=False, multi_output=False):
-        return validate_Xy(self, X, y, y_numeric, multi_output)
-
-    @staticmethod
-    def _sample_weight(sample_weight, X):
-        return validate_sample_weight(sample_weight, X)
 
     def _store_support(self, session: FitSession, support):
         """Keep the support vectors as the kernel kind needs them (the training rows, dense or

@@ -12,7 +12,7 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import check_max_iter, encode_classes, one_of, real
+from svmkit._validation import check_max_iter, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.backend import DEVICES
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
@@ -116,10 +116,10 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         row's weight C·w; sets `classes_`."""
         if self.max_iter == -1:
             raise ValueError("max_iter must be a positive number of Newton steps, got max_iter=-1")
-        X, y = self._validate_Xy(X, y)
+        X, y = validate_Xy(self, X, y)
         self.classes_, y_enc = encode_classes(y, type(self).__name__)
         T = (y_enc[:, None] == 1).astype(np.float64) if self.classes_.shape[0] == 2 else np.eye(self.classes_.shape[0])[y_enc]
-        return X, T, self.C * self._sample_weight(sample_weight, X)
+        return X, T, self.C * validate_sample_weight(sample_weight, X)
 
     def _solve_session(self, session: FitSession, starts):
         backend, kernel, Xk, T, weight = session.backend, session.kernel, session.Xk, session.target, session.weight

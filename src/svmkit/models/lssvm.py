@@ -20,7 +20,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from svmkit._metrics import r2_from_residuals
 from svmkit._arrays import to_host
-from svmkit._validation import check_bool, check_real, encode_classes, one_of, real
+from svmkit._validation import check_bool, check_real, encode_classes, one_of, real, validate_Xy
 from svmkit.models import ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
@@ -147,7 +147,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         return super().fit(X, y)
 
     def _targets(self, X, y, sample_weight):
-        X, y = self._validate_Xy(X, y, y_numeric=True)
+        X, y = validate_Xy(self, X, y, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         return X, (y[:, None], y), None
 
@@ -222,7 +222,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     def _targets(self, X, y, sample_weight):
         """Validated X, the ±1 target columns (one, or one per class for one-vs-rest) with y;
         sets `classes_`."""
-        X, y = self._validate_Xy(X, y)
+        X, y = validate_Xy(self, X, y)
         self.classes_, y_enc = encode_classes(y, "LSSVC")
         n_classes = self.classes_.size
         classes = [1] if n_classes == 2 else range(n_classes)

@@ -11,7 +11,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_nu
+from svmkit._validation import check_nu, validate_sample_weight, validate_X
 from svmkit.models import duals
 from svmkit.models.probability import N_MARKS, density_marks, density_probability
 from svmkit.models.smo_base import SMOModel, positive_rows, read_back
@@ -78,8 +78,8 @@ class OneClassSVM(OutlierMixin, SMOModel):
         return super().fit(X, y, sample_weight)
 
     def _targets(self, X, y, sample_weight):
-        X = self._validate_X(X)
-        return X, None, self._sample_weight(sample_weight, X)
+        X = validate_X(self, X)
+        return X, None, validate_sample_weight(sample_weight, X)
 
     def _solve_problems(self, rows, row_index, target, sw, starts):
         keep = positive_rows(sw)

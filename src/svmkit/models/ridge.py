@@ -9,7 +9,8 @@ from sklearn.base import MultiOutputMixin, RegressorMixin
 
 from svmkit._arrays import to_host
 from svmkit._metrics import r2_from_residuals
-from svmkit._validation import check_bool, check_finite_rows, check_params, check_real, real
+from svmkit._validation import (check_bool, check_finite_rows, check_params, check_real, real,
+                               validate_sample_weight, validate_Xy)
 from svmkit.kernels.kinds import make_kernel
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
@@ -119,10 +120,10 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     def _targets(self, X, y, sample_weight):
         """Validated X, the targets as columns Y, and the weights (None without sample_weight).
         Weighted rows solve A = SKS + λI with S = diag(√w), β = S·A⁻¹·S·y."""
-        X, y = self._validate_Xy(X, y, y_numeric=True, multi_output=True)
+        X, y = validate_Xy(self, X, y, y_numeric=True, multi_output=True)
         y = np.asarray(y, dtype=np.float64)
         self._multi_output = y.ndim == 2
-        return X, y.reshape(y.shape[0], -1), None if sample_weight is None else self._sample_weight(sample_weight, X)
+        return X, y.reshape(y.shape[0], -1), None if sample_weight is None else validate_sample_weight(sample_weight, X)
 
     @staticmethod
     def _root_weights(session: FitSession):

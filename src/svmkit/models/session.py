@@ -53,15 +53,16 @@ def fit_on(estimator, session: FitSession, after=None):
     return estimator._fit_session(session, starts)
 
 
-def shared_rows(estimator, session: FitSession, X, memory_mb: float):
-    """The rows of the session's kernel over all of X, for fits on subsets of X's rows: every
-    row kept when the n × n float32 matrix fits `memory_mb` (or is given), else a cache of the
-    estimator's `cache_size`. Returns (rows, whether every row is kept)."""
-    n = X.shape[0]
+def shared_rows(estimator, session: FitSession, Xk, memory_mb: float):
+    """The rows of the session's kernel over all of the data, `Xk` (in the kernel's layout:
+    `session.kernel.training_input`, which no γ changes), for fits on subsets of its rows:
+    every row kept when the n × n float32 matrix fits `memory_mb` (or is given), else a cache of
+    the estimator's `cache_size`. Returns (rows, whether every row is kept)."""
+    n = Xk.shape[0]
     megabytes = 4.0 * n * n / 2**20
     fits = megabytes <= memory_mb
-    rows = session.backend.training_rows(session.kernel, session.kernel.training_input(X),
-                                         megabytes if fits else estimator.cache_size, n if fits else MIN_ROWS)
+    rows = session.backend.training_rows(session.kernel, Xk, megabytes if fits else estimator.cache_size,
+                                         n if fits else MIN_ROWS)
     return rows, rows.capacity >= n
 
 

@@ -16,7 +16,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_bool, check_real, encode_classes, one_of, real
+from svmkit._validation import check_bool, check_real, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, ovo
 from svmkit.models.expansion import read_only
@@ -68,9 +68,9 @@ class BaseSVC(ClassifierMixin, SMOModel):
 
     def _targets(self, X, y, sample_weight):
         """Validated X, y encoded as class numbers, and each row's weight (sample × class)."""
-        X, y = self._validate_Xy(X, y)
+        X, y = validate_Xy(self, X, y)
         self.classes_, y_enc = encode_classes(y, type(self).__name__)
-        sw = self._sample_weight(sample_weight, X)
+        sw = validate_sample_weight(sample_weight, X)
         self.class_weight_ = self._check_class_weight(y_enc)
         return X, y_enc, sw * self.class_weight_[y_enc]
 

@@ -12,7 +12,7 @@ from sklearn.base import RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_nu, check_real, real
+from svmkit._validation import check_nu, check_real, real, validate_sample_weight, validate_Xy
 from svmkit.exceptions import TubeTooNarrowError
 from svmkit.models import duals
 from svmkit.models.probability import laplace_scale
@@ -36,8 +36,8 @@ class BaseSVR(RegressorMixin, SMOModel):
         return super().fit(X, y, sample_weight)
 
     def _targets(self, X, y, sample_weight):
-        X, y = self._validate_Xy(X, y, y_numeric=True)
-        return X, np.asarray(y, dtype=np.float64), self._sample_weight(sample_weight, X)
+        X, y = validate_Xy(self, X, y, y_numeric=True)
+        return X, np.asarray(y, dtype=np.float64), validate_sample_weight(sample_weight, X)
 
     def _solve_problems(self, rows, row_index, y, sw, starts):
         keep = positive_rows(sw)
