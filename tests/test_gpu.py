@@ -142,7 +142,7 @@ def test_callable_and_precomputed_kernels_say_they_run_on_the_cpu(numpy_as_cuda)
     np.testing.assert_array_equal(svmkit.SVC(kernel="precomputed", device="cuda").fit(K, y).support_, cpu.support_)
 
 
-CLOSED_FORM = [svmkit.KernelRidge(alpha=1e-3, gamma=0.5), svmkit.LSSVR(C=100.0, gamma=0.5, loo=True)]
+CLOSED_FORM = [svmkit.KernelRidge(kernel="rbf", alpha=1e-3, gamma=0.5), svmkit.LSSVR(C=100.0, gamma=0.5, loo=True)]
 
 
 def assert_same_closed_form_fit(device_model, cpu, X):
@@ -169,8 +169,8 @@ def test_device_ridge_with_weights_and_one_vs_one_lssvc_with_loo_equal_the_cpu_f
                                                                                      device_linear_algebra):
     X, y = diabetes()
     w = np.random.default_rng(0).uniform(0.5, 2.0, size=y.size)
-    cpu = svmkit.KernelRidge(alpha=0.01, gamma=5.0).fit(X, y, sample_weight=w)
-    gpu = svmkit.KernelRidge(alpha=0.01, gamma=5.0, device="cuda").fit(X, y, sample_weight=w)
+    cpu = svmkit.KernelRidge(kernel="rbf", alpha=0.01, gamma=5.0).fit(X, y, sample_weight=w)
+    gpu = svmkit.KernelRidge(kernel="rbf", alpha=0.01, gamma=5.0, device="cuda").fit(X, y, sample_weight=w)
     assert_same_closed_form_fit(gpu, cpu, X)
     Xi, yi = iris()
     cpu = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", loo=True).fit(Xi, yi)
@@ -199,12 +199,12 @@ def test_closed_form_solvers_without_a_device_path_say_they_run_on_the_cpu(numpy
                                                                          monkeypatch):
     X, y = diabetes()
     with pytest.raises(ValueError, match="solver='eigen' runs on device='cpu'"):
-        svmkit.KernelRidge(solver="eigen", device="cuda").fit(X, y)
+        svmkit.KernelRidge(kernel="rbf", solver="eigen", device="cuda").fit(X, y)
     with pytest.raises(ValueError, match="loo=True needs an exact solver"):
-        svmkit.KernelRidge(solver="nystrom", loo=True, device="cuda").fit(X, y)
+        svmkit.KernelRidge(kernel="rbf", solver="nystrom", loo=True, device="cuda").fit(X, y)
     monkeypatch.setattr(dense_expansion, "NYSTROM_DIRECT_MAX", 50)
     with pytest.raises(ValueError, match="Nyström with 60 centres .* 'nystrom' with at most 50 centres"):
-        svmkit.KernelRidge(solver="nystrom", n_components=60, device="cuda").fit(X, y)
+        svmkit.KernelRidge(kernel="rbf", solver="nystrom", n_components=60, device="cuda").fit(X, y)
 
 
 @pytest.mark.parametrize("values", [2, 9])  # below and above the CPU's eigendecomposition route
@@ -254,7 +254,7 @@ def test_gpu_loo_search_equals_the_cpu_search():
     np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-6)
 
 
-@pytest.mark.parametrize("model", [svmkit.KernelRidge(alpha=0.01, gamma=5.0), svmkit.LSSVR(C=30.0, gamma=5.0)])
+@pytest.mark.parametrize("model", [svmkit.KernelRidge(kernel="rbf", alpha=0.01, gamma=5.0), svmkit.LSSVR(C=30.0, gamma=5.0)])
 def test_device_nystrom_equals_the_cpu_nystrom(model, numpy_as_cuda, monkeypatch):
     """The K_NM blocks and the normal equations' sums on the device, in several row blocks."""
     monkeypatch.setattr(nystrom, "NYSTROM_BLOCK_ELEMENTS", 100 * 40)

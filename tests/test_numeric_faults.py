@@ -137,7 +137,7 @@ def test_one_class_nu_one_is_fitted(data):
     model = svmkit.OneClassSVM(nu=1.0).fit(X)
     assert np.isfinite(model.offset_)
     # ρ is the feasible interval's finite end: the farthest-in row on the boundary (float32 kernel rows)
-    assert model.decision_function(X).max() == pytest.approx(0, abs=1e-6 * abs(model.offset_))
+    assert model.decision_function(X).max() == pytest.approx(0, abs=1e-6 * abs(model.offset_[0]))
 
 
 def test_klr_on_a_non_psd_kernel_names_the_kernel(data):
@@ -204,9 +204,10 @@ def test_ctrl_c_stops_a_long_compiled_fit_within_a_second(tmp_path):
     assert child.poll() is None
     t0 = time.perf_counter()
     child.send_signal(signal.SIGINT)
-    out, _ = child.communicate(timeout=30)
+    # the fit's stop, not the interpreter's exit after it
+    assert child.stdout.readline().strip() == "interrupted"
     assert time.perf_counter() - t0 < 1.0
-    assert out.strip() == "interrupted"
+    child.communicate(timeout=30)
 
 
 def test_hard_margin_on_a_low_rank_kernel_is_refused_by_the_float64_separability_test():

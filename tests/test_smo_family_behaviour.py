@@ -89,7 +89,7 @@ def test_one_class_and_nu_svc_sample_weight_match_scikit_learn():
     ours = svmkit.OneClassSVM(nu=0.2, tol=1e-6).fit(X, sample_weight=w)
     theirs = sklearn.svm.OneClassSVM(nu=0.2, tol=1e-6).fit(X, sample_weight=w)
     np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-4)
-    np.testing.assert_allclose(ours.offset_, theirs.offset_[0] if np.ndim(theirs.offset_) else theirs.offset_,
+    np.testing.assert_allclose(ours.offset_, theirs.offset_,
                                rtol=1e-4)
     y = (X[:, 0] > 0).astype(int)
     ours = svmkit.NuSVC(nu=0.3, tol=1e-6).fit(X, y, sample_weight=w)
@@ -116,7 +116,7 @@ def test_fitted_attribute_layouts_follow_scikit_learn():
     np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-4)
     Xo, _ = blobs_with_outliers()
     ours, theirs = svmkit.OneClassSVM().fit(Xo), sklearn.svm.OneClassSVM().fit(Xo)
-    for name in ("support_", "dual_coef_", "intercept_", "n_support_"):
+    for name in ("support_", "dual_coef_", "intercept_", "n_support_", "offset_"):
         assert getattr(ours, name).shape == getattr(theirs, name).shape, name
 
 

@@ -21,6 +21,15 @@ def densify(a):
     return a.toarray() if sp.issparse(a) else a
 
 
+def holds_float32(X) -> bool:
+    """Whether every value of X (an array, a sparse matrix, a DataFrame's columns) is float32:
+    scikit-learn's KernelRidge keeps float32 through a fit and a prediction."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and not hasattr(X, "dtype"):
+        return len(dtypes) > 0 and all(np.dtype(t) == np.float32 for t in dtypes)
+    return getattr(X, "dtype", None) == np.float32
+
+
 def data_fingerprint(*arrays) -> str:
     """A digest of the arrays' values (CSR: its three arrays): equal for the same data."""
     h = hashlib.blake2b(digest_size=16)

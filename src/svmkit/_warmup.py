@@ -81,7 +81,7 @@ def warm_up():
                         est.fit(read_only(data), y).predict(read_only(data))
                         memory_mapped(est, folder).predict(data)
             for loo in (False, True):
-                KernelRidge(gamma=0.5, loo=loo).fit(X, target(None, TINY)).predict(X)
+                KernelRidge(kernel="rbf", gamma=0.5, loo=loo).fit(X, target(None, TINY)).predict(X)
         for X in problems(LARGER):
             # a few iterations reach every loop; converging would only take longer
             for est in estimators("rbf", True, max_iter=50):

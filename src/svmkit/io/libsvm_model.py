@@ -260,7 +260,7 @@ def load_libsvm_model(path, n_features=None):
     else:
         state["n_support_"] = np.array([total], dtype=np.int32)
     if svm_type == "one_class":
-        state["offset_"] = header["rho"][0]
+        state["offset_"] = np.asarray(header["rho"][:1])
     for key in _FLOAT_LISTS[1:]:
         if key in header:
             state[f"{key}_"] = np.asarray(header[key])

@@ -4,6 +4,8 @@ linear-algebra solver on the fit's backend, and the Nyström path for N past mem
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from svmkit._validation import check_int, one_of, real
@@ -65,7 +67,10 @@ class DenseExpansionModel(KernelExpansion):
         probabilities proportional to approximate ridge leverage scores (`centers='leverage'`)."""
         m = self._components()
         if m > n:
-            raise ValueError(f"n_components={m} is larger than the number of samples ({n})")
+            warnings.warn(f"n_components={m} is larger than the number of samples ({n}): every row is "
+                          "a centre (n_components = n_samples), as scikit-learn's Nystroem", UserWarning,
+                          stacklevel=2)
+            m = n
         rng = np.random.default_rng(self.random_state)
         if self.centers == "uniform" or m == n:
             return np.sort(rng.choice(n, size=m, replace=False))

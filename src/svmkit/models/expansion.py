@@ -23,7 +23,7 @@ FITTED = ("classes_", "class_weight_", "support_", "support_vectors_", "n_suppor
           "_intercept_", "gamma_", "n_features_in_", "shape_fit_", "fit_status_", "objective_", "n_iter_",
           "free_support_", "bounded_support_", "loo_bound_", "inside_tube_", "on_tube_", "outside_tube_",
           "offset_", "epsilon_", "probA_", "probB_", "prob_density_marks_", "_multi_output", "loo_residuals_",
-          "loo_score_", "loo_decision_")
+          "loo_score_", "loo_decision_", "_fit_float32")
 
 
 def read_only(a: np.ndarray) -> np.ndarray:

@@ -36,7 +36,7 @@ class OneClassSVM(OutlierMixin, SMOModel):
 
     Attributes
     ----------
-    offset_ : float
+    offset_ : ndarray of shape (1,)
         ρ; `decision_function` = `score_samples` − `offset_`.
     support_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, objective_,
     n_iter_, free_support_, bounded_support_, fit_status_ :
@@ -90,7 +90,7 @@ class OneClassSVM(OutlierMixin, SMOModel):
 
     def _set_fitted(self, session, target, fits):
         super()._set_fitted(session, target, fits)
-        self.offset_ = -self._intercept_[0]
+        self.offset_ = -self._intercept_[:1]
 
     def _calibrate(self, X, rows, row_index, target, sw):
         """LIBSVM's density marks (Que & Lin) from the training decision values."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import MultiOutputMixin, RegressorMixin
 
-from svmkit._arrays import to_host
+from svmkit._arrays import holds_float32, to_host
 from svmkit._metrics import r2_from_residuals
 from svmkit._validation import (check_bool, check_finite_rows, check_params, check_real, real,
                                validate_sample_weight, validate_Xy)
@@ -32,7 +32,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     ----------
     alpha : float, default=1.0
         The ridge λ > 0 (the seeds' λ; scikit-learn's `alpha`).
-    kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'precomputed'} or callable, default='rbf'
+    kernel : {'linear', 'rbf', 'poly', 'sigmoid', 'precomputed'} or callable, default='linear'
+        As scikit-learn's KernelRidge, the linear kernel by default.
     gamma : float, 'scale', 'auto' or None, default=None
         Kernel coefficient; None is 1 / n_features, as scikit-learn's KernelRidge.
     degree : int, default=3
@@ -88,14 +89,14 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     >>> import numpy as np
     >>> from svmkit import KernelRidge
     >>> X = np.linspace(0, 1, 20)[:, None]
-    >>> model = KernelRidge(alpha=1e-3, gamma=10.0, loo=True).fit(X, np.sin(4 * X[:, 0]))
+    >>> model = KernelRidge(kernel="rbf", alpha=1e-3, gamma=10.0, loo=True).fit(X, np.sin(4 * X[:, 0]))
     >>> round(float(model.predict([[0.5]])[0]), 3), model.loo_score_ > 0.99
     (0.91, True)
     """
 
     _constraints = {**DenseExpansionModel._constraints, "alpha": real(low=0), "loo": check_bool}
 
-    def __init__(self, alpha=1.0, kernel="rbf", gamma=None, degree=3, coef0=1.0, solver="auto",
+    def __init__(self, alpha=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu"):
         self.alpha = alpha
         self.kernel = kernel
@@ -120,6 +121,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     def _targets(self, X, y, sample_weight):
         """Validated X, the targets as columns Y, and the weights (None without sample_weight).
         Weighted rows solve A = SKS + λI with S = diag(√w), β = S·A⁻¹·S·y."""
+        self._fit_float32 = holds_float32(X) and holds_float32(y)
         X, y = validate_Xy(self, X, y, y_numeric=True, multi_output=True)
         y = np.asarray(y, dtype=np.float64)
         self._multi_output = y.ndim == 2
@@ -205,10 +207,12 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         return self
 
     def predict(self, X):
-        """f(x) for every row of X; a Dask array gives a lazy Dask array, block by block."""
+        """f(x) for every row of X; a Dask array gives a lazy Dask array, block by block. In
+        float32 when X and y were float32 at fit and X is float32, as scikit-learn's."""
         if is_dask(X):
             return map_rows(super().predict, X)
-        return super().predict(X)
+        f = super().predict(X)
+        return f.astype(np.float32) if getattr(self, "_fit_float32", False) and holds_float32(X) else f
 
     def _loo_scores(self, session: FitSession, values):
         """Leave-one-out R² for each λ in `values`, from factorisations of SKS + λI
