@@ -288,3 +288,40 @@ def test_plot_says_which_plot_applies_to_other_data(tmp_path):
     result = svmkit_cli("plot", tmp_path / "h.model", HEART, cwd=tmp_path)
     assert result.returncode == 1 and "draws 2-D classification or 1-D regression data" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_version_prints_the_package_version():
+    import svmkit
+
+    result = svmkit_cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"svmkit {svmkit.__version__}"
+
+
+@pytest.mark.parametrize("command", [
+    ["train", "-q", HEART, "{missing}/m.model"],
+    ["predict", "-q", HEART, "{model}", "{missing}/out"],
+    ["grid", "-log2c", "1,1,1", "-log2g", "1,1,1", "--out", "{missing}/t.csv", HEART],
+    ["scale", "-s", "{missing}/range", HEART],
+    ["plot", "-o", "{missing}/p.png", "{model}", HEART],
+])
+def test_an_unwritable_output_fails_before_any_work(command, tmp_path):
+    model = tmp_path / "m.model"
+    assert svmkit_cli("train", "-q", HEART, model).returncode == 0
+    args = [a.format(missing=tmp_path / "no" / "such", model=model) for a in command]
+    result = svmkit_cli(*args)
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and f"{tmp_path}/no/such" in result.stderr
+    assert "No such file or directory" in result.stderr
+    assert result.stdout == ""  # nothing was fitted or predicted, so nothing was reported
+
+
+def test_predict_warns_when_the_data_is_wider_than_the_model(tmp_path):
+    narrow, wide = tmp_path / "narrow", tmp_path / "wide"
+    narrow.write_text("1 1:0.5 2:1\n-1 1:-0.5 2:-1\n1 1:0.4\n-1 2:-0.8\n")
+    wide.write_text("1 1:0.5 2:1 3:0.2\n-1 1:-0.5\n")
+    assert svmkit_cli("train", "-q", narrow, tmp_path / "m.model").returncode == 0
+    result = svmkit_cli("predict", wide, tmp_path / "m.model", tmp_path / "out")
+    assert result.returncode == 0
+    assert "Warning: the data has 3 features, the model 2" in result.stderr
+    assert "Accuracy" in result.stdout

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 # The readers and the models are imported in the functions that use them, so that importing
@@ -15,6 +17,16 @@ def release_workers():
     from joblib.externals.loky import get_reusable_executor
 
     get_reusable_executor().shutdown(wait=True)
+
+
+def check_outputs(*paths):
+    """Fail before any work when one of the files a command will write (None: not asked for)
+    cannot be written."""
+    from svmkit.io.atomic import check_writable
+
+    for path in paths:
+        if path is not None:
+            check_writable(path)
 
 
 def read_data(path, precomputed=False):
@@ -52,6 +64,12 @@ def fit_width(est, X):
     from svmkit.io.state import widen_features
 
     n = est.n_features_in_
+    if X.shape[1] > n:
+        print(f"Warning: the data has {X.shape[1]} features, the model {n}: "
+              + ("the extra kernel columns are ignored" if getattr(est, "kernel", None) == "precomputed"
+                 else "the extra features are ignored" if not hasattr(est, "kernel")
+                 else "the extra features count in the kernel as LIBSVM's (zero in every support vector)"),
+              file=sys.stderr)
     if not hasattr(est, "kernel"):  # a linear model: LIBLINEAR ignores features past nr_feature
         return est, (pad_columns(X, n) if X.shape[1] < n else X[:, :n])
     if X.shape[1] < n:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from svmkit.cli.common import release_workers
+from svmkit.cli.common import check_outputs, release_workers
 from svmkit.cli.grid import table, write_table
 from svmkit.cli.progress import progress_callback
 from svmkit.io.atomic import atomic_write
@@ -59,6 +59,7 @@ def run(args) -> int:
     name = os.path.basename(args.training_file)
     out = args.out_dir or f"{name}.easy"
     os.makedirs(out, exist_ok=True)
+    check_outputs(os.path.join(out, f"{name}.model"))
     X, y = load_svmlight(args.training_file)
     if args.testing_file:
         Xt, yt = load_svmlight(args.testing_file)

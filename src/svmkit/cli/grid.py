@@ -7,7 +7,7 @@ import csv
 
 import numpy as np
 
-from svmkit.cli.common import read_data, release_workers
+from svmkit.cli.common import check_outputs, read_data, release_workers
 from svmkit.cli.progress import progress_callback
 from svmkit.cli.train import add_svm_options, build_estimator, libsvm_class_order
 
@@ -116,6 +116,7 @@ def write_table(path, header, rows):
 
 
 def run(args) -> int:
+    check_outputs(args.out, args.plot)
     X, y, _ = read_data(args.data_file, precomputed=args.kernel_type == 4)
     search = search_grid(args, X, y)
     regression = args.svm_type in (3, 4)

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from svmkit._version import __version__
 from svmkit.cli import easy, grid, info, plot, predict, scale, train
 
 
@@ -18,6 +19,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="svmkit", description="Kernel machines on LIBSVM data files.")
+    parser.add_argument("--version", action="version", version=f"svmkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for module in (train, predict, scale, info, grid, easy, plot):
         module.add_parser(sub)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from svmkit.cli.common import fit_width, read_data, read_model
+from svmkit.cli.common import check_outputs, fit_width, read_data, read_model
 
 
 def add_parser(sub):
@@ -39,6 +39,8 @@ def run(args) -> int:
     from svmkit import plot
     from svmkit.models import SVR, LinearSVR, NuSVR
 
+    out = args.output or os.path.basename(args.model_file) + ".png"
+    check_outputs(out)
     agg()
     est = read_model(args.model_file)
     X, y, _ = read_data(args.data_file, precomputed=getattr(est, "kernel", None) == "precomputed")
@@ -53,6 +55,5 @@ def run(args) -> int:
         raise ValueError(f"svmkit plot draws 2-D classification or 1-D regression data; this is {kind} with "
                          f"{X.shape[1]} features: in Python, svmkit.plot.decision_boundary(..., project=PCA(2)) "
                          "draws a 2-D slice")
-    out = args.output or os.path.basename(args.model_file) + ".png"
     print(f"Output picture: {save_png(ax, out, args.dpi)}")
     return 0

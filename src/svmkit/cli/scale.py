@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sys
 
+from svmkit.cli.common import check_outputs
+
 
 def add_parser(sub):
     p = sub.add_parser("scale", help="scale a LIBSVM data file to a range (svm-scale's options)",
@@ -27,6 +29,7 @@ def run(args) -> int:
 
     if args.save and args.restore:
         raise ValueError("cannot use -r and -s simultaneously")
+    check_outputs(args.save)
     X, y = load_svmlight(args.data_filename)
     if args.restore:
         # svm-scale's width: the larger of the range file's last index and the data's

@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from svmkit.cli.common import read_data
+from svmkit.cli.common import check_outputs, read_data
 from svmkit.cli.progress import gap_progress, progress
 from svmkit.cli.report import accuracy_line, regression_lines
 
@@ -203,6 +203,8 @@ def run(args) -> int:
 
     if args.linear and args.format == "native":
         raise ValueError("--format native holds kernel models; a --linear model is written as a LIBLINEAR file")
+    model_file = args.model_file or os.path.basename(args.training_file) + ".model"
+    check_outputs(None if args.cross_validation is not None else model_file)
     X, y, ids = read_data(args.training_file, precomputed=args.kernel_type == 4 and not args.linear)
     est = build_estimator(args, X.shape[1])
     classifier = isinstance(est, (SVC, NuSVC, LinearSVC))
@@ -215,7 +217,7 @@ def run(args) -> int:
         return 0
     if args.linear:
         est.fit(K, y)
-        liblinear_model.save_liblinear_model(est, args.model_file or os.path.basename(args.training_file) + ".model")
+        liblinear_model.save_liblinear_model(est, model_file)
         return 0
     with gap_progress(args.quiet):
         if classifier and args.format == "libsvm":
@@ -226,7 +228,6 @@ def run(args) -> int:
         index_precomputed_support(est, ids, X.shape[1])
     if classifier and not args.quiet:
         print(f"Total nSV = {est.support_.size}")
-    model_file = args.model_file or os.path.basename(args.training_file) + ".model"
     if args.format == "native":
         native.save(est, model_file)
     else:

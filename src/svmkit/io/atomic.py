@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -22,10 +23,7 @@ def atomic_write(path, mode="w", newline=None):
             yield fh
         return
     target = Path(os.path.realpath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
+    fd, tmp = _temporary_beside(path, target)
     try:
         os.fchmod(fd, _permissions(target))
         with os.fdopen(fd, mode, newline=newline) as fh:
@@ -38,6 +36,26 @@ def atomic_write(path, mode="w", newline=None):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def check_writable(path) -> None:
+    """Raise now the OSError that `atomic_write(path)` would raise (a missing or read-only folder,
+    a folder in the file's place), so that a command fails before its fit, not after."""
+    if Path(path).is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+    if Path(path).exists() and not Path(path).is_file():
+        return
+    fd, tmp = _temporary_beside(path, Path(os.path.realpath(path)))
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _temporary_beside(path, target: Path):
+    """mkstemp's (fd, name) of a new hidden file in target's folder; errors name `path`."""
+    try:
+        return tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
 
 
 def _sync_dir(folder: Path) -> None:
