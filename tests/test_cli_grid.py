@@ -5,6 +5,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import svmkit
 from conftest import DATA
@@ -72,3 +73,11 @@ def test_grid_plot_writes_the_heatmap(tmp_path):
 def test_grid_plot_of_a_grid_without_gamma_is_refused_before_searching(tmp_path):
     r = svmkit_cli("grid", "-q", "-t", "0", "--plot", tmp_path / "g.png", DATA / "heart_scale")
     assert r.returncode == 1 and "--plot draws a grid over C and gamma" in r.stderr
+
+
+@pytest.mark.parametrize("flags, rule", [([], "the best mean cross-validation score chooses"),
+                                         (["--fewer-sv"], "the fewest support vectors within one standard error")])
+def test_grid_states_the_rule_that_chose_its_cell(flags, rule):
+    r = svmkit_cli("grid", *flags, "-log2c", "-1,3,2", "-log2g", "-3,-1,2", DATA / "heart_scale")
+    assert r.returncode == 0, r.stderr
+    assert rule in r.stderr

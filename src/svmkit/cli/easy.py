@@ -79,7 +79,7 @@ def run(args) -> int:
         release_workers()
     write_table(os.path.join(out, f"{name}.grid.csv"), *table(search, regression=False)[1:])
     best = search.best_params_
-    print(f"Best c={best['C']:g}, g={best['gamma']:g} CV rate={100 * search.best_score_:g}")
+    print(f"Best c={best['C']:g}, g={best['gamma']:g} CV rate={100 * search.best_score_:g} (the best mean CV rate)")
     print("Training...")
     model = SVC(C=best["C"], gamma=best["gamma"])
     fit_in_libsvm_order(model, Xs, y)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 
 import numpy as np
 
@@ -124,6 +125,10 @@ def run(args) -> int:
     for row in rows:
         print(" ".join(f"{v:g}" for v in row[:-1]))
     best = search.best_params_
+    if not args.quiet:  # stderr: stdout keeps grid.py's lines
+        print("svmkit grid: " + ("the fewest support vectors within one standard error of the best mean score"
+                                 if args.fewer_sv else "the best mean cross-validation score") + " chooses the cell",
+              file=sys.stderr)
     print(" ".join(f"{best[n]:g}" for n in names), f"{cell_rate(search, search.best_index_, regression):g}")
     if args.out:
         write_table(args.out, header, rows)

@@ -15,9 +15,11 @@ LOG2G = (3.0, -15.0, -2.0)
 LOG2P = (-8.0, -1.0, 1.0)
 #: ν values of the default grid of the ν models.
 NU_VALUES = (0.1, 0.2, 0.3, 0.4, 0.5)
+#: λ values of kernel ridge's default grid.
+ALPHA_VALUES = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 
 #: Parameters whose grid values must be positive reals.
-_POSITIVE = ("C", "gamma", "nu")
+_POSITIVE = ("C", "gamma", "nu", "alpha")
 
 
 def log2_range(begin: float, end: float, step: float) -> list[float]:
@@ -34,20 +36,26 @@ def powers_of_two(begin: float, end: float, step: float) -> list[float]:
 
 
 def default_grid(estimator) -> dict[str, list]:
-    """grid.py's RBF grid for the estimator: C × γ for models with C; ν × γ for the ν models
-    without C (ν-SVC)."""
+    """grid.py's grid for the estimator: C (ν for the ν models without C, λ for kernel ridge),
+    by γ for the kernels that have one (RBF, poly, sigmoid)."""
     params = estimator.get_params()
-    grid = {"gamma": powers_of_two(*LOG2G)}
+    grid = {}
+    if params.get("kernel") in ("rbf", "poly", "sigmoid"):
+        grid["gamma"] = powers_of_two(*LOG2G)
     if "C" in params:
         grid["C"] = powers_of_two(*LOG2C)
     elif "nu" in params:
         grid["nu"] = list(NU_VALUES)
+    elif "alpha" in params:
+        grid["alpha"] = list(ALPHA_VALUES)
+    if not grid:
+        raise ValueError(f"{type(estimator).__name__} has no default grid: give param_grid")
     return grid
 
 
 def check_grid(param_grid, estimator) -> list[dict]:
-    """The cells of `param_grid` (a dict or a list of dicts of lists), checked: at least two
-    cells, parameters the estimator has, positive C, γ and ν."""
+    """The cells of `param_grid` (a dict or a list of dicts of lists), checked:
+    parameters the estimator has, positive C, γ, ν and λ."""
     grids = [param_grid] if isinstance(param_grid, dict) else list(param_grid)
     names = set(estimator.get_params())
     for grid in grids:
@@ -64,8 +72,4 @@ def check_grid(param_grid, estimator) -> list[dict]:
                         continue
                     if not isinstance(v, numbers.Real) or isinstance(v, bool) or not v > 0 or np.isnan(v):
                         raise ValueError(f"param_grid[{name!r}] values must be positive, got {v!r}")
-    cells = list(ParameterGrid(grids))
-    if len(cells) < 2:
-        raise ValueError(f"param_grid has {len(cells)} cell{'s' if len(cells) != 1 else ''}; a search needs at "
-                         "least two (fit the estimator directly for one)")
-    return cells
+    return list(ParameterGrid(grids))

@@ -125,7 +125,7 @@ def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
                 # the path's cells differ in C or ν only: the data are validated once per path
                 session = open_session(clone(estimator).set_params(**path[0][1]), X_train, y_train, sw_train)
             except ValueError as err:
-                out.extend(_failed(cell, fold, params, err, 0.0) for cell, params in path)
+                out.extend(failed_fit(cell, fold, params, err, 0.0) for cell, params in path)
                 continue
             if shared[0] != session.kernel:
                 # all of X in the kernel's layout, made once: only the rows change with γ
@@ -138,7 +138,7 @@ def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
                 tests = rows_block(rows, test, train) if whole else take_rows(estimator, X, test, train)
             for cell, params, est, fit_time in _path_fits(estimator, session, path):
                 if isinstance(est, ValueError):
-                    out.append(_failed(cell, fold, params, est, fit_time))
+                    out.append(failed_fit(cell, fold, params, est, fit_time))
                     continue
                 t0 = time.perf_counter()
                 score = np.nan
@@ -153,6 +153,7 @@ def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
     return out
 
 
-def _failed(cell, fold, params, err, fit_time) -> CellFit:
+def failed_fit(cell, fold, params, err, fit_time) -> CellFit:
+    """The record of a cell whose fit on a fold raised `err`, with a FitFailedWarning."""
     warnings.warn(f"cell {params} failed on fold {fold}: {err}", FitFailedWarning, stacklevel=3)
     return CellFit(cell, fold, np.nan, np.nan, np.full(1, np.nan), fit_time, 0.0)

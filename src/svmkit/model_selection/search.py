@@ -1,5 +1,6 @@
-"""SVMSearchCV: a cross-validated grid search for the SMO models that shares each kernel
-across every C and fold and warm-starts the solver along C (seed 003, §4 "Model selection")."""
+"""SVMSearchCV: a cross-validated grid search for every svmkit estimator; for the SMO models it
+shares each kernel across every C and fold and warm-starts the solver along C (seed 003, §4
+"Model selection"), for the others each fold reads one kernel matrix per task (`cells`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from functools import partial
 
 import numpy as np
 from scipy.stats import rankdata
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier, is_outlier_detector
 from sklearn.metrics import check_scoring
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_bool, check_choice, check_int, validate_sample_weight, validate_Xy
+from svmkit.model_selection.cells import fit_cells
 from svmkit.model_selection.folds import make_folds
 from svmkit.model_selection.grid import check_grid, default_grid
 from svmkit.model_selection.paths import fit_group, fit_path
@@ -30,7 +32,7 @@ def kernel_paths(estimator, cells: list[dict]) -> list[list[list[tuple[int, dict
     """The cells grouped by kernel, and within a kernel into paths of the box parameter: cells
     equal in everything but C (growing C) or, for a model without C, ν (shrinking ν)."""
     along = path_parameter(estimator)
-    defaults = {k: estimator.get_params()[k] for k in KERNEL_PARAMS}
+    defaults = {k: estimator.get_params().get(k) for k in KERNEL_PARAMS}
     groups: dict = defaultdict(lambda: defaultdict(list))
     for index, cell in enumerate(cells):
         full = {**defaults, **cell}
@@ -65,34 +67,42 @@ def _workers(n_jobs) -> int:
 
 
 class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
-    """Choose an SMO model's parameters by V-fold cross-validation over a grid (seed 003, §4).
+    """Choose an estimator's parameters by V-fold cross-validation over a grid (seed 003, §4;
+    Hsu, Chang & Lin, "A practical guide to support vector classification", 2003).
 
-    Every cell that shares a kernel (the same γ) is fitted on kernel rows computed once for the
-    whole data: a fold's problem is a row subset of them, its test points' decision values are
-    read from them, and along growing C each fold's fit starts from the previous C's solution
-    scaled to the new box (α·C'/C, gradient updated exactly). Each cell's solution meets the
-    solver's `tol` as a cold fit does.
+    For the SMO models (SVC, NuSVC, SVR, NuSVR, OneClassSVM) every cell that shares a kernel
+    (the same γ) is fitted on kernel rows computed once for the whole data: a fold's problem is
+    a row subset of them, its test points' decision values are read from them, and along
+    growing C each fold's fit starts from the previous C's solution scaled to the new box
+    (α·C'/C, gradient updated exactly). Each cell's solution meets the solver's `tol` as a cold
+    fit does. Every other svmkit estimator (KernelRidge, LSSVR, LSSVC, KernelLogisticRegression,
+    LinearSVC, LinearSVR, HardBandSVR) is fitted cell by cell on each fold, as GridSearchCV
+    does, reading one kernel matrix over all of X where the cells' kernel is fixed (a kernel by
+    name with a numeric γ).
 
     Parameters
     ----------
-    estimator : SVC, NuSVC, SVR or NuSVR
-        The model; its parameters outside the grid are kept.
+    estimator : svmkit estimator
+        The model; its parameters outside the grid are kept. A one-class SVM is scored against
+        labels y (+1 inlier, −1 outlier).
     param_grid : dict or list of dicts, default None
-        Values per parameter (C, gamma, nu, epsilon, …). None: LIBSVM grid.py's RBF grid,
-        C = 2^−5, 2^−3, …, 2^15 by γ = 2^3, 2^1, …, 2^−15 (110 cells); ν ∈ {0.1, …, 0.5} in
-        place of C for ν-SVC.
+        Values per parameter (C, gamma, nu, epsilon, alpha, …); one cell is a valid grid. None:
+        LIBSVM grid.py's grid, C = 2^−5, 2^−3, …, 2^15 (ν ∈ {0.1, …, 0.5} for a model without
+        C; λ = 10^−6, …, 10 for kernel ridge) by γ = 2^3, 2^1, …, 2^−15 for the RBF, poly and
+        sigmoid kernels (110 cells for SVC).
     cv : int, splitter or iterable, default 5
         Folds: an int gives stratified folds for classifiers (in order, or shuffled with
         `random_state`), as GridSearchCV's.
     scoring : str, callable or None, default None
-        A scikit-learn scorer; None: accuracy (classifiers) or R² (regressors).
+        A scikit-learn scorer; None: accuracy (classifiers, one-class) or R² (regressors).
     n_jobs : int or None, default None
         Parallel tasks (a task is one kernel's cells on some folds); −1 for every core.
     refit : bool, default True
         Fit the chosen cell on all the data as `best_estimator_`.
-    prefer_fewer_sv : bool, default True
+    prefer_fewer_sv : bool, default False
         Among the cells whose mean score is within one standard error of the best, choose the
-        one with the fewest support vectors (seed 003); else the best mean score.
+        one with the fewest support vectors (seed 003); by default the best mean score, as
+        GridSearchCV. Only for models with support vectors.
     backend : {'threading', 'loky', 'dask'}, default 'threading'
         Where the tasks run: joblib threads or processes, or a Dask cluster (the `dask` extra).
         Threads are the default: the compiled solver releases the GIL, and threads start at
@@ -112,11 +122,14 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         GridSearchCV's keys (`params`, `param_*`, `split*_test_score`, `mean_test_score`,
         `std_test_score`, `rank_test_score`, fit and score times) and `mean_n_support`,
         `loo_bound` (#SV / N: of the full-data fit for the refitted cell, else the folds'
-        mean #SV / n_train), `chosen_by` ('score', 'fewer_sv' or both on the chosen cells).
+        mean #SV / n_train; NaN for a model without support vectors), `chosen_by` ('score',
+        'fewer_sv' or both on the chosen cells).
     best_index_, best_params_, best_score_ :
         The chosen cell. `best_by_score_` is the index of the best mean score.
     best_estimator_ : estimator
         The chosen cell fitted on all the data (with `refit`).
+    n_features_in_, feature_names_in_ :
+        The refitted model's (the names of a DataFrame's columns).
     n_splits_ : int
     refit_time_ : float
         Seconds of the refit.
@@ -132,7 +145,7 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     """
 
     def __init__(self, estimator, param_grid=None, cv=5, scoring=None, n_jobs=None, refit=True,
-                 prefer_fewer_sv=True, backend="threading", scheduler_address=None, random_state=None, verbose=0):
+                 prefer_fewer_sv=False, backend="threading", scheduler_address=None, random_state=None, verbose=0):
         self.estimator = estimator
         self.param_grid = param_grid
         self.cv = cv
@@ -157,21 +170,22 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         `on_task(n_done, n_tasks)` is called as tasks finish (a progress report)."""
         est = self._check_params()
         probe = clone(est)
-        X, y = validate_Xy(probe, X, y, y_numeric=not is_classifier(est))
+        X, y = validate_Xy(probe, X, y, y_numeric=not (is_classifier(est) or is_outlier_detector(est)))
         if sample_weight is not None:
             sample_weight = validate_sample_weight(sample_weight, X)
         cells = check_grid(default_grid(est) if self.param_grid is None else self.param_grid, est)
         folds = make_folds(self.cv, X, y, is_classifier(est), self.random_state)
-        scorer = self._scorer(est)
+        scoring = self.scoring or ("r2" if est.__sklearn_tags__().estimator_type == "regressor" else "accuracy")
+        scorer = self._scorer(est, scoring)
         groups = kernel_paths(est, cells)
         workers = _workers(self.n_jobs) if self.backend != "dask" else 2
         tasks = _tasks(groups, folds, workers)
         if self.verbose:
             print(f"Fitting {len(folds)} folds for each of {len(cells)} candidates, totalling "
                   f"{len(folds) * len(cells)} fits, in {len(tasks)} tasks")
-        memory = float(est.cache_size)
-        records = [r for rs in self._run(est, X, y, sample_weight, tasks, scorer, memory, workers > 1, on_task)
-                   for r in rs]
+        memory = float(getattr(est, "cache_size", 0.0))
+        records = [r for rs in self._run(est, X, y, sample_weight, tasks, scoring, scorer, memory, workers > 1,
+                                         on_task) for r in rs]
         self._collect(cells, folds, records, X.shape[0])
         self.n_splits_ = len(folds)
         self.scorer_ = scorer
@@ -179,16 +193,17 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
             t0 = time.perf_counter()
             self.best_estimator_ = self._refit(est, X, y, sample_weight, groups, memory)
             self.refit_time_ = time.perf_counter() - t0
-            self.cv_results_["loo_bound"][self.best_index_] = self.best_estimator_.loo_bound_
+            if hasattr(probe, "feature_names_in_"):
+                self.best_estimator_.feature_names_in_ = probe.feature_names_in_
+            if hasattr(self.best_estimator_, "support_"):
+                self.cv_results_["loo_bound"][self.best_index_] = self.best_estimator_.support_.size / X.shape[0]
         return self
 
     def _check_params(self):
         est = self.estimator
-        if not isinstance(est, SMOModel):
-            raise TypeError(f"SVMSearchCV searches svmkit's SMO models (SVC, NuSVC, SVR, NuSVR), "
-                            f"got {type(est).__name__}")
-        if est.__sklearn_tags__().estimator_type not in ("classifier", "regressor"):
-            raise TypeError(f"SVMSearchCV needs a classifier or a regressor, got {type(est).__name__}")
+        if not type(est).__module__.startswith("svmkit."):
+            raise TypeError(f"SVMSearchCV searches svmkit's estimators, got {type(est).__name__} "
+                            "(scikit-learn's GridSearchCV searches any)")
         check_choice(self.backend, "backend", BACKENDS)
         check_bool(self.refit, "refit")
         check_bool(self.prefer_fewer_sv, "prefer_fewer_sv")
@@ -197,13 +212,14 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"scheduler_address is used only with backend='dask', got backend={self.backend!r}")
         return est
 
-    def _scorer(self, est):
-        if isinstance(self.scoring, (list, tuple, set, dict)):
+    def _scorer(self, est, scoring):
+        if isinstance(scoring, (list, tuple, set, dict)):
             raise ValueError("scoring must be one metric (a string or a callable): the search chooses by it")
-        return check_scoring(est, self.scoring or ("accuracy" if is_classifier(est) else "r2"))
+        return check_scoring(est, scoring)
 
-    def _run(self, est, X, y, sw, tasks, scorer, memory, side_by_side, on_task):
-        work = partial(fit_group, scoring=self.scoring, scorer=scorer, memory_mb=memory)
+    def _run(self, est, X, y, sw, tasks, scoring, scorer, memory, side_by_side, on_task):
+        work = partial(fit_group if isinstance(est, SMOModel) else fit_cells, scoring=scoring, scorer=scorer,
+                       memory_mb=memory)
         return run_tasks(work, tasks, backend=self.backend, n_jobs=self.n_jobs, shared=(est, X, y, sw),
                          limit_threads=side_by_side, on_task=on_task,
                          label="SVMSearchCV" if self.verbose else None, scheduler_address=self.scheduler_address)
@@ -245,6 +261,9 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         results["loo_bound"] = (n_sv / train_sizes).mean(axis=1)
         best_by_score = int(np.nanargmax(mean))
         chosen = best_by_score
+        if self.prefer_fewer_sv and np.isnan(results["mean_n_support"]).all():
+            raise ValueError(f"prefer_fewer_sv=True chooses by support vectors, which {type(self.estimator).__name__} "
+                             "does not have")
         if self.prefer_fewer_sv:
             se = std[best_by_score] / np.sqrt(n_folds)
             near = np.flatnonzero(mean >= mean[best_by_score] - se)
@@ -261,6 +280,9 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def _refit(self, est, X, y, sw, groups, memory):
         """The chosen cell on all the data, along its path from the path's first cell."""
+        if not isinstance(est, SMOModel):
+            best = clone(est).set_params(**self.best_params_)
+            return best.fit(X, y) if sw is None else best.fit(X, y, sample_weight=sw)
         for paths in groups:
             for path in paths:
                 cells = [c for c, _ in path]
@@ -280,6 +302,10 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     @property
     def n_features_in_(self):
         return self._best().n_features_in_
+
+    @property
+    def feature_names_in_(self):
+        return self._best().feature_names_in_
 
     def predict(self, X):
         """The refitted model's prediction."""
