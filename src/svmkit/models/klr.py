@@ -17,6 +17,7 @@ from svmkit.backend import DEVICES
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
+from svmkit.models.svc import class_weights
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
 from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS
 
@@ -29,7 +30,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     by Newton's method in the representer coefficients β.
 
     Minimises J(β, b) = ½ Σ_c β_cᵀKβ_c + C Σ_n w_n ℓ(y_n, f(x_n)), f = Kβ + b, the intercept b
-    not penalised. This is seed 000 (9.48), (λ/N)·βᵀKβ + (1/N)·Σ ln(1 + exp(−y_n f(x_n))),
+    not penalised, w_n = sample_weight_n · class_weight[y_n]. This is seed 000 (9.48), (λ/N)·βᵀKβ + (1/N)·Σ ln(1 + exp(−y_n f(x_n))),
     multiplied by N/(2λ): `C` = 1/(2λ), so that with the linear kernel it is scikit-learn's
     LogisticRegression(C=C) (whose penalty is ½‖w‖²) on the raw features.
 
@@ -45,6 +46,9 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         Stop when the gradient's largest component is below tol times its value at β = 0.
     max_iter : int, default 100
         Newton steps at most.
+    class_weight : dict, 'balanced' or None, default None
+        Multiplies the loss of each row of a class, as scikit-learn's LogisticRegression;
+        'balanced': n_samples / (n_classes · count of the class).
     solver : {'newton', 'nystrom'}, default 'newton'
         'newton': exact, on the N × N kernel (float64); each Newton system
         I + R K R (R² the weighted logistic curvature) is solved by Cholesky when N·k ≤ 2,500,
@@ -92,7 +96,8 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
                     "device": one_of(*DEVICES)}
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,
-                 solver="newton", n_components=None, centers="uniform", random_state=None, device="cpu"):
+                 class_weight=None, solver="newton", n_components=None, centers="uniform", random_state=None,
+                 device="cpu"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -100,6 +105,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         self.coef0 = coef0
         self.tol = tol
         self.max_iter = max_iter
+        self.class_weight = class_weight
         self.solver = solver
         self.n_components = n_components
         self.centers = centers
@@ -119,7 +125,8 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         X, y = validate_Xy(self, X, y)
         self.classes_, y_enc = encode_classes(y, type(self).__name__)
         T = (y_enc[:, None] == 1).astype(np.float64) if self.classes_.shape[0] == 2 else np.eye(self.classes_.shape[0])[y_enc]
-        return X, T, self.C * validate_sample_weight(sample_weight, X)
+        weight = validate_sample_weight(sample_weight, X) * class_weights(self.class_weight, self.classes_, y_enc)[y_enc]
+        return X, T, self.C * weight
 
     def _solve_session(self, session: FitSession, starts):
         backend, kernel, Xk, T, weight = session.backend, session.kernel, session.Xk, session.target, session.weight

@@ -11,6 +11,12 @@ border. Classification (seed 001, 6.1) solves [[0, yᵀ], [y, Ω + I/C]]·[b; α
 Ω = (y yᵀ) ∘ K; since Ω + I/C = D H D for D = diag(y), y_i ∈ {−1, +1}, its solution is the
 regression one on the targets y (α_seed = D·α), so every class of a one-vs-rest fit shares one
 factorisation. Every training point is a support vector.
+
+Row weights v_i (`sample_weight`, and `class_weight` for classification) weight each squared
+error, (C/2)Σ v_i e_i² (Suykens, De Brabanter, Lukas & Vandewalle 2002, "Weighted least squares
+support vector machines: robustness and sparse approximation", Neurocomputing 48): H = K +
+V⁻¹/C = S⁻¹(SKS + I/C)S⁻¹ with S = diag(√v), so H⁻¹ = S(SKS + I/C)⁻¹S on the scaled kernel's
+factorisation, and a row of weight 0 gets α_i = 0.
 """
 
 from __future__ import annotations
@@ -20,11 +26,28 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from svmkit._metrics import r2_from_residuals
 from svmkit._arrays import to_host
-from svmkit._validation import check_bool, check_real, encode_classes, one_of, real, validate_Xy
+from svmkit._validation import (check_bool, check_real, encode_classes, one_of, real, validate_sample_weight,
+                               validate_Xy)
 from svmkit.models import ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
+from svmkit.models.svc import class_weights
 from svmkit.solvers.factorisations import bordered_loo, bordered_solution
+
+
+def _bordered_fit(factor, Y, s, loo):
+    """(α, b, LOO residuals or None) of the bordered system for the targets Y (n × k), from the
+    factorisation of SKS + I/C (S = diag(s); s None: of K + I/C): H⁻¹ = S(SKS + I/C)⁻¹S."""
+    B = np.column_stack([np.ones(Y.shape[0]), Y])
+    if s is None:
+        solved = to_host(factor.solve(B))
+    else:
+        solved = s[:, None] * to_host(factor.solve(s[:, None] * B))
+    alpha, b, eta = bordered_solution(solved)
+    if not loo:
+        return alpha, b, None
+    inverse_diag = to_host(factor.inverse_diag())
+    return alpha, b, bordered_loo(alpha, eta, inverse_diag if s is None else s * s * inverse_diag)
 
 
 class BaseLSSVM(DenseExpansionModel):
@@ -35,23 +58,32 @@ class BaseLSSVM(DenseExpansionModel):
     def _fit_targets(self, session: FitSession, Y, rows=None):
         """α (n × k), b (k) and, with `loo`, the LOO residuals (n × k) for the targets Y (n × k)
         on the training rows `rows` (all by default)."""
-        backend, kernel, Xk = session.backend, session.kernel, session.Xk
+        backend, kernel, Xk, xp = session.backend, session.kernel, session.Xk, session.backend.xp
         n = Y.shape[0]
         solver = self._solver_for(session, n)
+        s = None if session.weight is None else np.sqrt(session.weight if rows is None else session.weight[rows])
         if solver == "nystrom":
+            if s is not None:
+                raise ValueError("sample_weight and class_weight take an exact solver ('cholesky' or 'eigen'), "
+                                 "not 'nystrom'")
             centres, beta, b = self._nystrom(session, Xk if rows is None else Xk[rows], Y, 1.0 / self.C, bias=True)
             return centres, beta, b, None
+        if self.loo and s is not None and not np.all(s > 0):
+            raise ValueError("loo=True needs every row's weight positive: a row of weight 0 takes no part in "
+                             "the fit, so leaving it out changes nothing to measure")
         shift = 1.0 / self.C
         if rows is None:
-            factor = backend.factorise(solver, kernel, Xk, shift, exact=self.loo)
+            factor = backend.factorise(solver, kernel, Xk, shift, s, exact=self.loo)
         elif self._K is None:
             # a pair within 'auto''s exact size in a problem past it: its own kernel
-            factor = backend.factorise(solver, kernel, Xk[rows], shift, exact=self.loo)
+            factor = backend.factorise(solver, kernel, Xk[rows], shift, s, exact=self.loo)
         else:
-            at = backend.xp.asarray(rows)
-            factor = backend.factor_of(solver, self._K[backend.xp.ix_(at, at)], shift, exact=self.loo)
-        alpha, b, eta = bordered_solution(to_host(factor.solve(np.column_stack([np.ones(n), Y]))))
-        loo = bordered_loo(alpha, eta, to_host(factor.inverse_diag())) if self.loo else None
+            at = xp.asarray(rows)
+            K = self._K[xp.ix_(at, at)]
+            if s is not None:
+                K *= xp.asarray(np.outer(s, s))
+            factor = backend.factor_of(solver, K, shift, exact=self.loo)
+        alpha, b, loo = _bordered_fit(factor, Y, s, self.loo)
         return np.arange(n), alpha, b, loo
 
     def _loo_scores(self, session: FitSession, values):
@@ -63,13 +95,14 @@ class BaseLSSVM(DenseExpansionModel):
         if self._uses_votes():
             raise ValueError("the LOO search takes binary or one-vs-rest LSSVC (one factorisation per cell "
                              "serves every class); set multi_class='ovr'")
-        B = np.column_stack([np.ones(Y.shape[0]), Y])
+        s = None if session.weight is None else np.sqrt(session.weight)
+        if s is not None and not np.all(s > 0):
+            raise ValueError("the LOO search needs every row's weight positive")
 
         def score(at):
-            alpha, _, eta = bordered_solution(to_host(at.solve(B)))
-            return self._loo_score(Y, bordered_loo(alpha, eta, to_host(at.inverse_diag())), y)
+            return self._loo_score(Y, _bordered_fit(at, Y, s, True)[2], y)
 
-        K = session.backend.matrix(session.kernel, session.Xk)
+        K = session.backend.matrix(session.kernel, session.Xk, s)
         return list(session.backend.shifted_scores(K, shifts, score))
 
     def _uses_votes(self):
@@ -142,14 +175,15 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         self.loo = loo
         self.device = device
 
-    def fit(self, X, y):
-        """Fit α and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
-        return super().fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit α and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix;
+        sample_weight weights each row's squared error (C_i = C · sample_weight_i)."""
+        return super().fit(X, y, sample_weight)
 
     def _targets(self, X, y, sample_weight):
         X, y = validate_Xy(self, X, y, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
-        return X, (y[:, None], y), None
+        return X, (y[:, None], y), None if sample_weight is None else validate_sample_weight(sample_weight, X)
 
     def _fit_problems(self, session, Y, y):
         centres, alpha, b, loo = self._fit_targets(session, Y)
@@ -169,6 +203,9 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     Parameters
     ----------
     C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo, device : as LSSVR's.
+    class_weight : dict, 'balanced' or None, default=None
+        Multiplies the weight of each row of a class (C_i = C · class_weight[y_i] ·
+        sample_weight_i), as SVC's; 'balanced': n_samples / (n_classes · count of the class).
     multi_class : {'ovr', 'ovo'}, default='ovr'
         One-vs-rest: one problem per class (labels +1 for the class, −1 for the rest), all
         on one factorisation; predict takes the largest decision value. One-vs-one: one
@@ -200,7 +237,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, multi_class="ovr",
-                 device="cpu"):
+                 class_weight=None, device="cpu"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -213,11 +250,13 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         self.tol = tol
         self.loo = loo
         self.multi_class = multi_class
+        self.class_weight = class_weight
         self.device = device
 
-    def fit(self, X, y):
-        """Fit one problem (binary), one per class (ovr) or one per pair (ovo)."""
-        return super().fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Fit one problem (binary), one per class (ovr) or one per pair (ovo); sample_weight
+        weights each row's squared error."""
+        return super().fit(X, y, sample_weight)
 
     def _targets(self, X, y, sample_weight):
         """Validated X, the ±1 target columns (one, or one per class for one-vs-rest) with y;
@@ -226,7 +265,10 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         self.classes_, y_enc = encode_classes(y, "LSSVC")
         n_classes = self.classes_.size
         classes = [1] if n_classes == 2 else range(n_classes)
-        return X, (np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes]), y), None
+        weight = None
+        if sample_weight is not None or self.class_weight is not None:
+            weight = validate_sample_weight(sample_weight, X) * class_weights(self.class_weight, self.classes_, y_enc)[y_enc]
+        return X, (np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes]), y), weight
 
     def _fit_problems(self, session, Y, y):
         if not self._uses_votes():
