@@ -51,3 +51,45 @@ def test_more_nystrom_centres_than_rows_warns_and_takes_every_row():
     exact = svmkit.KernelRidge(kernel="rbf", gamma=0.5, solver="cholesky").fit(X, y)
     assert model.support_.size == 60
     np.testing.assert_allclose(model.predict(X), exact.predict(X), rtol=1e-6, atol=1e-6)
+
+
+_BAD = {"C": -1.0, "tol": -1.0, "kernel": "cubic", "degree": -2, "gamma": -1.0, "coef0": "a", "cache_size": -5,
+        "max_iter": 1.5, "nu": 2.0, "epsilon": -0.1, "shrinking": "yes", "probability": 3,
+        "decision_function_shape": "x", "break_ties": "no", "alpha": -1.0, "verbose": "loud",
+        "class_weight": "even", "random_state": "r"}
+
+
+@pytest.mark.parametrize("theirs, ours", [(sklearn.svm.SVC, svmkit.SVC), (sklearn.svm.NuSVC, svmkit.NuSVC),
+                                          (sklearn.svm.SVR, svmkit.SVR), (sklearn.svm.NuSVR, svmkit.NuSVR),
+                                          (sklearn.svm.OneClassSVM, svmkit.OneClassSVM),
+                                          (sklearn.kernel_ridge.KernelRidge, svmkit.KernelRidge)])
+def test_bad_parameters_raise_scikit_learns_error_in_its_order(theirs, ours):
+    """Every pair of bad parameters: where scikit-learn raises InvalidParameterError naming one,
+    svmkit raises it naming the same one."""
+    import itertools
+
+    from sklearn.datasets import load_iris
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = load_iris(return_X_y=True)
+    names = [n for n in _BAD if n in theirs().get_params() and n in ours().get_params()]
+    checked = 0
+    for pair in itertools.chain(((n,) for n in names), itertools.combinations(names, 2)):
+        params = {n: _BAD[n] for n in pair}
+        with pytest.raises(Exception) as expected:
+            theirs(**params).fit(X, y)
+        if not isinstance(expected.value, InvalidParameterError):
+            continue
+        named = str(expected.value).split("'")[1]
+        with pytest.raises(InvalidParameterError, match=named):
+            ours(**params).fit(X, y)
+        checked += 1
+    assert checked >= len(names)
+
+
+def test_svr_with_infinite_c_predicts_as_a_huge_c():
+    X, y = diabetes()
+    X, y = X[:80], y[:80]
+    hard = svmkit.SVR(C=np.inf, gamma=1.0).fit(X, y)
+    huge = svmkit.SVR(C=1e10, gamma=1.0).fit(X, y)
+    np.testing.assert_allclose(hard.predict(X), huge.predict(X), rtol=1e-9, atol=1e-9)

@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_X_y
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from svmkit._arrays import to_host
@@ -88,6 +89,31 @@ def check_bool(value, name) -> bool:
     return bool(value)
 
 
+def check_verbose(value, name="verbose"):
+    """A verbosity: a bool or an integer, as scikit-learn's."""
+    if not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be a bool or an integer, got {name}={value!r}")
+    return value
+
+
+def check_seed(value, name="random_state"):
+    """A seed: None, an integer in [0, 2³²), a RandomState or a Generator, as scikit-learn's."""
+    if value is None or isinstance(value, (np.random.RandomState, np.random.Generator)):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**32:
+        raise ValueError(f"{name} must be None, an integer in [0, 2**32 - 1], a RandomState or a Generator, "
+                         f"got {name}={value!r}")
+    return value
+
+
+def check_class_weight(value, name="class_weight"):
+    """A class weighting: None, 'balanced' or a dict of labels to weights (checked against the
+    classes at fit)."""
+    if value is not None and not isinstance(value, dict) and not (isinstance(value, str) and value == "balanced"):
+        raise ValueError(f"{name} must be a dict, 'balanced' or None, got {name}={value!r}")
+    return value
+
+
 def real(low=None, low_inclusive=False, allow_inf=False):
     """The constraint 'a real number, above `low` when given', for a constraint table."""
     return functools.partial(check_real, low=low, low_inclusive=low_inclusive, allow_inf=allow_inf)
@@ -99,10 +125,18 @@ def one_of(*choices):
 
 
 def check_params(est, constraints) -> None:
-    """Check every parameter of `est` named in `constraints`, a table of name → check(value, name);
-    the first that fails raises a ValueError naming the parameter and its value."""
-    for name, check in constraints.items():
-        check(getattr(est, name), name)
+    """Check every parameter of `est` named in `constraints`, a table of name → check(value, name),
+    in scikit-learn's order (by name); the first that fails raises scikit-learn's
+    InvalidParameterError (a ValueError and a TypeError) naming the parameter and its value."""
+    for name in sorted(constraints):
+        if not hasattr(est, name):  # a check the base class has for a parameter this estimator has not
+            continue
+        try:
+            constraints[name](getattr(est, name), name)
+        except InvalidParameterError:
+            raise
+        except (ValueError, TypeError) as err:
+            raise InvalidParameterError(str(err)) from None
 
 
 def check_choice(value, name, choices):

@@ -6,7 +6,6 @@ holds."""
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,7 +15,7 @@ from svmkit._validation import check_precomputed
 from svmkit.kernels import device
 from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
                                  kernel_block, kernel_diag, row_sq_norms)
-from svmkit.kernels.spec import KernelSpec, check_kernel, resolve_gamma
+from svmkit.kernels.spec import KernelSpec, check_coef0, check_degree, check_kernel, resolve_gamma
 
 #: Elements of one K(X_block, centres) block at prediction time.
 PREDICT_BLOCK = 2**19
@@ -320,8 +319,4 @@ def make_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0) -> DotKernel:
     kind = kernel_kind(kernel)
     if kind is CallableKernel:
         return CallableKernel("callable", func=kernel)
-    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 0:
-        raise ValueError(f"degree must be a non-negative integer, got degree={degree!r}")
-    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
-        raise ValueError(f"coef0 must be a finite float, got coef0={coef0!r}")
-    return kind(kernel, gamma=resolve_gamma(gamma, X), degree=int(degree), coef0=float(coef0))
+    return kind(kernel, gamma=resolve_gamma(gamma, X), degree=check_degree(degree), coef0=check_coef0(coef0))

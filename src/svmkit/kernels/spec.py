@@ -82,9 +82,35 @@ def _values_differ(X) -> bool:
     return bool(high != low)
 
 
+def check_gamma(gamma, name="gamma"):
+    """gamma must be 'scale', 'auto' or a finite float ≥ 0."""
+    if isinstance(gamma, str):
+        if gamma not in ("scale", "auto"):
+            raise ValueError(f"{name} must be 'scale', 'auto' or a positive float, got {gamma!r}")
+        return gamma
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma):
+        raise ValueError(f"{name} must be 'scale', 'auto' or a finite float, got {gamma!r}")
+    if gamma < 0:
+        raise ValueError(f"{name} must be non-negative, got {name}={gamma}")
+    return gamma
+
+
+def check_degree(degree, name="degree") -> int:
+    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {name}={degree!r}")
+    return int(degree)
+
+
+def check_coef0(coef0, name="coef0") -> float:
+    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+        raise ValueError(f"{name} must be a finite float, got {name}={coef0!r}")
+    return float(coef0)
+
+
 def resolve_gamma(gamma, X) -> float:
     """Resolve scikit-learn's gamma: 'scale' = 1 / (n_features Var(X)), 'auto' = 1 / n_features."""
     n_features = X.shape[1]
+    check_gamma(gamma)
     if isinstance(gamma, str):
         if gamma == "scale":
             var = feature_variance(X)
@@ -96,13 +122,7 @@ def resolve_gamma(gamma, X) -> float:
                           "nearly constant. Scale the data (e.g. with StandardScaler) or give gamma",
                           RuntimeWarning, stacklevel=2)
             return 1.0
-        if gamma == "auto":
-            return 1.0 / n_features
-        raise ValueError(f"gamma must be 'scale', 'auto' or a positive float, got {gamma!r}")
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma):
-        raise ValueError(f"gamma must be 'scale', 'auto' or a finite float, got {gamma!r}")
-    if gamma < 0:
-        raise ValueError(f"gamma must be non-negative, got gamma={gamma}")
+        return 1.0 / n_features
     return float(gamma)
 
 

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from svmkit._validation import check_int, one_of, real
+from svmkit._validation import check_int, check_seed, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
@@ -41,7 +41,7 @@ class DenseExpansionModel(KernelExpansion):
     _constraints = {**KernelExpansion._constraints,
                     "solver": one_of("auto", "cholesky", "eigen", "nystrom"),
                     "n_components": check_components, "tol": real(low=0),
-                    "centers": one_of("uniform", "leverage"), "device": one_of(*DEVICES)}
+                    "centers": one_of("uniform", "leverage"), "device": one_of(*DEVICES), "random_state": check_seed}
 
     def _solver_for(self, session: FitSession, n):
         """The solver for n rows; raises when `loo` asks for what Nyström cannot give, or the

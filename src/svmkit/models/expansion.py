@@ -14,7 +14,7 @@ from svmkit._arrays import densify
 from svmkit._validation import check_params, validate_X
 from svmkit.backend import backend_for
 from svmkit.kernels.kinds import kernel_kind, make_kernel
-from svmkit.kernels.spec import check_kernel
+from svmkit.kernels.spec import check_coef0, check_degree, check_gamma, check_kernel
 from svmkit.models.session import FitSession
 
 #: Fitted attributes a model file keeps, when the estimator has them: everything prediction and
@@ -39,7 +39,8 @@ class KernelExpansion(BaseEstimator):
 
     #: Each parameter's check (name → check(value, name)), run by `check_params` at fit; the
     #: kernel's degree, coef0 and gamma are checked when the kernel is resolved on the data.
-    _constraints = {"kernel": lambda value, name: check_kernel(value)}
+    _constraints = {"kernel": lambda value, name: check_kernel(value), "gamma": check_gamma,
+                    "degree": check_degree, "coef0": check_coef0}
     #: Precision of the kernel blocks of prediction on a GPU (`device='cuda'`).
     _device_dtype = np.float32
 

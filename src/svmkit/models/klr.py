@@ -12,7 +12,7 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import check_max_iter, encode_classes, one_of, real, validate_sample_weight, validate_Xy
+from svmkit._validation import check_class_weight, check_max_iter, check_seed, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.backend import DEVICES
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
@@ -93,7 +93,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     _constraints = {**KernelExpansion._constraints, "C": real(low=0), "tol": real(low=0),
                     "max_iter": check_max_iter, "solver": one_of("newton", "nystrom"),
                     "n_components": check_components, "centers": one_of("uniform", "leverage"),
-                    "device": one_of(*DEVICES)}
+                    "device": one_of(*DEVICES), "class_weight": check_class_weight, "random_state": check_seed}
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,
                  class_weight=None, solver="newton", n_components=None, centers="uniform", random_state=None,

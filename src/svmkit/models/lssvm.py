@@ -26,7 +26,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from svmkit._metrics import r2_from_residuals
 from svmkit._arrays import to_host
-from svmkit._validation import (check_bool, check_real, encode_classes, one_of, real, validate_sample_weight,
+from svmkit._validation import (check_bool, check_class_weight, check_real, encode_classes, one_of, real, validate_sample_weight,
                                validate_Xy)
 from svmkit.models import ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
@@ -233,7 +233,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     [1, 0]
     """
 
-    _constraints = {**BaseLSSVM._constraints, "multi_class": one_of("ovr", "ovo")}
+    _constraints = {**BaseLSSVM._constraints, "multi_class": one_of("ovr", "ovo"), "class_weight": check_class_weight}
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, multi_class="ovr",

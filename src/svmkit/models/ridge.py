@@ -12,6 +12,7 @@ from svmkit._metrics import r2_from_residuals
 from svmkit._validation import (check_bool, check_finite_rows, check_params, check_real, real,
                                validate_sample_weight, validate_Xy)
 from svmkit.kernels.kinds import make_kernel
+from svmkit.kernels.spec import check_gamma
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
 from svmkit.parallel.blocks import sum_row_blocks
@@ -94,7 +95,8 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     (0.91, True)
     """
 
-    _constraints = {**DenseExpansionModel._constraints, "alpha": real(low=0), "loo": check_bool}
+    _constraints = {**DenseExpansionModel._constraints, "alpha": real(low=0), "loo": check_bool,
+                    "gamma": lambda value, name: value if value is None else check_gamma(value, name)}
 
     def __init__(self, alpha=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu"):

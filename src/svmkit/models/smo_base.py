@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from svmkit._arrays import data_fingerprint
-from svmkit._validation import check_bool, check_max_iter, one_of, real
+from svmkit._validation import check_bool, check_max_iter, check_seed, check_verbose, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
@@ -122,7 +122,8 @@ class SMOModel(KernelExpansion):
     #: The expansion's checks and the solver's.
     _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
                     "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool,
-                    "probability": check_bool, "device": one_of(*DEVICES)}
+                    "probability": check_bool, "device": one_of(*DEVICES), "verbose": check_verbose,
+                    "random_state": check_seed}
 
     def _solve_session(self, session: FitSession, starts):
         """Solve the model's dual problems on the session's rows (default: a row source of the

@@ -16,7 +16,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_bool, check_real, encode_classes, one_of, real, validate_sample_weight, validate_Xy
+from svmkit._validation import check_bool, check_class_weight, check_real, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, ovo
 from svmkit.models.expansion import read_only
@@ -60,7 +60,7 @@ class BaseSVC(ClassifierMixin, SMOModel):
 
     _one_vs_one = True
     _constraints = {**SMOModel._constraints, "decision_function_shape": one_of("ovr", "ovo"),
-                    "break_ties": check_bool}
+                    "break_ties": check_bool, "class_weight": check_class_weight}
 
     def fit(self, X, y, sample_weight=None):
         """Fit one dual per class pair. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
