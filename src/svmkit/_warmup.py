@@ -1,11 +1,14 @@
 """Fill Numba's on-disk cache once, at install time: `python -m svmkit._warmup`.
 
 Numba compiles each function for each new argument-type signature on its first call (seconds
-per function) and caches the machine code on disk; later processes only load it. Fitting and
-predicting every estimator on tiny dense and sparse problems, with every kernel and shrinking
-on and off, on writable and read-only arrays (Numba types the two apart), and then on larger
-problems, where some loops switch to parallel versions, makes every signature the estimators
-use, so a user's first fit compiles nothing.
+per function) and caches the machine code on disk; later processes, joblib's and Dask's
+workers included, only load it. The estimators hand the loops float64 C-ordered arrays or CSR
+(the validation front door converts every other dtype, order and sparse format), so fitting
+and predicting every estimator on tiny dense and sparse problems — every kernel, shrinking on
+and off, writable and read-only arrays (Numba types the two apart), each row layout of the
+linear solver — and the SMO estimators on larger problems, where some loops switch to their
+parallel versions, makes every signature they use: a user's first fit compiles nothing.
+`compiled_functions` lists the loops, so a test can check that each one is cached.
 """
 
 from __future__ import annotations
