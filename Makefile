@@ -8,8 +8,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Each install ends by filling Numba's on-disk cache with svmkit's compiled loops (some 25 s
-# the first time, a few seconds once filled), so that no first fit pays for the compilation.
+# Each install ends by filling Numba's on-disk cache with every compiled loop of svmkit, for
+# every signature the estimators use (minutes the first time, seconds once filled; see
+# benchmarks/first_use.py), so that no fit, whatever its input, compiles anything.
 install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[plot]"
 	$(BIN)/python -m svmkit._warmup
