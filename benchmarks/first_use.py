@@ -13,7 +13,7 @@ Prints, each measured in fresh processes:
    loop and signature;
 3. the first fit of each estimator on heart_scale with an empty cache (a plain `pip install`
    without the warm-up), the import excluded;
-4. default-vs-one-thread ratios with a core busy elsewhere (to come; see `thread_ratios`).
+(The default-vs-one-thread ratios with a core busy elsewhere: `benchmarks/bench_threads.py`.)
 """
 
 from __future__ import annotations
@@ -154,11 +154,6 @@ def warm_up_seconds(cache_dir):
     return time.perf_counter() - start
 
 
-def thread_ratios():
-    """Default-threads over one-thread time, with a core busy elsewhere: not measured yet."""
-    return None
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--battery", action="store_true", help="run the battery here, print new cache files")
@@ -182,8 +177,6 @@ def main():
             with tempfile.TemporaryDirectory() as cache:
                 seconds = float(fresh(FIRST_FIT.format(here=here, name=name), cache))
             print(f"first fit on heart_scale, empty cache: {name:26s} {seconds:6.1f} s")
-    ratios = thread_ratios()
-    print("default-vs-one-thread ratios: " + ("not measured yet" if ratios is None else str(ratios)))
 
 
 if __name__ == "__main__":
