@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 
 import numpy as np
@@ -47,11 +48,19 @@ def check_finite_rows(X, name="X") -> None:
                      "NaN and inf are not allowed in data")
 
 
+def _as_float(value: numbers.Real) -> float:
+    """float(value), ±inf for an integer beyond float64's range (NumPy cannot test 10**20 for NaN)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def check_real(value, name, *, low=None, low_inclusive=False, allow_inf=False) -> float:
     """Check that a parameter is a real number (above `low` when given)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or np.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(_as_float(value)):
         raise ValueError(f"{name} must be a real number, got {name}={value!r}")
-    if np.isinf(value) and not (allow_inf and value > 0):
+    if math.isinf(_as_float(value)) and not (allow_inf and value > 0):
         raise ValueError(f"{name} must be finite, got {name}={value!r}")
     if low is not None and (value < low or (value == low and not low_inclusive)):
         op = ">=" if low_inclusive else ">"
@@ -80,6 +89,17 @@ def check_max_iter(value, name="max_iter") -> int:
         raise ValueError(f"{name} must be -1 (the solver's cap) or a positive integer below 2**63, "
                          f"got {name}={value}")
     return int(value)
+
+
+def check_seed(value, name="random_state"):
+    """A seed as NumPy's generators take it: None, an integer in [0, 2**32), a RandomState or a
+    Generator (NumPy's own error would not name the parameter)."""
+    if value is None or isinstance(value, (np.random.RandomState, np.random.Generator)):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**32:
+        raise ValueError(f"{name} must be None, an integer in [0, 2**32) or a NumPy RandomState or Generator, "
+                         f"got {name}={value!r}")
+    return value
 
 
 def check_bool(value, name) -> bool:

@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit.models import LSSVR, KernelRidge
+from svmkit.models import LSSVC, LSSVR, KernelRidge
 from svmkit.models.session import loo_scores
 from svmkit.solvers.factorisations import NotPositiveDefiniteError
 
@@ -68,6 +68,12 @@ class _LOOSearch(BaseEstimator):
     def predict(self, X):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
+
+    @property
+    def classes_(self):
+        """The chosen classifier's classes (a search over LSSVC)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.classes_
 
     def score(self, X, y):
         check_is_fitted(self, "best_estimator_")
@@ -169,7 +175,11 @@ class LSSVMCV(_LOOSearch):
         self.refit = refit
 
     def _estimator(self):
-        return LSSVR() if self.estimator is None else self.estimator
+        if self.estimator is None:
+            return LSSVR()
+        if not isinstance(self.estimator, (LSSVC, LSSVR)):
+            raise TypeError(f"LSSVMCV's estimator must be an LSSVC or an LSSVR, got estimator={self.estimator!r}")
+        return self.estimator
 
     def _grid(self):
         return "C", self.Cs, self.gammas

@@ -185,8 +185,8 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     def _check_params(self):
         est = self.estimator
         if not isinstance(est, SMOModel):
-            raise TypeError(f"SVMSearchCV searches svmkit's SMO models (SVC, NuSVC, SVR, NuSVR), "
-                            f"got {type(est).__name__}")
+            raise TypeError(f"SVMSearchCV's estimator must be one of svmkit's SMO models (SVC, NuSVC, SVR, NuSVR), "
+                            f"got estimator={est!r}")
         if est.__sklearn_tags__().estimator_type not in ("classifier", "regressor"):
             raise TypeError(f"SVMSearchCV needs a classifier or a regressor, got {type(est).__name__}")
         check_choice(self.backend, "backend", BACKENDS)
@@ -224,7 +224,8 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
             mean = score.mean(axis=1)
             std = score.std(axis=1)
         if np.isnan(mean).all():
-            raise ValueError("every cell of the grid failed to fit on some fold; see the warnings")
+            first = next(r.error for r in records if r.error is not None)
+            raise ValueError(f"every cell of the grid failed to fit on some fold; the first failure: {first}")
         train_sizes = np.array([n - test.size for _, test in folds])
         results = {"mean_fit_time": fit_t.mean(axis=1), "std_fit_time": fit_t.std(axis=1),
                    "mean_score_time": score_t.mean(axis=1), "std_score_time": score_t.std(axis=1)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from svmkit._validation import check_int, one_of, real
+from svmkit._validation import check_int, check_seed, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
@@ -39,31 +39,35 @@ class DenseExpansionModel(KernelExpansion):
     _constraints = {**KernelExpansion._constraints,
                     "solver": one_of("auto", "cholesky", "eigen", "nystrom"),
                     "n_components": check_components, "tol": real(low=0),
-                    "centers": one_of("uniform", "leverage"), "device": one_of(*DEVICES)}
+                    "centers": one_of("uniform", "leverage"), "random_state": check_seed,
+                    "device": one_of(*DEVICES)}
 
     def _solver_for(self, session: FitSession, n):
         """The solver for n rows; raises when `loo` asks for what Nyström cannot give, or the
         backend for what it does not run."""
         backend, kernel = session.backend, session.kernel
+        if getattr(self, "loo", False) and n < 2:
+            raise ValueError(f"loo=True needs at least 2 samples to leave one out, got {n}")
         solver = backend.auto_solver(kernel, n, AUTO_EXACT_MAX) if self.solver == "auto" else self.solver
         instead = f"fits with solver='cholesky', or 'nystrom' with at most {NYSTROM_DIRECT_MAX} centres"
         backend.require(solver, f"solver={solver!r}", instead)
         if solver == "nystrom":
-            m = self._components()
+            m = self._components(n)
             backend.require("nystrom" if m <= NYSTROM_DIRECT_MAX else "nystrom-cg",
                             f"Nyström with {m} centres (conjugate gradient)", instead)
             if self.loo:
                 raise ValueError("loo=True needs an exact solver ('cholesky' or 'eigen'), not 'nystrom'")
         return solver
 
-    def _components(self):
-        """The Nyström centres M asked for (`n_components`, None: AUTO_COMPONENTS)."""
-        return AUTO_COMPONENTS if self.n_components is None else self.n_components
+    def _components(self, n):
+        """The Nyström centres M asked for: `n_components`, or for None AUTO_COMPONENTS, at
+        most the n training rows (a small data set takes every row as a centre)."""
+        return min(AUTO_COMPONENTS, n) if self.n_components is None else self.n_components
 
     def _centres(self, n, kernel=None, Xk=None, shift=None):
         """Indices of the Nyström centres, sorted, drawn without replacement: uniformly, or with
         probabilities proportional to approximate ridge leverage scores (`centers='leverage'`)."""
-        m = self._components()
+        m = self._components(n)
         if m > n:
             raise ValueError(f"n_components={m} is larger than the number of samples ({n})")
         rng = np.random.default_rng(self.random_state)

@@ -12,7 +12,7 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import check_max_iter, encode_classes, one_of, real, validate_sample_weight, validate_Xy
+from svmkit._validation import check_max_iter, check_seed, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.backend import DEVICES
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
@@ -52,7 +52,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         (truncated Newton). 'nystrom': the same Newton on K ≈ K_NM K_MM⁻¹ K_MN with M centres,
         memory O(N·M); the model keeps only the centres.
     n_components : int or None, default None
-        Nyström centres M (None: 2,000).
+        Nyström centres M (None: 2,000, or every row when fewer).
     centers : {'uniform', 'leverage'}, default 'uniform'
         How the centres are drawn (see `KernelRidge`).
     random_state : int, Generator or None, default None
@@ -89,6 +89,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     _constraints = {**KernelExpansion._constraints, "C": real(low=0), "tol": real(low=0),
                     "max_iter": check_max_iter, "solver": one_of("newton", "nystrom"),
                     "n_components": check_components, "centers": one_of("uniform", "leverage"),
+                    "random_state": check_seed,
                     "device": one_of(*DEVICES)}
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,

@@ -16,7 +16,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_bool, check_real, encode_classes, one_of, real, validate_sample_weight, validate_Xy
+from svmkit._validation import check_bool, check_real, check_seed, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, ovo
 from svmkit.models.expansion import read_only
@@ -59,7 +59,8 @@ class BaseSVC(ClassifierMixin, SMOModel):
         return class_weights(self.class_weight, self.classes_, y_enc)
 
     _one_vs_one = True
-    _constraints = {**SMOModel._constraints, "decision_function_shape": one_of("ovr", "ovo"),
+    _constraints = {**SMOModel._constraints, "random_state": check_seed,
+                    "decision_function_shape": one_of("ovr", "ovo"),
                     "break_ties": check_bool}
 
     def fit(self, X, y, sample_weight=None):
@@ -79,8 +80,10 @@ class BaseSVC(ClassifierMixin, SMOModel):
         idx = np.concatenate([np.flatnonzero((y_enc == c) & (weight > 0)) for c in (a, b)])
         ypair = np.where(y_enc[idx] == a, 1.0, -1.0)
         if not (ypair > 0).any() or not (ypair < 0).any():
-            raise ValueError(f"class pair ({self.classes_[a]!r}, {self.classes_[b]!r}) has no sample "
-                             "with positive weight in one of its classes")
+            empty = self.classes_[a] if not (ypair > 0).any() else self.classes_[b]
+            raise ValueError(f"class {empty.item()!r} has no sample of positive weight (class_weight × "
+                             f"sample_weight), so the pair of classes ({self.classes_[a].item()!r}, "
+                             f"{self.classes_[b].item()!r}) cannot be fitted")
         return idx, ypair
 
     def _solve_problems(self, rows, row_index, y_enc, weight, starts):

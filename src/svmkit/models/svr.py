@@ -12,7 +12,7 @@ from sklearn.base import RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_nu, check_real, real, validate_sample_weight, validate_Xy
+from svmkit._validation import check_nu, check_real, check_seed, real, validate_sample_weight, validate_Xy
 from svmkit.exceptions import TubeTooNarrowError
 from svmkit.models import duals
 from svmkit.models.probability import laplace_scale
@@ -162,7 +162,7 @@ class SVR(BaseSVR):
     """
 
     _scaled_params = ("C",)
-    _constraints = {**SMOModel._constraints, "C": real(low=0, allow_inf=True),
+    _constraints = {**SMOModel._constraints, "random_state": check_seed, "C": real(low=0, allow_inf=True),
                     "epsilon": real(low=0, low_inclusive=True)}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
@@ -240,7 +240,7 @@ class NuSVR(BaseSVR):
     """
 
     _scaled_params = ("C", "nu",)
-    _constraints = {**SMOModel._constraints, "C": real(low=0), "nu": check_nu}
+    _constraints = {**SMOModel._constraints, "random_state": check_seed, "C": real(low=0), "nu": check_nu}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
