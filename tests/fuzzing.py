@@ -360,8 +360,8 @@ def classify_error(exc, names, words=None):
     message = str(exc)
     if isinstance(exc, MemoryError):
         return "crash"
-    if any(k in UNCLEAR_TYPES for k in kinds[:-3]) or kinds[0] not in CLEAR_TYPES and not (
-            set(kinds) & {"NotSeparableError", "TubeTooNarrowError", "ModelFileError", "DataFormatError"}):
+    own = type(exc).__module__.startswith("svmkit") and isinstance(exc, (ValueError, TypeError))
+    if any(k in UNCLEAR_TYPES for k in kinds[:-3]) or kinds[0] not in CLEAR_TYPES and not own:
         return "unclear"
     if UNCLEAR_MESSAGES.search(message):
         return "unclear"
@@ -467,6 +467,8 @@ def make_data(spec):
             X = X * float(f[6:])
         elif f.startswith("shift:"):
             X = X + float(f[6:])
+    if "constant_X" in faults:
+        X[:] = 1.0
     cell = (min(1, max(n - 1, 0)), 0) if n and d else None
     if cell and "nan" in faults:
         X[cell] = np.nan
@@ -474,8 +476,6 @@ def make_data(spec):
         X[cell] = np.inf
     if cell and "huge" in faults:
         X[cell] = 1e300
-    if "constant_X" in faults:
-        X[:] = 1.0
     if "constant_y" in faults or "one_class" in faults:
         y[:] = y[0] if n else y
     if "dup_rows" in faults and n > 1:
@@ -502,12 +502,13 @@ def make_data(spec):
                    "X_sparse": sp.csr_matrix, "X_list": lambda A: A.tolist(), "X_fortran": np.asfortranarray,
                    "X_str": lambda A: A.astype(str), "X_complex": lambda A: A + 1j,
                    "X_object_none": lambda A: np.where(np.arange(A.size).reshape(A.shape) == 0, None, A)}
+    dense_only = {"X_str", "X_complex", "X_object_none"} & set(faults)
     for name, convert in conversions.items():
-        if name in faults:
+        if name in faults and not (name == "X_sparse" and dense_only):
             X, Xp = convert(X), convert(Xp)
     if "X_1d" in faults:
         X = np.asarray(X).ravel()
-    elif "X_3d" in faults:
+    elif "X_3d" in faults and isinstance(X, np.ndarray) and X.ndim == 2:
         X = np.asarray(X)[:, :, None]
     if "y_2d" in faults:
         y = y[:, None]
@@ -608,6 +609,8 @@ def _check_output(what, est, X, y, Xp, spec):
         if not np.isfinite(out).all():
             problems.append("transform gives non-finite values")
         return problems, None
+    if getattr(est, "refit", True) is False:  # a search that keeps no model has nothing to predict
+        return ([] if hasattr(est, "best_params_") else ["no best_params_"]), None
     pred = np.asarray(est.predict(Xp))
     if pred.shape != (m,):
         problems.append(f"predict gives shape {pred.shape} for {m} rows")
@@ -640,6 +643,8 @@ def run_estimator(case):
     faults = spec["faults"]
     words = "|".join(w for f in faults if (w := DATA_FAULTS[f])) or None
     names = list(params) + list(make_estimator(what, {}).get_params(deep=False))  # an error may name any
+    names += [k for k, _ in params.get("param_grid") or [] if isinstance(k, str)] if isinstance(
+        params.get("param_grid"), list) else []
     X, y, Xp = make_data(spec)
     if params.get("kernel") == "precomputed" and isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind == "f":
         with np.errstate(all="ignore"):
@@ -655,7 +660,8 @@ def run_estimator(case):
     own = [f"{w.category.__name__}: {w.message}" for w in caught
            if not NUMPY_WARNINGS.search(str(w.message)) and not issubclass(w.category, DeprecationWarning)]
     problems += [f"numpy warning: {m}" for m in numpy_warnings(caught)] if not own else []
-    refused = sorted(set(faults) & REFUSED_DATA - ({"y_nan", "y_inf"} if what == "LibsvmScaler" else set()))
+    y_unused = what == "LibsvmScaler" or spec["task"] == "oneclass"
+    refused = sorted(set(faults) & REFUSED_DATA - ({"y_nan", "y_inf", "y_short"} if y_unused else set()))
     refused += _invalid_params(what, params)
     if refused:
         problems.append(f"accepted {', '.join(refused)}")

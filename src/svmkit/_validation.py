@@ -56,6 +56,11 @@ def _as_float(value: numbers.Real) -> float:
         return math.inf if value > 0 else -math.inf
 
 
+def is_finite_real(value) -> bool:
+    """Whether `value` is a real number (not a bool) within float64's finite range."""
+    return not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(_as_float(value))
+
+
 def check_real(value, name, *, low=None, low_inclusive=False, allow_inf=False) -> float:
     """Check that a parameter is a real number (above `low` when given)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(_as_float(value)):
@@ -185,15 +190,28 @@ def validate_X(est, X, reset=True):
     """The front door for X of every estimator: NumPy, SciPy sparse, or CuPy (copied to the
     host), as dense float64 or CSR, every value finite (an error names the row); with `reset`,
     the estimator's n_features_in_ is set, else X is checked against it."""
-    X = validate_data(est, to_host(X), reset=reset, **_X_FORMAT)
+    X = to_host(X)
+    _refuse_text(X)
+    X = validate_data(est, X, reset=reset, **_X_FORMAT)
     check_finite_rows(X)
     return X
+
+
+def _refuse_text(X, name="X"):
+    """NumPy turns the strings '0.5' into 0.5 on the way to float64: text data is refused instead."""
+    try:
+        dtype = None if sp.issparse(X) else np.asarray(X).dtype
+    except ValueError:  # a ragged list: the front door's own check names it
+        return
+    if dtype is not None and dtype.kind in "USa":
+        raise ValueError(f"{name} holds strings (dtype {dtype}); give numbers")
 
 
 def validate_Xy(est, X, y, y_numeric=False, multi_output=False):
     """`validate_X` with the target y (required; real and finite when `y_numeric`; a column
     per output when `multi_output`); `est` None for a function's data, which sets nothing."""
     X, y = to_host(X), to_host(y)
+    _refuse_text(X)
     if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
         y_arr = np.asarray(y)
         check_finite_rows(np.atleast_2d(y_arr.T).T, name="y")

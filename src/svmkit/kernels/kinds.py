@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit._arrays import densify
-from svmkit._validation import check_precomputed
+from svmkit._validation import check_precomputed, is_finite_real
 from svmkit.kernels import device
 from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
                                  kernel_block, kernel_diag, row_sq_norms)
@@ -322,6 +322,6 @@ def make_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0) -> DotKernel:
         return CallableKernel("callable", func=kernel)
     if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer, got degree={degree!r}")
-    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+    if not is_finite_real(coef0):
         raise ValueError(f"coef0 must be a finite float, got coef0={coef0!r}")
     return kind(kernel, gamma=resolve_gamma(gamma, X), degree=int(degree), coef0=float(coef0))

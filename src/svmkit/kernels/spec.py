@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Callable
@@ -11,6 +10,7 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from svmkit._validation import is_finite_real
 from svmkit.kernels.transforms import LINEAR, POLY, RBF, SIGMOID
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
@@ -99,7 +99,7 @@ def resolve_gamma(gamma, X) -> float:
         if gamma == "auto":
             return 1.0 / n_features
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive float, got {gamma!r}")
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma):
+    if not is_finite_real(gamma):
         raise ValueError(f"gamma must be 'scale', 'auto' or a finite float, got {gamma!r}")
     if gamma < 0:
         raise ValueError(f"gamma must be non-negative, got gamma={gamma}")

@@ -3,6 +3,7 @@ across every C and fold and warm-starts the solver along C (seed 003, §4 "Model
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections import defaultdict
 from functools import partial
@@ -189,6 +190,11 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
                             f"got estimator={est!r}")
         if est.__sklearn_tags__().estimator_type not in ("classifier", "regressor"):
             raise TypeError(f"SVMSearchCV needs a classifier or a regressor, got {type(est).__name__}")
+        cv = self.cv
+        if isinstance(cv, bool) or isinstance(cv, numbers.Integral) and cv < 2 or isinstance(cv, (float, str)):
+            raise ValueError(f"cv must be a number of folds of at least 2 or a splitter, got cv={cv!r}")
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)):
+            raise ValueError(f"n_jobs must be None or an integer, got n_jobs={self.n_jobs!r}")
         check_choice(self.backend, "backend", BACKENDS)
         check_bool(self.refit, "refit")
         check_bool(self.prefer_fewer_sv, "prefer_fewer_sv")
