@@ -68,3 +68,8 @@ def test_ctrl_c_stops_svmkit_train(tmp_path):
     assert time.perf_counter() - t0 < 5.0  # generous: the machine may be busy
     assert child.returncode == 130 and err.strip() == "svmkit train: interrupted"
     assert not model.exists()
+
+
+def test_train_bias_must_be_finite(tmp_path):
+    result = svmkit_cli("train", "--linear", "-B", "nan", DATA / "heart_scale", tmp_path / "m")
+    assert result.returncode == 1 and result.stderr == "svmkit train: error: -B takes a finite number, got -B nan\n"

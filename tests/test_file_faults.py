@@ -134,6 +134,7 @@ NATIVE_FAULTS = {
                             "bounded_support_ is not a vector of row numbers"),
     "class weights missing": (lambda s: {"class_weight_": s["class_weight_"][:0]}, "class_weight_ has 0 weights"),
     "nan loo bound": (lambda s: {"loo_bound_": np.float64(np.nan)}, "loo_bound_ holds a value that"),
+    "probA_ of rank 2": (lambda s: {"probA_": s["probA_"].reshape(1, -1)}, r"probA_ of shape \(1, 1\) for 1 pairs"),
 }
 
 

@@ -127,8 +127,8 @@ def _shape_problems(fitted, sv, support, coef):
         problems[f"_dual_coef_ has {coef.shape[0]} rows for {k} classes (one fewer needed)"] = coef.shape[0] != k - 1
         for name in ("probA_", "probB_"):
             if name in fitted:
-                problems[f"{name} has {np.size(fitted[name])} values for {pairs} pairs"] = (
-                    np.size(fitted[name]) not in (0, pairs))
+                problems[f"{name} of shape {np.shape(fitted[name])} for {pairs} pairs"] = (
+                    np.shape(fitted[name]) not in ((0,), (pairs,)))
     else:
         problems[f"_intercept_ of shape {intercept.shape} for {coef.shape[0]} rows of _dual_coef_"] = (
             intercept.shape != coef.shape[:1])
