@@ -4,6 +4,7 @@ the file, never a crash, a raw decoder error or a model that loads and predicts 
 import bz2
 import gzip
 import io
+import os
 import re
 import subprocess
 import sys
@@ -123,6 +124,17 @@ NATIVE_FAULTS = {
                                "indices must be < 13"),
     "missing array": (lambda s: {"shape_fit_": None}, r"missing arrays \['shape_fit_'\]"),
     "unknown array": (lambda s: {"surprise": np.zeros(1)}, r"unknown arrays \['surprise'\]"),
+    # found by the fuzzing suite: these loaded, then predicted the wrong shape or failed inside NumPy
+    "n_features_in_ huge": (lambda s: {"n_features_in_": np.int64(2**40)}, "support_vectors_ has 13 columns for "
+                                                                             "n_features_in_=1099511627776"),
+    "n_features_in_ a vector": (lambda s: {"n_features_in_": np.array([13, 13])}, "n_features_in_ .* is not a positive"),
+    "intercept short": (lambda s: {"_intercept_": s["_intercept_"][1:]}, r"_intercept_ of shape \(0,\) for 2 classes"),
+    "one class too many": (lambda s: {"classes_": np.array([-1.0, 1.0, 2.0])}, "classes_ has 3 labels but n_support_ 2"),
+    "negative row number": (lambda s: {"bounded_support_": -s["bounded_support_"] - 1},
+                            "bounded_support_ is not a vector of row numbers"),
+    "class weights missing": (lambda s: {"class_weight_": s["class_weight_"][:0]}, "class_weight_ has 0 weights"),
+    "nan loo bound": (lambda s: {"loo_bound_": np.float64(np.nan)}, "loo_bound_ holds a value that"),
+    "probA_ of rank 2": (lambda s: {"probA_": s["probA_"].reshape(1, -1)}, r"probA_ of shape \(1, 1\) for 1 pairs"),
 }
 
 
@@ -188,3 +200,64 @@ def test_cli_names_a_damaged_model_in_one_line(command, fitted, tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert result.stderr.startswith(f"svmkit {command}: error: {path}: ") and result.stderr.count("\n") == 1
+
+
+def _linear_model(tmp_path):
+    from svmkit.io.liblinear_model import save_liblinear_model
+
+    X, y = heart_scale()
+    path = tmp_path / "linear.model"
+    save_liblinear_model(svmkit.LinearSVC().fit(X[:60], y[:60]), path)
+    return path
+
+
+def _first_weight_nan(text):
+    head, body = text.split("\nw\n")
+    return f"{head}\nw\nnan\n{body.split(chr(10), 1)[1]}"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace("\nw\n", "\nw\n\xff"), r"line \d+: byte 0xff at offset \d+ is not text: not a LIBLINEAR"),
+    (_first_weight_nan, "a weight that is not a finite"),
+    (lambda t: t.replace("label 1 -1", "label 1 1"), "label line with nr_class = 2 distinct values"),
+    (lambda t: t.replace("label 1 -1", "label 1 x"), "labels '1 x' are not all integers"),
+    (lambda t: t.replace("bias 1", "bias nan"), r"bias nan \(finite\) out of range"),
+])
+def test_liblinear_model_fault_is_named(edit, message, tmp_path):
+    """The LIBLINEAR reader, found by the fuzzing suite: a binary byte was a UnicodeDecodeError,
+    NaN weights and repeated labels loaded, a non-integer label was a bare ValueError."""
+    from svmkit.io.liblinear_model import load_liblinear_model
+
+    path = _linear_model(tmp_path)
+    path.write_bytes(edit(path.read_text()).encode("latin-1"))
+    with pytest.raises(ModelFileError, match=message) as info:
+        load_liblinear_model(path)
+    assert str(info.value).startswith(str(path))
+
+
+_HUGE_INDEX = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+import numpy as np
+from conftest import heart_scale
+from svmkit.io.data import pad_columns
+from svmkit.io.libsvm_model import load_libsvm_model
+model = load_libsvm_model(sys.argv[1])
+X, _ = heart_scale()
+print(model.n_features_in_, np.isfinite(model.decision_function(pad_columns(X[:60], model.n_features_in_))).all())
+"""
+
+
+def test_libsvm_model_with_a_feature_index_of_two_billion_loads_and_predicts(fitted, tmp_path):
+    """Issue 41's crash: an SV index of 2,000,000,000 sized a 14.9 GiB array by the index. Now
+    the model loads and predicts under a 4 GiB address-space limit."""
+    est, _ = fitted
+    path = tmp_path / "m.model"
+    save_libsvm_model(est, path)
+    head, body = path.read_text().split("\nSV\n")
+    first, rest = body.split("\n", 1)
+    path.write_text(f"{head}\nSV\n{first.rstrip()} 2000000000:1\n{rest}")
+    tests = str(DATA.parent)
+    result = subprocess.run([sys.executable, "-c", _HUGE_INDEX, str(path)], capture_output=True, text=True, cwd=tests,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join([tests, *sys.path])})
+    assert result.stdout.split() == ["2000000000", "True"], result.stderr[-2000:]

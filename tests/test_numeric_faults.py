@@ -6,7 +6,8 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
 
 import svmkit
 from conftest import heart_scale
@@ -223,3 +224,144 @@ def test_hard_margin_on_a_low_rank_kernel_is_refused_by_the_float64_separability
         svmkit.SVC(C=np.inf, kernel="linear").fit(X, y)
     with pytest.raises(svmkit.NotSeparableError):
         svmkit.SVC(C=np.inf, kernel="precomputed").fit(K, y)
+
+
+# --- faults the fuzzing suite found (tests/fuzzing.py)
+
+
+@pytest.mark.parametrize("model, match", [(svmkit.NuSVR(nu=10**20), r"nu must be in \(0, 1\], got nu=1{20}"),
+                                          (svmkit.SVR(C=-10**20), "C must be > 0"),
+                                          (svmkit.SVC(tol=10**400), "tol must be finite"),
+                                          (svmkit.LinearSVC(C=10**400), "C must be finite")])
+def test_integer_parameters_beyond_float64_are_named(data, model, match):
+    """NumPy cannot test an int beyond int64 for NaN: check_real raised a TypeError of ufunc 'isnan'."""
+    with pytest.raises(ValueError, match=match.replace("{20}", "0" * 20)):
+        model.fit(*data)
+
+
+@pytest.mark.parametrize("model", [svmkit.KernelRidge(alpha=0.1, solver="nystrom"),
+                                   svmkit.LSSVR(C=10.0, solver="nystrom")])
+def test_nystrom_default_on_fewer_rows_than_its_centres_takes_every_row(data, model):
+    """n_components=None meant 2,000 centres whatever the data: 80 rows were refused. With every
+    row a centre the Nyström fit is the exact one."""
+    X, y = data
+    exact = clone(model).set_params(solver="cholesky")
+    np.testing.assert_allclose(model.fit(X, y).predict(X), exact.fit(X, y).predict(X), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("model", [svmkit.KernelRidge(loo=True), svmkit.LSSVR(loo=True)])
+def test_leave_one_out_on_one_sample_is_a_clear_error(model):
+    with pytest.raises(ValueError, match="loo=True needs at least 2 samples"):
+        model.fit(np.ones((1, 2)), [1.0])
+
+
+def test_lssvmcv_gives_the_classes_and_refuses_other_estimators(data):
+    from svmkit.model_selection import LSSVMCV
+
+    X, y = data
+    search = LSSVMCV(svmkit.LSSVC(), Cs=[1.0], gammas=[0.1]).fit(X, y)
+    np.testing.assert_array_equal(search.classes_, [-1.0, 1.0])
+    with pytest.raises(TypeError, match="estimator must be an LSSVC or an LSSVR, got estimator=SVC"):
+        LSSVMCV(svmkit.SVC()).fit(X, y)
+
+
+def test_a_search_whose_cells_all_fail_says_why(data):
+    from svmkit.model_selection import SVMSearchCV
+
+    X, y = data
+    with pytest.raises(ValueError, match="every cell .* the first failure: cell .* on fold 0: X row 0 has values "
+                                         "too large for the kernel"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            SVMSearchCV(svmkit.SVC(), {"C": [1.0, 2.0]}, cv=2).fit(X * 1e200, y)
+    from sklearn.svm import SVC
+
+    with pytest.raises(TypeError, match="SVMSearchCV searches svmkit's estimators, got SVC"):
+        SVMSearchCV(SVC()).fit(X, y)
+
+
+def test_a_hard_margin_cell_of_a_search_fails_at_once_on_non_separable_data():
+    """Issue 41: a 2-cell search with C=inf ran 337 s before the NotSeparableError."""
+    from svmkit.model_selection import SVMSearchCV
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.where(rng.random(60) < 0.5, 1, -1)
+    with pytest.warns(FitFailedWarning, match=r"cell \{'C': inf\} failed on fold 0: the classes .* are not separable"):
+        search = SVMSearchCV(svmkit.SVC(kernel="linear"), {"C": [1.0, np.inf]}, cv=3).fit(X, y)
+    assert search.best_params_ == {"C": 1.0}
+
+
+def test_high_degree_poly_nu_svr_stops():
+    """Issue 41: NuSVR(kernel='poly', degree=50) looped forever; now it ends (at the cap at worst)."""
+    X, y = heart_scale()
+    model = svmkit.NuSVR(kernel="poly", degree=50).fit(X[:80], y[:80])
+    assert model.fit_status_ in (0, 1) and np.isfinite(model.predict(X[:80])).all()
+
+
+@pytest.mark.parametrize("model", [svmkit.SVC(probability=True, random_state=-1), svmkit.LinearSVC(random_state="x"),
+                                   svmkit.KernelRidge(solver="nystrom", random_state=2**32)])
+def test_random_state_out_of_numpys_range_is_named(data, model):
+    with pytest.raises(ValueError, match="random_state must be None, an integer in"):
+        model.fit(*data)
+
+
+def test_klr_cholesky_failure_from_a_huge_C_names_C():
+    from conftest import iris
+
+    with pytest.raises(ValueError, match="Cholesky factor; check the kernel, or lower C"):
+        svmkit.KernelLogisticRegression(C=1e20).fit(*iris())
+
+
+def test_a_class_of_zero_weight_is_named(data):
+    with pytest.raises(ValueError, match=r"class -1.0 has no sample of positive weight \(class_weight × sample_weight"):
+        svmkit.SVC(class_weight={-1: 0.0}).fit(*data)
+
+
+@pytest.mark.parametrize("model", [svmkit.SVC(), svmkit.SVR(), svmkit.KernelRidge(), svmkit.LinearSVR()])
+def test_x_of_strings_is_refused_not_parsed(data, model):
+    X, y = data
+    with pytest.raises(ValueError, match="X holds strings"):
+        model.fit(X.astype(str), y)
+
+
+def _compiled_signatures():
+    from svmkit.solvers import _smo_loops, dcd
+
+    return sum(len(getattr(getattr(m, name), "signatures", ()) or ()) for m in (_smo_loops, dcd) for name in dir(m))
+
+
+@pytest.mark.parametrize("model", [svmkit.NuSVR(max_iter=3), svmkit.LinearSVC()])
+def test_an_integer_tol_runs_the_loops_compiled_for_a_float_one(data, model):
+    """tol=1 reached the compiled loops as an int64 and compiled them all again, minutes on a
+    first call, which the fuzzing suite's time limit took for a hang."""
+    model.set_params(tol=1.0).fit(*data)
+    before = _compiled_signatures()
+    model.set_params(tol=1).fit(*data)
+    assert _compiled_signatures() == before
+
+
+@pytest.mark.parametrize("params, match", [({"cv": True}, "cv must be a number of folds"),
+                                           ({"cv": 1}, "cv must be a number of folds"),
+                                           ({"n_jobs": [1.0]}, "n_jobs must be None or an integer")])
+def test_search_cv_and_n_jobs_are_named(data, params, match):
+    from svmkit.model_selection import SVMSearchCV
+
+    with pytest.raises(ValueError, match=match):
+        SVMSearchCV(svmkit.SVC(), {"C": [1.0, 2.0]}, **params).fit(*data)
+
+
+@pytest.mark.parametrize("params, match", [({"gamma": -10**20}, "gamma must be"), ({"coef0": 10**400}, "coef0 must be")])
+def test_kernel_parameters_beyond_float64_are_named(data, params, match):
+    with pytest.raises(ValueError, match=match):
+        svmkit.SVC(kernel="poly", **params).fit(*data)
+
+
+def test_a_leave_one_out_search_whose_cells_all_fail_names_the_first(data):
+    from svmkit.model_selection import LSSVMCV
+
+    X, y = data
+    with pytest.raises(ValueError, match=r"not positive definite at any of them; the first, \{'C': .*'gamma'"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            LSSVMCV(svmkit.LSSVR(kernel="sigmoid"), Cs=[1e300], gammas=[1.0]).fit(X, y)

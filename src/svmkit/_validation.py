@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 
 import numpy as np
@@ -48,11 +49,24 @@ def check_finite_rows(X, name="X") -> None:
                      "NaN and inf are not allowed in data")
 
 
+def _as_float(value: numbers.Real) -> float:
+    """float(value), ±inf for an integer beyond float64's range (NumPy cannot test 10**20 for NaN)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def is_finite_real(value) -> bool:
+    """Whether `value` is a real number (not a bool) within float64's finite range."""
+    return not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(_as_float(value))
+
+
 def check_real(value, name, *, low=None, low_inclusive=False, allow_inf=False) -> float:
     """Check that a parameter is a real number (above `low` when given)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or np.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(_as_float(value)):
         raise ValueError(f"{name} must be a real number, got {name}={value!r}")
-    if np.isinf(value) and not (allow_inf and value > 0):
+    if math.isinf(_as_float(value)) and not (allow_inf and value > 0):
         raise ValueError(f"{name} must be finite, got {name}={value!r}")
     if low is not None and (value < low or (value == low and not low_inclusive)):
         op = ">=" if low_inclusive else ">"
@@ -83,6 +97,17 @@ def check_max_iter(value, name="max_iter") -> int:
     return int(value)
 
 
+def check_seed(value, name="random_state"):
+    """A seed as NumPy's generators take it: None, an integer in [0, 2**32), a RandomState or a
+    Generator (NumPy's own error would not name the parameter)."""
+    if value is None or isinstance(value, (np.random.RandomState, np.random.Generator)):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**32:
+        raise ValueError(f"{name} must be None, an integer in [0, 2**32) or a NumPy RandomState or Generator, "
+                         f"got {name}={value!r}")
+    return value
+
+
 def check_bool(value, name) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be a bool, got {name}={value!r}")
@@ -93,16 +118,6 @@ def check_verbose(value, name="verbose"):
     """A verbosity: a bool or an integer, as scikit-learn's."""
     if not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be a bool or an integer, got {name}={value!r}")
-    return value
-
-
-def check_seed(value, name="random_state"):
-    """A seed: None, an integer in [0, 2³²), a RandomState or a Generator, as scikit-learn's."""
-    if value is None or isinstance(value, (np.random.RandomState, np.random.Generator)):
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**32:
-        raise ValueError(f"{name} must be None, an integer in [0, 2**32 - 1], a RandomState or a Generator, "
-                         f"got {name}={value!r}")
     return value
 
 
@@ -199,15 +214,28 @@ def validate_X(est, X, reset=True):
     """The front door for X of every estimator: NumPy, SciPy sparse, or CuPy (copied to the
     host), as dense float64 or CSR, every value finite (an error names the row); with `reset`,
     the estimator's n_features_in_ is set, else X is checked against it."""
-    X = validate_data(est, to_host(X), reset=reset, **_X_FORMAT)
+    X = to_host(X)
+    _refuse_text(X)
+    X = validate_data(est, X, reset=reset, **_X_FORMAT)
     check_finite_rows(X)
     return X
+
+
+def _refuse_text(X, name="X"):
+    """NumPy turns the strings '0.5' into 0.5 on the way to float64: text data is refused instead."""
+    try:
+        dtype = None if sp.issparse(X) else np.asarray(X).dtype
+    except ValueError:  # a ragged list: the front door's own check names it
+        return
+    if dtype is not None and dtype.kind in "USa":
+        raise ValueError(f"{name} holds strings (dtype {dtype}); give numbers")
 
 
 def validate_Xy(est, X, y, y_numeric=False, multi_output=False):
     """`validate_X` with the target y (required; real and finite when `y_numeric`; a column
     per output when `multi_output`); `est` None for a function's data, which sets nothing."""
     X, y = to_host(X), to_host(y)
+    _refuse_text(X)
     if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
         y_arr = np.asarray(y)
         check_finite_rows(np.atleast_2d(y_arr.T).T, name="y")

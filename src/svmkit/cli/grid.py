@@ -13,17 +13,18 @@ from svmkit.cli.progress import progress_callback
 from svmkit.cli.train import add_svm_options, build_estimator, libsvm_class_order
 
 
-def _log2_range(text):
-    """grid.py's "begin,end,step", or "null" for no search of that parameter."""
+def _powers_of_two(flag, text):
+    """The values 2**e of grid.py's "begin,end,step" log2 range, or None for "null" (no search
+    of that parameter); a bad range is a ValueError naming the flag."""
     if text == "null":
         return None
+    from svmkit.model_selection.grid import powers_of_two
+
     try:
         begin, end, step = (float(v) for v in text.split(","))
-    except ValueError:
-        raise ValueError(f"a log2 range is begin,end,step or null, got {text!r}") from None
-    from svmkit.model_selection.grid import log2_range
-
-    return log2_range(begin, end, step)
+        return powers_of_two(begin, end, step)
+    except ValueError as exc:
+        raise ValueError(f"{flag} {text!r}: a log2 range is begin,end,step or null ({exc})") from None
 
 
 def join_range_flags(argv):
@@ -70,14 +71,15 @@ def search_grid(args, X, y):
         raise ValueError("-s 2: a one-class SVM has no labels to cross-validate")
     regression = args.svm_type in (3, 4)
     grid = {}
-    for name, text in (("C", args.log2c), ("gamma", args.log2g), ("epsilon", args.log2p)):
-        exponents = _log2_range(text)
-        if exponents is not None:
+    for name, flag, text in (("C", "-log2c", args.log2c), ("gamma", "-log2g", args.log2g),
+                             ("epsilon", "-log2p", args.log2p)):
+        values = _powers_of_two(flag, text)
+        if values is not None:
             if name == "epsilon" and args.svm_type != 3:
                 raise ValueError("-log2p: epsilon is searched only for -s 3 (epsilon-SVR)")
             if name == "gamma" and args.kernel_type in (0, 4):
                 continue
-            grid[name] = [float(2.0**e) for e in exponents]
+            grid[name] = values
     if getattr(args, "plot", None) and set(grid) != {"C", "gamma"}:
         raise ValueError(f"--plot draws a grid over C and gamma; this one searches {sorted(grid)}")
     if not regression:

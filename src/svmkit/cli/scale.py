@@ -3,6 +3,7 @@ filename`: svm-scale's flags and output (the scaled data on stdout, `%g` values,
 
 from __future__ import annotations
 
+import math
 import sys
 
 from svmkit.cli.common import check_outputs
@@ -29,6 +30,9 @@ def run(args) -> int:
 
     if args.save and args.restore:
         raise ValueError("cannot use -r and -s simultaneously")
+    limits = [args.lower, args.upper, *(args.y_range or ())]
+    if not all(math.isfinite(v) for v in limits):
+        raise ValueError(f"-l, -u and -y take finite numbers, got {' '.join(format(v, 'g') for v in limits)}")
     check_outputs(args.save)
     X, y = load_svmlight(args.data_filename)
     if args.restore:

@@ -80,6 +80,8 @@ def build_estimator(args, n_features):
     from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 
     s = args.svm_type
+    if not np.isfinite(getattr(args, "bias", -1.0)):  # grid's options have no -B
+        raise ValueError(f"-B takes a finite number, got -B {args.bias:g}")
     if getattr(args, "linear", False):
         if s not in LIBLINEAR_SOLVERS:
             raise ValueError(f"--linear -s {s}: svmkit builds LIBLINEAR's dual solvers {sorted(LIBLINEAR_SOLVERS)}")

@@ -9,12 +9,14 @@ sorted `classes_`, so the column is signed for classes_[1].
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 
 from svmkit.exceptions import ModelFileError
 from svmkit.io.atomic import atomic_write
+from svmkit.io.libsvm_model import text_lines
 from svmkit.models.linear import LinearSVC, LinearSVR
 
 #: LIBLINEAR's names of the solvers svmkit builds, by estimator and loss.
@@ -59,7 +61,7 @@ def _fail(path, lineno, message):
 def load_liblinear_model(path):
     """Read a LIBLINEAR model file of one of the four dual solvers into a LinearSVC or LinearSVR."""
     path = Path(path)
-    lines = path.read_text().splitlines()
+    lines = text_lines(path, "LIBLINEAR")
     header = {}
     for lineno, line in enumerate(lines, 1):
         key, _, rest = line.strip().partition(" ")
@@ -76,6 +78,9 @@ def load_liblinear_model(path):
         bias = float(header["bias"][1][0])
     except (KeyError, IndexError, ValueError):
         _fail(path, first, "the header needs solver_type, nr_class, nr_feature and bias lines with values")
+    if nr_class < 2 or nr_feature < 1 or not math.isfinite(bias):
+        _fail(path, first, f"nr_class {nr_class} (at least 2), nr_feature {nr_feature} (at least 1) or "
+                           f"bias {bias} (finite) out of range")
     known = {v: k for k, v in SOLVER_TYPES.items()}
     if solver not in known:
         _fail(path, 1, f"solver_type {solver!r} is not one svmkit builds ({sorted(known)})")
@@ -88,14 +93,20 @@ def load_liblinear_model(path):
         _fail(path, first + 1, f"expected {n_rows} weight lines of {n_cols} numbers")
     if W.shape != (n_rows, n_cols):
         _fail(path, first + 1, f"expected {n_rows} weight lines of {n_cols} numbers, found shape {W.shape}")
+    if not np.isfinite(W).all():
+        _fail(path, first + 1 + int(np.argwhere(~np.isfinite(W))[0, 0]), "a weight that is not a finite number")
     est = (LinearSVC if name == "LinearSVC" else LinearSVR)(loss=loss, fit_intercept=bias >= 0,
                                                             intercept_scaling=bias if bias > 0 else 1.0)
     coef, intercept = W[:nr_feature].T, (W[nr_feature] * bias if bias >= 0 else np.zeros(n_cols))
     est.n_features_in_ = nr_feature
     if name == "LinearSVC":
-        labels = np.array([int(v) for v in header.get("label", (0, []))[1]])
-        if labels.size != nr_class:
-            _fail(path, first, f"a classifier needs a label line with nr_class = {nr_class} values")
+        lineno, words = header.get("label", (first, []))
+        try:
+            labels = np.array([int(v) for v in words])
+        except ValueError:
+            _fail(path, lineno, f"labels {' '.join(words)[:60]!r} are not all integers")
+        if labels.size != nr_class or np.unique(labels).size != nr_class:
+            _fail(path, lineno, f"a classifier needs a label line with nr_class = {nr_class} distinct values")
         est.classes_ = labels[::-1] if nr_class == 2 else labels
         est.coef_, est.intercept_ = coef, intercept
     else:

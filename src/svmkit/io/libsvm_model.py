@@ -108,6 +108,16 @@ def _fail(path, lineno, message):
     raise ModelFileError(f"{path}, line {lineno}: {message}")
 
 
+def text_lines(path: Path, kind: str) -> list[str]:
+    """The lines of a model file, or a ModelFileError naming the first byte that is not UTF-8."""
+    blob = path.read_bytes()
+    try:
+        return blob.decode().split("\n")
+    except UnicodeDecodeError as exc:
+        _fail(path, blob[:exc.start].count(b"\n") + 1,
+              f"byte {blob[exc.start]:#04x} at offset {exc.start} is not text: not a {kind} model file")
+
+
 def _read_header(path, lines):
     """({keyword: value}, {keyword: line number}, the line number of `SV`)."""
     header, where = {}, {}
@@ -218,12 +228,7 @@ def load_libsvm_model(path, n_features=None):
     every feature of the input, also those no support vector has).
     """
     path = Path(path)
-    blob = path.read_bytes()
-    try:
-        lines = blob.decode().split("\n")
-    except UnicodeDecodeError as exc:
-        _fail(path, blob[:exc.start].count(b"\n") + 1,
-              f"byte {blob[exc.start]:#04x} at offset {exc.start} is not text: not a LIBSVM model file")
+    lines = text_lines(path, "LIBSVM")
     header, where, sv_line = _read_header(path, lines)
     for key in ("svm_type", "kernel_type", "nr_class", "total_sv"):
         if key not in header:

@@ -80,14 +80,62 @@ def _check_arrays(fitted):
         problems[f"support_vectors_ has {sv.shape[0]} rows for {support.size} support vectors"] = (
             sv.shape[0] != support.size)
     for name in ("support_vectors_", "_dual_coef_", "_intercept_", "gamma_", "probA_", "probB_",
-                 "prob_density_marks_", "offset_"):
+                 "prob_density_marks_", "offset_", "class_weight_", "objective_", "loo_bound_", "epsilon_"):
         value = fitted.get(name)
         values = value.data if sp.issparse(value) else np.asarray(value if value is not None else ())
         problems[f"{name} holds a value that is not a finite number"] = (
             values.dtype.kind not in "iuf" or not np.all(np.isfinite(values)))
+    problems.update(_shape_problems(fitted, sv, support, coef))
     found = [problem for problem, failed in problems.items() if failed]
     if found:
         raise ValueError(found[0])
+
+
+#: Fitted arrays of training-row numbers.
+_ROW_INDICES = ("support_", "free_support_", "bounded_support_", "inside_tube_", "on_tube_", "outside_tube_")
+
+
+def _shape_problems(fitted, sv, support, coef):
+    """The counts, widths and row numbers the arrays must agree on, as {problem: failed}."""
+    def whole(value, size=None):
+        a = np.asarray(value)
+        return a.dtype.kind in "iu" and (size is None or a.shape == (size,))
+
+    n_features, shape_fit = fitted.get("n_features_in_"), np.asarray(fitted.get("shape_fit_", ()))
+    problems = {
+        f"n_features_in_ {n_features!r} is not a positive integer": not (whole(n_features) and np.ndim(n_features) == 0
+                                                                         and n_features >= 1),
+        f"shape_fit_ {shape_fit.tolist()} is not two counts": not (whole(shape_fit, 2) and shape_fit.min() >= 0),
+    }
+    if any(problems.values()):
+        return problems
+    if sv is not None and sv.shape != (0, 0):
+        problems[f"support_vectors_ has {sv.shape[1]} columns for n_features_in_={n_features}"] = (
+            sv.shape[1] != n_features)
+    for name in _ROW_INDICES:
+        rows = np.asarray(fitted.get(name, np.empty(0, np.int64)))
+        problems[f"{name} is not a vector of row numbers below shape_fit_[0]={shape_fit[0]}"] = (
+            rows.ndim != 1 or rows.dtype.kind not in "iu" or (rows.size and not 0 <= rows.min() <= rows.max()
+                                                                < shape_fit[0]))
+    intercept = np.asarray(fitted.get("_intercept_", ()))
+    classes, n_support = fitted.get("classes_"), fitted.get("n_support_")
+    if classes is not None and n_support is not None:  # one-vs-one: a problem per pair of classes
+        k = np.size(classes)
+        pairs = k * (k - 1) // 2
+        problems[f"classes_ has {k} labels but n_support_ {np.size(n_support)} counts"] = np.size(n_support) != k
+        problems[f"_intercept_ of shape {intercept.shape} for {k} classes ({pairs} pairs)"] = intercept.shape != (pairs,)
+        problems[f"_dual_coef_ has {coef.shape[0]} rows for {k} classes (one fewer needed)"] = coef.shape[0] != k - 1
+        for name in ("probA_", "probB_"):
+            if name in fitted:
+                problems[f"{name} of shape {np.shape(fitted[name])} for {pairs} pairs"] = (
+                    np.shape(fitted[name]) not in ((0,), (pairs,)))
+    else:
+        problems[f"_intercept_ of shape {intercept.shape} for {coef.shape[0]} rows of _dual_coef_"] = (
+            intercept.shape != coef.shape[:1])
+    if classes is not None and "class_weight_" in fitted:
+        problems[f"class_weight_ has {np.size(fitted['class_weight_'])} weights for {np.size(classes)} classes"] = (
+            np.size(fitted["class_weight_"]) != np.size(classes))
+    return problems
 
 
 def widen_features(est: KernelExpansion, n_features: int) -> KernelExpansion:

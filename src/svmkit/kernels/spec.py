@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from svmkit._validation import is_finite_real
 from svmkit.kernels.transforms import LINEAR, POLY, RBF, SIGMOID
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
@@ -88,7 +89,7 @@ def check_gamma(gamma, name="gamma"):
         if gamma not in ("scale", "auto"):
             raise ValueError(f"{name} must be 'scale', 'auto' or a positive float, got {gamma!r}")
         return gamma
-    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real) or not np.isfinite(gamma):
+    if not is_finite_real(gamma):
         raise ValueError(f"{name} must be 'scale', 'auto' or a finite float, got {gamma!r}")
     if gamma < 0:
         raise ValueError(f"{name} must be non-negative, got {name}={gamma}")
@@ -102,7 +103,7 @@ def check_degree(degree, name="degree") -> int:
 
 
 def check_coef0(coef0, name="coef0") -> float:
-    if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+    if not is_finite_real(coef0):
         raise ValueError(f"{name} must be a finite float, got {name}={coef0!r}")
     return float(coef0)
 

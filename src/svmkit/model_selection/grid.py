@@ -3,6 +3,7 @@ must pass before a search starts."""
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -22,17 +23,31 @@ ALPHA_VALUES = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0)
 _POSITIVE = ("C", "gamma", "nu", "alpha")
 
 
+#: The most values one log2 range may have, and the largest |exponent|: 2**e stays a normal float64.
+MAX_RANGE_VALUES = 10_000
+MAX_EXPONENT = 1022
+
+
 def log2_range(begin: float, end: float, step: float) -> list[float]:
     """The exponents begin, begin + step, … up to and including end (grid.py's range_f)."""
+    given = f"begin={begin:g}, end={end:g}, step={step:g}"
+    if not all(math.isfinite(v) for v in (begin, end, step)):
+        raise ValueError(f"a log2 range needs finite numbers, got {given}")
     if step == 0 or (end - begin) * step < 0:
-        raise ValueError(f"a log2 range must step from begin towards end, got begin={begin:g}, end={end:g}, "
-                         f"step={step:g}")
+        raise ValueError(f"a log2 range must step from begin towards end, got {given}")
     count = int(np.floor((end - begin) / step + 1e-9)) + 1
+    if count > MAX_RANGE_VALUES:
+        raise ValueError(f"a log2 range of {count} values is too long (at most {MAX_RANGE_VALUES}), got {given}")
     return [begin + k * step for k in range(count)]
 
 
 def powers_of_two(begin: float, end: float, step: float) -> list[float]:
-    return [float(2.0**e) for e in log2_range(begin, end, step)]
+    """2**e for the exponents of `log2_range`, each within float64's normal range."""
+    exponents = log2_range(begin, end, step)
+    if max(abs(begin), abs(exponents[-1])) > MAX_EXPONENT:
+        raise ValueError(f"2**e overflows or underflows float64 for |e| > {MAX_EXPONENT}, got the log2 range "
+                         f"begin={begin:g}, end={end:g}, step={step:g}")
+    return [float(2.0**e) for e in exponents]
 
 
 def default_grid(estimator) -> dict[str, list]:

@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit.models import LSSVR, KernelRidge
+from svmkit.models import LSSVC, LSSVR, KernelRidge
 from svmkit.models.session import loo_scores
 from svmkit.solvers.factorisations import NotPositiveDefiniteError
 
@@ -35,7 +35,7 @@ class _LOOSearch(BaseEstimator):
         reg_name, reg_values, gammas = self._grid()
         reg_values = _values(reg_name, reg_values)
         gammas = _values("gammas", gammas)
-        params, scores, times = [], [], []
+        params, scores, times, first_failure = [], [], [], None
         for gamma in gammas:
             est = clone(base) if gamma is None else clone(base).set_params(gamma=gamma)
             t0 = time.perf_counter()
@@ -45,14 +45,15 @@ class _LOOSearch(BaseEstimator):
                 cell = {reg_name: value} if gamma is None else {reg_name: value, "gamma": gamma}
                 if isinstance(score, NotPositiveDefiniteError):
                     warnings.warn(f"{cell} failed: {score}", FitFailedWarning, stacklevel=2)
+                    first_failure = first_failure or f"{cell}: {score}"
                     score = np.nan
                 params.append(cell)
                 scores.append(score)
                 times.append(elapsed)
         scores = np.array(scores, dtype=np.float64)
         if np.all(np.isnan(scores)):
-            raise ValueError("every cell of the grid failed (see the warnings): the kernel matrix is not "
-                             "positive definite at any of them")
+            raise ValueError("every cell of the grid failed: the kernel matrix is not positive definite at any of "
+                             f"them; the first, {first_failure}")
         ranked = np.where(np.isnan(scores), -np.inf, scores)
         self.cv_results_ = {"params": params, "loo_score": scores, "mean_fit_time": np.array(times),
                             "rank_test_score": (np.argsort(np.argsort(-ranked, kind="stable"), kind="stable") + 1)}
@@ -68,6 +69,12 @@ class _LOOSearch(BaseEstimator):
     def predict(self, X):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
+
+    @property
+    def classes_(self):
+        """The chosen classifier's classes (a search over LSSVC)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.classes_
 
     def score(self, X, y):
         check_is_fitted(self, "best_estimator_")
@@ -169,7 +176,11 @@ class LSSVMCV(_LOOSearch):
         self.refit = refit
 
     def _estimator(self):
-        return LSSVR() if self.estimator is None else self.estimator
+        if self.estimator is None:
+            return LSSVR()
+        if not isinstance(self.estimator, (LSSVC, LSSVR)):
+            raise TypeError(f"LSSVMCV's estimator must be an LSSVC or an LSSVR, got estimator={self.estimator!r}")
+        return self.estimator
 
     def _grid(self):
         return "C", self.Cs, self.gammas

@@ -29,7 +29,8 @@ from svmkit.solvers.row_source import rows_block
 @dataclass
 class CellFit:
     """One cell on one fold: its test score (NaN when the fit failed), #SV, the objective of
-    each dual problem as the solver posed it, and the seconds spent fitting and scoring."""
+    each dual problem as the solver posed it, the seconds spent fitting and scoring, and why
+    the fit failed (None when it did not)."""
 
     cell: int
     fold: int
@@ -38,6 +39,7 @@ class CellFit:
     objective: np.ndarray
     fit_time: float
     score_time: float
+    error: str | None = None
 
 
 def _fast_score(scoring, est, K_test, y_test):
@@ -156,4 +158,4 @@ def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
 def failed_fit(cell, fold, params, err, fit_time) -> CellFit:
     """The record of a cell whose fit on a fold raised `err`, with a FitFailedWarning."""
     warnings.warn(f"cell {params} failed on fold {fold}: {err}", FitFailedWarning, stacklevel=3)
-    return CellFit(cell, fold, np.nan, np.nan, np.full(1, np.nan), fit_time, 0.0)
+    return CellFit(cell, fold, np.nan, np.nan, np.full(1, np.nan), fit_time, 0.0, f"cell {params} on fold {fold}: {err}")

@@ -4,6 +4,7 @@ shares each kernel across every C and fold and warm-starts the solver along C (s
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections import defaultdict
 from functools import partial
@@ -204,6 +205,11 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         if not type(est).__module__.startswith("svmkit."):
             raise TypeError(f"SVMSearchCV searches svmkit's estimators, got {type(est).__name__} "
                             "(scikit-learn's GridSearchCV searches any)")
+        cv = self.cv
+        if isinstance(cv, bool) or isinstance(cv, numbers.Integral) and cv < 2 or isinstance(cv, (float, str)):
+            raise ValueError(f"cv must be a number of folds of at least 2 or a splitter, got cv={cv!r}")
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)):
+            raise ValueError(f"n_jobs must be None or an integer, got n_jobs={self.n_jobs!r}")
         check_choice(self.backend, "backend", BACKENDS)
         check_bool(self.refit, "refit")
         check_bool(self.prefer_fewer_sv, "prefer_fewer_sv")
@@ -240,7 +246,8 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
             mean = score.mean(axis=1)
             std = score.std(axis=1)
         if np.isnan(mean).all():
-            raise ValueError("every cell of the grid failed to fit on some fold; see the warnings")
+            first = next(r.error for r in records if r.error is not None)
+            raise ValueError(f"every cell of the grid failed to fit on some fold; the first failure: {first}")
         train_sizes = np.array([n - test.size for _, test in folds])
         results = {"mean_fit_time": fit_t.mean(axis=1), "std_fit_time": fit_t.std(axis=1),
                    "mean_score_time": score_t.mean(axis=1), "std_score_time": score_t.std(axis=1)}

@@ -47,25 +47,28 @@ class DenseExpansionModel(KernelExpansion):
         """The solver for n rows; raises when `loo` asks for what Nyström cannot give, or the
         backend for what it does not run."""
         backend, kernel = session.backend, session.kernel
+        if getattr(self, "loo", False) and n < 2:
+            raise ValueError(f"loo=True needs at least 2 samples to leave one out, got {n}")
         solver = backend.auto_solver(kernel, n, AUTO_EXACT_MAX) if self.solver == "auto" else self.solver
         instead = f"fits with solver='cholesky', or 'nystrom' with at most {NYSTROM_DIRECT_MAX} centres"
         backend.require(solver, f"solver={solver!r}", instead)
         if solver == "nystrom":
-            m = self._components()
+            m = self._components(n)
             backend.require("nystrom" if m <= NYSTROM_DIRECT_MAX else "nystrom-cg",
                             f"Nyström with {m} centres (conjugate gradient)", instead)
             if self.loo:
                 raise ValueError("loo=True needs an exact solver ('cholesky' or 'eigen'), not 'nystrom'")
         return solver
 
-    def _components(self):
-        """The Nyström centres M asked for (`n_components`, None: AUTO_COMPONENTS)."""
-        return AUTO_COMPONENTS if self.n_components is None else self.n_components
+    def _components(self, n):
+        """The Nyström centres M asked for: `n_components`, or for None AUTO_COMPONENTS, at
+        most the n training rows (a small data set takes every row as a centre)."""
+        return min(AUTO_COMPONENTS, n) if self.n_components is None else self.n_components
 
     def _centres(self, n, kernel=None, Xk=None, shift=None):
         """Indices of the Nyström centres, sorted, drawn without replacement: uniformly, or with
         probabilities proportional to approximate ridge leverage scores (`centers='leverage'`)."""
-        m = self._components()
+        m = self._components(n)
         if m > n:
             warnings.warn(f"n_components={m} is larger than the number of samples ({n}): every row is "
                           "a centre (n_components = n_samples), as scikit-learn's Nystroem", UserWarning,

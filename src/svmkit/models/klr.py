@@ -56,7 +56,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         (truncated Newton). 'nystrom': the same Newton on K ≈ K_NM K_MM⁻¹ K_MN with M centres,
         memory O(N·M); the model keeps only the centres.
     n_components : int or None, default None
-        Nyström centres M (None: 2,000).
+        Nyström centres M (None: 2,000, or every row when fewer).
     centers : {'uniform', 'leverage'}, default 'uniform'
         How the centres are drawn (see `KernelRidge`).
     random_state : int, Generator or None, default None

@@ -20,8 +20,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import (check_bool, check_int, check_max_iter, check_params, encode_classes, one_of, real,
-                                validate_sample_weight, validate_X, validate_Xy)
+from svmkit._validation import (check_bool, check_int, check_max_iter, check_params, check_seed, encode_classes, one_of,
+                                real, validate_sample_weight, validate_X, validate_Xy)
 from svmkit.models.smo_base import positive_rows
 from svmkit.models.svc import class_weights
 from svmkit.parallel.tasks import run_tasks
@@ -51,7 +51,7 @@ class _LinearSVM(BaseEstimator):
     """Validation, the weighted bounds and the coordinate descent shared by the two models."""
 
     _constraints = {"C": real(low=0), "tol": real(low=0), "max_iter": _check_max_iter, "dual": _check_dual,
-                    "fit_intercept": check_bool, "intercept_scaling": real(low=0)}
+                    "fit_intercept": check_bool, "intercept_scaling": real(low=0), "random_state": check_seed}
     #: Losses whose squares the solver minimises.
     _squared_losses: tuple[str, ...] = ()
 

@@ -51,7 +51,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         pass and solved by Cholesky; past that, conjugate gradient preconditioned as Falkon
         (Rudi et al. 2017). 'auto': 'cholesky' up to 30,000 rows, else 'nystrom'.
     n_components : int or None, default=None
-        Nyström centres M (None: 2,000).
+        Nyström centres M (None: 2,000, or every row when fewer).
     centers : {'uniform', 'leverage'}, default='uniform'
         How the Nyström centres are drawn: uniformly, or in proportion to approximate ridge
         leverage scores (through 512 uniformly drawn rows; one more pass over the data).

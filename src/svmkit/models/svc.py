@@ -79,8 +79,10 @@ class BaseSVC(ClassifierMixin, SMOModel):
         idx = np.concatenate([np.flatnonzero((y_enc == c) & (weight > 0)) for c in (a, b)])
         ypair = np.where(y_enc[idx] == a, 1.0, -1.0)
         if not (ypair > 0).any() or not (ypair < 0).any():
-            raise ValueError(f"class pair ({self.classes_[a]!r}, {self.classes_[b]!r}) has no sample "
-                             "with positive weight in one of its classes")
+            empty = self.classes_[a] if not (ypair > 0).any() else self.classes_[b]
+            raise ValueError(f"class {empty.item()!r} has no sample of positive weight (class_weight × "
+                             f"sample_weight), so the pair of classes ({self.classes_[a].item()!r}, "
+                             f"{self.classes_[b].item()!r}) cannot be fitted")
         return idx, ypair
 
     def _solve_problems(self, rows, row_index, y_enc, weight, starts):

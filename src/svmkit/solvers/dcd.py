@@ -347,14 +347,16 @@ def dcd_classify(X, bias, group, sign, upper, diag, tol, max_iter, seed):
     y_i = sign[group[i]], U_i = upper[group[i]], D_ii = diag[group[i]]. Returns (w (one entry
     per column of X, then the bias weight), α, passes). Stops when the projected gradient's
     spread over a full pass is ≤ tol."""
-    return _classify(*_rows(X), X.shape[1], bias, group, sign, upper, diag, tol, max_iter, seed)
+    # floats and ints as the compiled loops were built for: an int tol would compile them again
+    return _classify(*_rows(X), X.shape[1], float(bias), group, sign, upper, diag, float(tol), int(max_iter), seed)
 
 
 def dcd_regress(X, bias, y, group, upper, diag, epsilon, tol, max_iter, seed):
     """Solve the regression dual over the rows of X; row i has U_i = upper[group[i]],
     D_ii = diag[group[i]]. Returns (w, β, passes). Stops when the pass's summed violation is
     ≤ tol times the first pass's (LIBLINEAR's rule)."""
-    return _regress(*_rows(X), X.shape[1], bias, y, group, upper, diag, epsilon, tol, max_iter, seed)
+    return _regress(*_rows(X), X.shape[1], float(bias), y, group, upper, diag, float(epsilon), float(tol),
+                    int(max_iter), seed)
 
 
 def row_groups(*constants):

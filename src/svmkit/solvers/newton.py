@@ -147,7 +147,8 @@ class _System:
                 self.factor = la.cho_factor(A, lower=True, check_finite=False)
             except la.LinAlgError:  # I + RKR is positive definite for every PSD kernel K
                 raise ValueError("the kernel matrix is not positive semidefinite: kernel logistic regression's "
-                                 "Newton system I + R K R has no Cholesky factor; check the kernel") from None
+                                 "Newton system I + R K R has no Cholesky factor; check the kernel, or lower C "
+                                 "(R grows with √C and magnifies the kernel's rounding errors)") from None
         else:
             # Woodbury with K ≈ ΦΦᵀ per class, R taken diagonal: P = I + D Φ Φᵀ D
             Phi = op.features

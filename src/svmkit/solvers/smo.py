@@ -240,6 +240,7 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     The solve runs where the row source keeps its rows (`rows.xp`: NumPy on the host, CuPy
     on a GPU); the result is on the host.
     """
+    tol = float(tol)  # an int tol (tol=1) would compile every loop again for an int64 argument
     xp = rows.xp
     n = problem.n
     q = block_size(n, np.count_nonzero(np.bincount(problem.kidx)), rows.capacity, ws_size)
