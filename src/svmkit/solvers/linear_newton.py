@@ -15,8 +15,9 @@ most 20 halvings). It stops when ‖∇f(w)‖ ≤ tol·‖∇f(0)‖. The rules
 operations are LIBLINEAR's (newton.cpp, linear.cpp's l2r_l2_svc_fun / l2r_l2_svr_fun), so
 the iterates are LIBLINEAR's up to rounding.
 
-The products with X are NumPy's (BLAS) for dense rows and SciPy's for CSR rows, on the rows of
-I taken once per Newton step.
+The products with X run in compiled loops over the rows of I, in the layouts of the dual
+solver's loops (dense, CSR, CSR of a binary pattern): a Hessian product visits each row once,
+its dot and its update together.
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
+from numba import njit, types
+from numba.extending import overload
 
+from svmkit._compiled import NO_REFCOUNT
 from svmkit._threads import one_blas_thread
+from svmkit.solvers.dcd import _row_axpy, _row_dot, _rows
 
 #: Armijo's constant and the line search's halvings at most (LIBLINEAR's).
 ARMIJO = 0.01
@@ -47,32 +51,73 @@ class NewtonResult:
     objective: float
 
 
+def _row_axpy_square(d, w, i, dense, data, indices, indptr, bias):
+    """w += d·(x_i², bias²) (compiled only)."""
+
+
+@overload(_row_axpy_square, jit_options=NO_REFCOUNT)
+def _row_axpy_square_layout(d, w, i, dense, data, indices, indptr, bias):
+    if isinstance(data, types.NoneType):
+        def pattern(d, w, i, dense, data, indices, indptr, bias):
+            w[w.size - 1] += d * bias * bias
+            for p in range(indptr[i], indptr[i + 1]):
+                w[indices[p]] += d
+        return pattern
+    if isinstance(dense, types.NoneType):
+        def csr(d, w, i, dense, data, indices, indptr, bias):
+            w[w.size - 1] += d * bias * bias
+            for p in range(indptr[i], indptr[i + 1]):
+                w[indices[p]] += d * data[p] * data[p]
+        return csr
+
+    def rows(d, w, i, dense, data, indices, indptr, bias):
+        w[w.size - 1] += d * bias * bias
+        for j in range(dense.shape[1]):
+            w[j] += d * dense[i, j] * dense[i, j]
+    return rows
+
+
+@njit(cache=True, nogil=True)
+def _row_products(dense, data, indices, indptr, bias, v, out):
+    """out_i = x̃_iᵀv for every row."""
+    for i in range(out.size):
+        out[i] = _row_dot(v, i, dense, data, indices, indptr, bias)
+
+
+@njit(cache=True, nogil=True)
+def _rows_sum(dense, data, indices, indptr, bias, rows, u, s, square, out):
+    """out = Σ_k a_k x̃_{rows[k]} (x̃² when `square`), a_k = u_k, times x̃_{rows[k]}ᵀs when s is
+    not empty: Xᵀu, the diagonal Σ u_k x̃², or the Hessian's X_Iᵀ diag(u) X_I s in one visit."""
+    out[:] = 0.0
+    for k in range(rows.size):
+        i = rows[k]
+        a = u[k]
+        if s.size:
+            a *= _row_dot(s, i, dense, data, indices, indptr, bias)
+        if square:
+            _row_axpy_square(a, out, i, dense, data, indices, indptr, bias)
+        else:
+            _row_axpy(a, out, i, dense, data, indices, indptr, bias)
+
+
 class _Rows:
-    """Rows x_i of X with the constant feature `bias` appended (never formed)."""
+    """The rows x̃_i = (x_i, bias) of X in the compiled loops' layout."""
 
     def __init__(self, X, bias: float):
-        self.X, self.bias = X, bias
+        self.parts = _rows(X)[:4]
+        self.bias, self.n, self.n_weights = float(bias), X.shape[0], X.shape[1] + 1
+        self.none = np.zeros(0)
 
     def dot(self, v):
-        """X v (one value per row)."""
-        return np.asarray(self.X @ v[:-1]).ravel() + self.bias * v[-1]
-
-    def tdot(self, u):
-        """Xᵀ u (one value per weight)."""
-        out = np.empty(self.X.shape[1] + 1)
-        out[:-1] = self.X.T @ u
-        out[-1] = self.bias * u.sum()
+        """X̃ v (one value per row)."""
+        out = np.empty(self.n)
+        _row_products(*self.parts, self.bias, v, out)
         return out
 
-    def take(self, rows):
-        """The rows `rows` (all: self)."""
-        return self if rows.size == self.X.shape[0] else _Rows(self.X[rows], self.bias)
-
-    def squares_tdot(self, u):
-        """Σ_i u_i x_ij² for every weight j."""
-        out = np.empty(self.X.shape[1] + 1)
-        out[:-1] = self.X.power(2).T @ u if sp.issparse(self.X) else np.einsum("ij,ij,i->j", self.X, self.X, u)
-        out[-1] = self.bias ** 2 * u.sum()
+    def tdot(self, rows, u, s=None, square=False):
+        """Σ_k a_k x̃_{rows[k]} (squared entries when `square`), a_k = u_k (times x̃ᵀs when given)."""
+        out = np.empty(self.n_weights)
+        _rows_sum(*self.parts, self.bias, rows, u, self.none if s is None else s, square, out)
         return out
 
 
@@ -113,16 +158,15 @@ class _L2Loss:
         active, r = self._scaled_residual(self.wx)
         self.active = np.flatnonzero(active)
         self.c_active = self.c[self.active]
-        self.rows_active = self.rows.take(self.active)
-        return w + 2.0 * self.rows_active.tdot(self.c_active * r)
+        return w + 2.0 * self.rows.tdot(self.active, self.c_active * r)
 
     def hessian_product(self, s):
         """(I + 2 X_Iᵀ diag(C_I) X_I) s."""
-        return s + 2.0 * self.rows_active.tdot(self.c_active * self.rows_active.dot(s))
+        return s + 2.0 * self.rows.tdot(self.active, self.c_active, s)
 
     def diagonal(self):
         """The generalised Hessian's diagonal, 1 + 2 Σ_{i∈I} C_i x_ij²."""
-        return 1.0 + 2.0 * self.rows_active.squares_tdot(self.c_active)
+        return 1.0 + 2.0 * self.rows.tdot(self.active, self.c_active, square=True)
 
     def line_search(self, w, s, f, g):
         """(step, f(w + step·s)) with w updated in place: the first of 1, ½, ¼, … (at most 20)
