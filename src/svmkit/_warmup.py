@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit.models import SVC, SVR, KernelRidge, NuSVC, NuSVR, OneClassSVM
+from svmkit.models import SVC, SVR, KernelRidge, LinearSVC, LinearSVR, NuSVC, NuSVR, OneClassSVM
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 #: Rows of the tiny problems, and of the larger ones: past the sizes at which RBF kernel rows
@@ -46,7 +46,7 @@ def estimators(kernel, shrinking, **params):
 
 def target(est, n):
     """Three classes for a classifier (one-vs-one over several pairs), a ramp otherwise."""
-    return np.arange(n) % 3 if isinstance(est, (SVC, NuSVC)) else np.linspace(-1.0, 1.0, n)
+    return np.arange(n) % 3 if isinstance(est, (SVC, NuSVC, LinearSVC)) else np.linspace(-1.0, 1.0, n)
 
 
 def read_only(X):
@@ -64,11 +64,30 @@ def memory_mapped(est, folder):
     return joblib.load(path, mmap_mode="r")
 
 
+def linear_estimators():
+    """LinearSVC and LinearSVR with each of LIBLINEAR's solvers that they offer."""
+    return [LinearSVC(dual=True), LinearSVC(loss="hinge"), LinearSVC(dual=False),
+            LinearSVC(penalty="l1", dual=False), LinearSVC(multi_class="crammer_singer"), LinearSVR(),
+            LinearSVR(loss="squared_epsilon_insensitive", dual=False)]
+
+
+def warm_linear():
+    """Every linear solver on the row layouts its loops take: dense (writable and read-only)
+    and CSR of real values, of small integers (stored as float32) and of a binary pattern."""
+    rng = np.random.default_rng(0)
+    dense = rng.standard_normal((TINY, 5))
+    pattern = sp.csr_matrix((rng.random((TINY, 5)) < 0.5).astype(np.float64))
+    integers = sp.csr_matrix(pattern.multiply(rng.integers(1, 4, size=(TINY, 5))))
+    for X in (dense, read_only(dense), pattern, integers, sp.csr_matrix(dense)):
+        for est in linear_estimators():
+            est.fit(X, target(est, TINY)).predict(X)
+
+
 def warm_up():
     """Fit and predict every estimator × kernel × shrinking on the tiny problems, also on
     read-only data and with the fitted model memory-mapped, and kernel ridge's packed solver
     there; then every estimator on the larger problems with the RBF kernel, the one kernel
-    whose loops depend on the size."""
+    whose loops depend on the size; and the linear SVMs (`warm_linear`)."""
     with tempfile.TemporaryDirectory() as folder, warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for X in problems(TINY):
@@ -86,6 +105,7 @@ def warm_up():
             # a few iterations reach every loop; converging would only take longer
             for est in estimators("rbf", True, max_iter=50):
                 est.fit(X, target(est, LARGER)).predict(X)
+        warm_linear()
 
 
 if __name__ == "__main__":
