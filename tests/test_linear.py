@@ -501,3 +501,20 @@ def test_dense_and_every_sparse_layout_give_the_same_model_for_the_new_solvers(m
     for layout in ["csr", "csc", "coo"]:
         sparse = clone(model).set_params(random_state=0).fit(X.asformat(layout), y)
         np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("solver, model", [
+    (2, svmkit.LinearSVC(dual=False, fit_intercept=False, tol=0.01)),
+    (5, svmkit.LinearSVC(penalty="l1", dual=False, fit_intercept=False, C=0.1, tol=1e-6, max_iter=20000,
+                         random_state=0)),
+    (4, svmkit.LinearSVC(multi_class="crammer_singer", fit_intercept=False, tol=1e-6, max_iter=100000,
+                         random_state=0)),
+])
+def test_without_intercept_each_solver_matches_liblinear_without_bias(solver, model):
+    X, y = breast_cancer()
+    model.fit(X, y)
+    liblinear, W = liblinear_model(X, y, f"-s {solver} -c {model.C} -e {model.tol}")
+    w = W[:, 1] - W[:, 0] if solver == 4 else two_class_weights(liblinear, W, model.classes_[1])
+    assert model.intercept_ == 0.0 and model.coef_.shape == (1, X.shape[1])
+    rtol = 1e-8 if solver == 2 else 1e-3
+    np.testing.assert_allclose(model.coef_[0], w, rtol=rtol, atol=rtol * np.abs(w).max())

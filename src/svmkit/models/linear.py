@@ -304,8 +304,6 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         bias = self._bias()
         k = self.classes_.shape[0]
         W, alpha, it = crammer_singer(X, bias, y_enc, c, k, self.tol, self._passes(), self._seed())
-        if not self.fit_intercept:
-            W = np.vstack([W, np.zeros(k)])
         scores = np.column_stack([_decision_rows(X, W[:, m], bias) for m in range(k)])
         rows = np.arange(y_enc.size)
         margins = scores - scores[rows, y_enc][:, None] + 1.0

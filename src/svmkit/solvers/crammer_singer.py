@@ -170,8 +170,8 @@ def _solve(values, columns, pointers, n_weights, y, c, n_classes, tol, max_iter,
 def crammer_singer(X, bias: float, y, c, n_classes: int, tol: float, max_iter: int, seed: int):
     """Solve the dual above over the rows of X (dense or sparse) for class numbers y in
     0 … n_classes − 1 and per-row costs c > 0. Returns (W: one row of k weights per column of X,
-    then the constant feature's; α (n × k); passes)."""
+    then the constant feature's (0 when bias is 0); α (n × k); passes)."""
     values, columns, pointers = with_constant(X, bias, "csr")
-    n_weights = X.shape[1] + (bias != 0.0)
-    return _solve(values, columns, pointers, int(n_weights), np.ascontiguousarray(y, dtype=np.int64),
+    # without the constant feature its row of W stays 0
+    return _solve(values, columns, pointers, int(X.shape[1] + 1), np.ascontiguousarray(y, dtype=np.int64),
                   np.ascontiguousarray(c, dtype=np.float64), int(n_classes), float(tol), int(max_iter), int(seed))

@@ -142,9 +142,10 @@ def _solve(values, rows, pointers, c, tol, max_iter, seed):
 
 def l1_svc(X, bias: float, y, c, tol: float, max_iter: int, seed: int):
     """Minimise the problem above over the rows of X (dense or sparse) for labels y = ±1 and
-    per-row costs c > 0. Returns (w: one weight per column, then the constant feature's;
-    passes)."""
+    per-row costs c > 0. Returns (w: one weight per column, then the constant feature's (0
+    when bias is 0); passes)."""
     values, rows, pointers = with_constant(X, bias, "csc")
     values *= np.asarray(y, dtype=np.float64)[rows]
-    return _solve(values, rows, pointers, np.ascontiguousarray(c, dtype=np.float64), float(tol), int(max_iter),
-                  int(seed))
+    w, passes = _solve(values, rows, pointers, np.ascontiguousarray(c, dtype=np.float64), float(tol), int(max_iter),
+                       int(seed))
+    return (w if bias != 0.0 else np.append(w, 0.0)), passes
