@@ -104,10 +104,13 @@ class _LinearSVM(BaseEstimator):
 
     def _check_params(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
-        order); then what the solvers need beyond it: finite C and tol."""
+        order); then what the solvers need beyond it: finite C and tol, and max_iter within the
+        compiled loops' int64 counter."""
         self._validate_params()
         check_real(self.C, "C", low=0)
         check_real(self.tol, "tol", low=0)
+        if self.max_iter > np.iinfo(np.int64).max:
+            raise ValueError(f"max_iter must be a number of passes below 2**63, got max_iter={self.max_iter}")
 
     def _bounds(self, c):
         """(U, D) of every row from its C_i: (C_i, 0) for the plain loss, (∞, 1/(2C_i)) squared."""
@@ -123,8 +126,8 @@ class _LinearSVM(BaseEstimator):
         return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
 
     def _passes(self):
-        """max_iter as the compiled loops' int64 counter (a larger one is never reached)."""
-        return int(min(self.max_iter, np.iinfo(np.int64).max))
+        """max_iter as a Python int (int64 in the compiled loops)."""
+        return int(self.max_iter)
 
     def _store(self, W, passes, objectives, solver):
         """coef_ and intercept_ from the solvers' weights W (a row per problem, the last entry
