@@ -1,19 +1,27 @@
 """Time the linear SVMs: svmkit's LinearSVC / LinearSVR beside scikit-learn's and liblinear's
-(liblinear-official), all solving the same dual with the same stopping tolerance.
+(liblinear-official), every LIBLINEAR solver that the two models offer, all with the same
+options and stopping tolerance.
 
-    python benchmarks/bench_linear.py [--sets a9a,w8a,synthetic,synthetic-svr] [--tol 0.01] [--C 1] [--repeat 2]
+    python benchmarks/bench_linear.py [--sets a9a,w8a,synthetic,synthetic-svr,satimage,dna]
+                                      [--variants ...] [--tol 0.01] [--C 1] [--repeat 2]
 
-Sets: a9a (scored on a9a.t), w8a (shuffled with seed 0, the last 10,000 rows held out), a
-200,000 × 100 synthetic classification set (make_classification, 20 informative features,
-seed 0; 20 % held out) for LinearSVC with both losses, and a 200,000 × 100 synthetic
-regression set (make_regression, noise 10, seed 0) for LinearSVR. Every system gets the same C,
-tol, at most 300 passes (liblinear-official's fixed limit) and an intercept as a regularised
-constant feature of 1 (liblinear -B 1). liblinear's data conversion to its own row format is
-done before its clock starts; svmkit's and scikit-learn's fit() include their input checks.
-Each (set, loss, system) runs in its own process, in `--repeat` rounds in alternating order,
-the fastest printed (every round on a comment line). Prints fit seconds, the primal objective
-(9.40) each reached, held-out accuracy (R² for regression), and liblinear's time over each
-system's.
+Variants (liblinear's -s): squared_hinge (1, dual), hinge (3), squared_hinge-primal (2,
+dual=False), l1 (5, penalty='l1'), crammer_singer (4), epsilon_insensitive (13),
+squared_epsilon_insensitive-primal (11, dual=False). Sets: a9a (scored on a9a.t), w8a (shuffled
+with seed 0, the last 10,000 rows held out), a 200,000 × 100 synthetic classification set
+(make_classification, 20 informative features, seed 0; 20 % held out), a 200,000 × 100
+synthetic regression set (make_regression, noise 10, seed 0), and for Crammer–Singer the
+multi-class satimage (6 classes) and dna (3 classes), each scored on its .t file. Every system
+gets the same C, tol, at most 300 passes for the dual solvers (liblinear-official's fixed
+limit; its others have their own: 1000 Newton steps or L1 passes, 100,000 Crammer–Singer
+passes) and an intercept as
+a penalised constant feature of 1 (liblinear -B 1). liblinear's data conversion to its own row
+format is done before its clock starts; svmkit's and scikit-learn's fit() include their input
+checks. scikit-learn's primal Newton is an older trust-region one (TRON), liblinear-official's
+and svmkit's a line-search one. Each (set, variant, system) runs in its own process, in
+`--repeat` rounds in alternating order, the fastest printed (every round on a comment line).
+Prints fit seconds, the objective each reached, held-out accuracy (R² for regression), and
+scikit-learn's and liblinear's time over each system's.
 """
 
 from __future__ import annotations
@@ -30,13 +38,28 @@ import numpy as np
 import scipy.sparse as sp
 
 # beside this script, whose folder is on sys.path
-from workers import best_of_rounds, print_rows, print_runs, run_worker
+from workers import best_of_rounds, print_runs, run_worker
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("svmkit", "scikit-learn", "liblinear")
-#: Passes allowed to every system: liblinear-official 2.47 stops its dual solvers at 300.
+#: Passes allowed to every system: liblinear-official 2.50 stops its dual solvers at 300.
 MAX_PASSES = 300
-LIBLINEAR_SOLVER = {"hinge": 3, "squared_hinge": 1, "epsilon_insensitive": 13}
+#: Passes of liblinear-official's Crammer–Singer solver (fixed; scikit-learn's too).
+CS_PASSES = 100_000
+#: variant → (liblinear -s, model options).
+VARIANTS = {
+    "squared_hinge": (1, {"loss": "squared_hinge", "dual": True}),
+    "hinge": (3, {"loss": "hinge", "dual": True}),
+    "squared_hinge-primal": (2, {"loss": "squared_hinge", "dual": False}),
+    "l1": (5, {"penalty": "l1", "loss": "squared_hinge", "dual": False}),
+    "crammer_singer": (4, {"multi_class": "crammer_singer"}),
+    "epsilon_insensitive": (13, {"loss": "epsilon_insensitive", "dual": True}),
+    "squared_epsilon_insensitive-primal": (11, {"loss": "squared_epsilon_insensitive", "dual": False}),
+}
+REGRESSION = ("epsilon_insensitive", "squared_epsilon_insensitive-primal")
+#: The variants timed on each set unless --variants says otherwise.
+DEFAULT_VARIANTS = {"synthetic-svr": REGRESSION, "satimage": ("crammer_singer",), "dna": ("crammer_singer",),
+                    None: ("squared_hinge", "hinge", "squared_hinge-primal", "l1")}
 
 
 def load(name):
@@ -45,6 +68,10 @@ def load(name):
     if name == "a9a":
         X, y = load_svmlight_file(str(DATA / "a9a"), n_features=123)
         Xt, yt = load_svmlight_file(str(DATA / "a9a.t"), n_features=123)
+        return X, y, Xt, yt
+    if name in ("satimage", "dna"):
+        X, y = load_svmlight_file(str(DATA / f"{name}.scale"))
+        Xt, yt = load_svmlight_file(str(DATA / f"{name}.scale.t"), n_features=X.shape[1])
         return X, y, Xt, yt
     if name == "w8a":
         X, y = load_svmlight_file(str(DATA / "w8a"), n_features=300)
@@ -59,18 +86,29 @@ def load(name):
     return X[:200_000], y[:200_000], X[200_000:], y[200_000:]
 
 
-def primal(X, y, w, b, C, loss):
-    f = np.asarray(X @ w).ravel() + b
-    if loss == "epsilon_insensitive":
-        r = np.maximum(np.abs(y - f), 0.0)
+def objective(X, y, W, b, C, variant):
+    """The problem's objective at weights W (a column per class) and intercepts b: ½‖(w, b)‖²
+    or ‖(w, b)‖₁ plus C times the summed loss (Crammer–Singer: its multi-class hinge)."""
+    F = np.asarray(X @ W) + b
+    if variant == "crammer_singer":
+        rows, y_enc = np.arange(y.size), np.searchsorted(np.unique(y), y)
+        margins = F - F[rows, y_enc][:, None] + 1
+        margins[rows, y_enc] = 0
+        return float(0.5 * ((W * W).sum() + (b * b).sum()) + C * margins.max(axis=1).sum())
+    f = F[:, 0]
+    if variant in REGRESSION:
+        r = np.maximum(np.abs(y - f), 0.0) ** (2 if variant.startswith("squared") else 1)
     else:
-        r = np.maximum(1 - y * f, 0.0) ** (2 if loss == "squared_hinge" else 1)
-    return float(0.5 * (w @ w + b * b) + C * r.sum())
+        r = np.maximum(1 - y * f, 0.0) ** (1 if variant == "hinge" else 2)
+    if variant == "l1":
+        return float(np.abs(W).sum() + np.abs(b).sum() + C * r.sum())
+    return float(0.5 * ((W * W).sum() + (b * b).sum()) + C * r.sum())
 
 
-def run(name, loss, system, C, tol):
+def run(name, variant, system, C, tol):
     X, y, Xt, yt = load(name)
-    regression = loss == "epsilon_insensitive"
+    solver, options = VARIANTS[variant]
+    regression = variant in REGRESSION
     if system == "liblinear":
         from liblinear.liblinearutil import parameter, problem, train
 
@@ -78,22 +116,27 @@ def run(name, loss, system, C, tol):
         t0 = time.perf_counter()
         epsilon = " -p 0" if regression else ""  # liblinear's default ε is 0.1; the others' 0
         # not -q: liblinear prints its pass count ("#iter = N"), which main() reads
-        model = train(prob, parameter(f"-s {LIBLINEAR_SOLVER[loss]} -c {C} -e {tol} -B 1{epsilon}"))
+        model = train(prob, parameter(f"-s {solver} -c {C} -e {tol} -B 1{epsilon}"))
         seconds = time.perf_counter() - t0
-        w, b = model.get_decfun(0)
-        w = np.asarray(w)
-        if not regression and model.get_labels()[0] != 1:
-            w, b = -w, -b
+        labels = model.get_labels()
+        k = len(labels) if solver == 4 or len(labels) > 2 else 1
+        Wb = np.array([model.w[i] for i in range((X.shape[1] + 1) * k)]).reshape(X.shape[1] + 1, k)
+        if solver == 4 or len(labels) > 2:
+            Wb = Wb[:, np.argsort(labels)]
+        elif not regression and labels[0] != 1:
+            Wb = -Wb
+        W, b = Wb[:-1], Wb[-1]
     else:
         import svmkit
         from sklearn.svm import LinearSVC, LinearSVR
 
         if system == "svmkit":
             cls = svmkit.LinearSVR if regression else svmkit.LinearSVC
-            cls(C=C, tol=tol, random_state=0).fit(X[:200], y[:200])  # compiled loops loaded
+            cls(C=C, tol=tol, random_state=0, **options).fit(X[:200], y[:200])  # compiled loops loaded
         else:
             cls = LinearSVR if regression else LinearSVC
-        model = cls(C=C, loss=loss, tol=tol, max_iter=MAX_PASSES, random_state=0, dual=True)
+        max_iter = MAX_PASSES if options.get("dual") else CS_PASSES if variant == "crammer_singer" else 1000
+        model = cls(C=C, tol=tol, max_iter=max_iter, random_state=0, **options)
         if system == "scikit-learn" and sp.issparse(X):
             X = sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)), shape=X.shape)
         with warnings.catch_warnings():
@@ -101,24 +144,33 @@ def run(name, loss, system, C, tol):
             t0 = time.perf_counter()
             model.fit(X, y)
             seconds = time.perf_counter() - t0
-        w, b = np.ravel(model.coef_), float(np.ravel(model.intercept_)[0])
-    f = np.asarray(Xt @ w).ravel() + b
-    score = 1 - np.mean((yt - f) ** 2) / np.var(yt) if regression else float(np.mean(np.where(f > 0, 1, -1) == yt))
+        W = np.atleast_2d(model.coef_).T
+        b = np.atleast_1d(model.intercept_)
+    F = np.asarray(Xt @ W) + b
+    if regression:
+        score = 1 - np.mean((yt - F[:, 0]) ** 2) / np.var(yt)
+    elif F.shape[1] == 1:
+        score = float(np.mean(np.where(F[:, 0] > 0, 1, -1) == yt))
+    else:
+        score = float(np.mean(np.unique(y)[np.argmax(F, axis=1)] == yt))
     passes = int(np.max(model.n_iter_)) if system != "liblinear" else None
-    return {"seconds": seconds, "objective": primal(X, y, w, b, C, loss), "score": float(score), "passes": passes}
+    return {"seconds": seconds, "objective": objective(X, y, W, b, C, variant), "score": float(score),
+            "passes": passes}
 
 
 def in_process(*args):
     result, stdout = run_worker(__file__, args, timeout=3600)
-    counts = re.findall(r"#iter = (\d+)", stdout)
+    # the dual and L1 solvers print "#iter = N", the Newton one a line "iter N …" per step
+    counts = re.findall(r"#iter = (\d+)", stdout) + re.findall(r"^iter\s+(\d+)", stdout, flags=re.M)
     if "error" not in result and result["passes"] is None and counts:
-        result["passes"] = int(counts[-1])
+        result["passes"] = max(map(int, counts))
     return result
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sets", default="a9a,w8a,synthetic,synthetic-svr")
+    parser.add_argument("--sets", default="a9a,w8a,synthetic,synthetic-svr,satimage,dna")
+    parser.add_argument("--variants", default=None, help="comma-separated; default: every variant of the set's kind")
     parser.add_argument("--tol", type=float, default=0.01)
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=2,
@@ -126,19 +178,27 @@ def main():
     parser.add_argument("--worker", nargs=5)
     args = parser.parse_args()
     if args.worker:
-        name, loss, system, C, tol = args.worker
-        print(json.dumps(run(name, loss, system, float(C), float(tol))))
+        name, variant, system, C, tol = args.worker
+        print(json.dumps(run(name, variant, system, float(C), float(tol))))
         return
     print(f"# machine: {platform.machine()}, Python {platform.python_version()}; C={args.C}, tol={args.tol}, -B 1")
-    print("| set | loss | system | fit s | passes | primal objective | held-out accuracy / R² | liblinear s / this |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| set | variant (-s) | system | fit s | passes | objective | held-out accuracy / R² "
+          "| scikit-learn s / this | liblinear s / this |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in args.sets.split(","):
-        losses = ["epsilon_insensitive"] if name == "synthetic-svr" else ["squared_hinge", "hinge"]
-        for loss in losses:
-            results = best_of_rounds(lambda s: in_process(name, loss, s, args.C, args.tol), SYSTEMS, args.repeat)
-            print_rows(f"{name} | {loss}", results, "seconds",
-                       lambda r: f"{r['seconds']:.3f} | {r['passes']} | {r['objective']:.6g} | {r['score']:.4f}", 4,
-                       reference="liblinear", digits=2)
+        kinds = DEFAULT_VARIANTS.get(name, DEFAULT_VARIANTS[None])
+        variants = [v for v in args.variants.split(",") if v in kinds] if args.variants else kinds
+        for variant in variants:
+            results = best_of_rounds(lambda s: in_process(name, variant, s, args.C, args.tol), SYSTEMS, args.repeat)
+            for system, r in results.items():
+                label = f"| {name} | {variant} ({VARIANTS[variant][0]}) | {system} |"
+                if "error" in r:
+                    print(f"{label} error: {r['error']} |" + " |" * 7, flush=True)
+                    continue
+                ratios = " | ".join(f"{results[ref]['seconds'] / r['seconds']:.2f}" if "seconds" in results[ref]
+                                    else "" for ref in ("scikit-learn", "liblinear"))
+                print(f"{label} {r['seconds']:.3f} | {r['passes']} | {r['objective']:.6g} | {r['score']:.4f} | "
+                      f"{ratios} |", flush=True)
             print_runs(results, digits=3)
 
 

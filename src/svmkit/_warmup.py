@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit.models import SVC, SVR, KernelRidge, NuSVC, NuSVR, OneClassSVM
+from svmkit.models import SVC, SVR, KernelRidge, LinearSVC, LinearSVR, NuSVC, NuSVR, OneClassSVM
 from svmkit.solvers._smo_loops import _choose_threading_layer
 
 #: Packages whose modules hold compiled loops (the CUDA kernels and pictures need optional
@@ -82,7 +82,7 @@ def estimators(kernel, shrinking, **params):
 
 def target(est, n):
     """Three classes for a classifier (one-vs-one over several pairs), a ramp otherwise."""
-    return np.arange(n) % 3 if isinstance(est, (SVC, NuSVC)) else np.linspace(-1.0, 1.0, n)
+    return np.arange(n) % 3 if isinstance(est, (SVC, NuSVC, LinearSVC)) else np.linspace(-1.0, 1.0, n)
 
 
 def read_only(X):
@@ -141,24 +141,27 @@ def closed_forms(X):
 
 
 def linear_layouts(X):
-    """X in each row layout the linear solver compiles a loop for: dense, CSR with float64 and
-    with float32-exact values, and a binary pattern (no values)."""
+    """X in each row layout the linear solvers compile a loop for: dense (writable and
+    read-only), CSR with float64 and with float32-exact values, and a binary pattern (no values)."""
     if not sp.issparse(X):
-        return [X]
+        return [X, read_only(X)]
     halves = X.copy()
     halves.data = np.round(halves.data * 2.0) / 2.0 + 0.5
     return [X, halves, (X != 0).astype(np.float64)]
 
 
-def linear(X):
-    """LinearSVC and LinearSVR with every loss on every row layout."""
-    from svmkit.models import LinearSVC, LinearSVR
+def linear_estimators():
+    """LinearSVC and LinearSVR with each of LIBLINEAR's solvers that they offer."""
+    return [LinearSVC(dual=True), LinearSVC(loss="hinge"), LinearSVC(dual=False),
+            LinearSVC(penalty="l1", dual=False), LinearSVC(multi_class="crammer_singer"), LinearSVR(),
+            LinearSVR(loss="squared_epsilon_insensitive", dual=False)]
 
+
+def linear(X):
+    """Every linear solver (`linear_estimators`) on every row layout."""
     for rows in linear_layouts(X):
-        for loss in ("hinge", "squared_hinge"):
-            LinearSVC(loss=loss).fit(rows, np.arange(TINY) % 3).predict(rows)
-        for loss in ("epsilon_insensitive", "squared_epsilon_insensitive"):
-            LinearSVR(loss=loss).fit(rows, target(None, TINY)).predict(rows)
+        for est in linear_estimators():
+            est.fit(rows, target(est, TINY)).predict(rows)
 
 
 #: The warm-up's steps: (name, what it runs, on which problems), in two groups of about equal

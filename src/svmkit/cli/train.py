@@ -88,7 +88,7 @@ def build_estimator(args, n_features):
         name, loss = LIBLINEAR_SOLVERS[s]
         linear = dict(C=args.cost, loss=loss, tol=0.1 if args.tolerance is None else args.tolerance,
                       fit_intercept=args.bias > 0, intercept_scaling=args.bias if args.bias > 0 else 1.0,
-                      random_state=0)
+                      dual=True, random_state=0)
         if name == "LinearSVR":
             return models.LinearSVR(epsilon=args.epsilon, **linear)
         return models.LinearSVC(class_weight=_class_weight(args.weight), **linear)

@@ -33,6 +33,9 @@ def save_liblinear_model(est, path) -> None:
     solver = SOLVER_TYPES.get((name, getattr(est, "loss", None)))
     if solver is None:
         raise ValueError(f"cannot write a {name} as a LIBLINEAR model: LIBLINEAR files hold LinearSVC and LinearSVR")
+    if getattr(est, "penalty", "l2") != "l2" or getattr(est, "multi_class", "ovr") != "ovr":
+        raise ValueError(f"cannot write a {name} with penalty={est.penalty!r}, multi_class={est.multi_class!r} as a "
+                         "LIBLINEAR model: the files written hold the L2-penalised one-vs-rest solvers")
     if not hasattr(est, "coef_"):
         raise ValueError(f"cannot save an unfitted {name}: call fit first")
     bias = float(est.intercept_scaling) if est.fit_intercept else -1.0

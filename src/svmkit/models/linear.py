@@ -1,45 +1,78 @@
-"""Linear SVMs by dual coordinate descent, as LIBLINEAR solves them: LinearSVC (hinge or
-squared hinge, one-vs-rest) and LinearSVR (ε-insensitive or its square).
+"""Linear SVMs as LIBLINEAR solves them: LinearSVC (hinge or squared hinge, L2 or L1 penalty,
+one-vs-rest or Crammer–Singer) and LinearSVR (ε-insensitive or its square).
 
 Seed 000 (9.40): the soft-margin SVM is the L2-regularised hinge loss
 
-    min_w ½‖w‖² + Σ_i C_i·max(0, 1 − y_i(wᵀx_i + b))        (squared hinge: the max squared),
+    min_w ½‖w‖² + Σ_i C_i·max(0, 1 − y_i(wᵀx_i + b))        (squared hinge: the max squared).
 
-and its dual (seed 001 (4) with the linear kernel) is what the solver descends; `objective_`
-gives both values and their gap. With `fit_intercept`, b is the weight of a constant feature
-`intercept_scaling` and is regularised with w, as LIBLINEAR's -B and scikit-learn do.
+Each (penalty, loss, dual, multi_class) is one of LIBLINEAR's solvers, numbered as its -s
+option (Fan et al. 2008, JMLR 9) and chosen as scikit-learn chooses them: the dual by
+coordinate descent (-s 1, 3, 12, 13; `svmkit.solvers.dcd`), the primal of the squared losses
+by truncated Newton (-s 2, 11; `linear_newton`), the L1-penalised squared hinge by coordinate
+descent Newton (-s 5; `l1_svc`) and Crammer and Singer's multi-class SVM by its sequential
+dual method (-s 4; `crammer_singer`). `objective_` gives the primal value, and where the solver
+has a dual, its value and the gap. With `fit_intercept`, b is the weight of a constant feature
+`intercept_scaling` and is penalised with w, as LIBLINEAR's -B and scikit-learn do.
 """
 
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import (check_bool, check_int, check_max_iter, check_params, check_seed, encode_classes, one_of,
-                                real, validate_sample_weight, validate_X, validate_Xy)
+from svmkit._validation import check_real, encode_classes, validate_sample_weight, validate_X, validate_Xy
 from svmkit.models.smo_base import positive_rows
 from svmkit.models.svc import class_weights
 from svmkit.parallel.tasks import run_tasks
+from svmkit.solvers.crammer_singer import crammer_singer
 from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_groups
+from svmkit.solvers.l1_svc import l1_svc
+from svmkit.solvers.linear_newton import l2_loss_newton
+
+#: LIBLINEAR's solver (its -s number) for each loss, penalty and dual (scikit-learn's table).
+SOLVERS = {"hinge": {"l2": {True: 3}}, "squared_hinge": {"l1": {False: 5}, "l2": {False: 2, True: 1}},
+           "epsilon_insensitive": {"l2": {True: 13}}, "squared_epsilon_insensitive": {"l2": {False: 11, True: 12}}}
+CRAMMER_SINGER = 4
+#: What each solver's passes are, for the warning when it runs out of them.
+METHODS = {1: "Dual coordinate descent", 3: "Dual coordinate descent", 12: "Dual coordinate descent",
+           13: "Dual coordinate descent", 2: "Newton's method", 11: "Newton's method",
+           5: "Coordinate descent", 4: "The Crammer-Singer dual method"}
 
 
-def _check_dual(value, name):
-    if isinstance(value, str) and value == "auto":
-        return value
-    if value is not True:
-        raise ValueError(f"{name} must be True or 'auto': only the dual coordinate descent is built, got {name}={value!r}")
-    return value
+def solver_number(multi_class, penalty, loss, dual) -> int:
+    """LIBLINEAR's solver for the options, or scikit-learn's ValueError naming the combination
+    that has none."""
+    if multi_class == "crammer_singer":
+        return CRAMMER_SINGER
+    penalties = SOLVERS[loss]
+    if penalty not in penalties:
+        problem = f"The combination of penalty='{penalty}' and loss='{loss}' is not supported"
+    elif dual not in penalties[penalty]:
+        problem = f"The combination of penalty='{penalty}' and loss='{loss}' are not supported when dual={dual}"
+    else:
+        return penalties[penalty][dual]
+    raise ValueError(f"Unsupported set of arguments: {problem}, Parameters: penalty={penalty!r}, loss={loss!r}, "
+                     f"dual={dual!r}")
 
 
-def _check_max_iter(value, name):
-    if check_int(value, name) < 1:
-        raise ValueError(f"{name} must be a positive number of passes, got {name}={value!r}")
-    return check_max_iter(value, name)
+def resolve_dual(dual, loss, penalty, multi_class, X) -> bool:
+    """`dual`, with 'auto' resolved as scikit-learn does: the dual when there are fewer samples
+    than features, else the primal, each where the combination has it."""
+    if dual != "auto":
+        return dual
+    prefer = bool(X.shape[0] < X.shape[1])
+    try:
+        solver_number(multi_class, penalty, loss, prefer)
+    except ValueError:
+        return not prefer
+    return prefer
 
 
 def _rows_of(X, keep):
@@ -47,18 +80,37 @@ def _rows_of(X, keep):
     return X if keep.size == X.shape[0] else X[keep]
 
 
-class _LinearSVM(BaseEstimator):
-    """Validation, the weighted bounds and the coordinate descent shared by the two models."""
+def _decision_rows(X, w, bias):
+    """wᵀx + w_b·bias per row from a solver's weights (the last one the constant feature's)."""
+    return np.asarray(X @ w[:-1]).ravel() + w[-1] * bias
 
-    _constraints = {"C": real(low=0), "tol": real(low=0), "max_iter": _check_max_iter, "dual": _check_dual,
-                    "fit_intercept": check_bool, "intercept_scaling": real(low=0), "random_state": check_seed}
+
+class _LinearSVM(BaseEstimator):
+    """Parameter checks, the weighted bounds, the solvers' passes and the fitted attributes
+    shared by the two models."""
+
+    _parameter_constraints: dict = {
+        "tol": [Interval(Real, 0.0, None, closed="neither")],
+        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "dual": ["boolean", StrOptions({"auto"})],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+    }
     #: Losses whose squares the solver minimises.
     _squared_losses: tuple[str, ...] = ()
 
-    def _validate(self, X, y, sample_weight, classification):
-        check_params(self, self._constraints)
-        X, y = validate_Xy(self, X, y, y_numeric=not classification)
-        return X, y, validate_sample_weight(sample_weight, X)
+    def _check_params(self):
+        """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
+        order); then what the solvers need beyond it: finite C and tol, and max_iter within the
+        compiled loops' int64 counter."""
+        self._validate_params()
+        check_real(self.C, "C", low=0)
+        check_real(self.tol, "tol", low=0)
+        if self.max_iter > np.iinfo(np.int64).max:
+            raise ValueError(f"max_iter must be a number of passes below 2**63, got max_iter={self.max_iter}")
 
     def _bounds(self, c):
         """(U, D) of every row from its C_i: (C_i, 0) for the plain loss, (∞, 1/(2C_i)) squared."""
@@ -68,28 +120,44 @@ class _LinearSVM(BaseEstimator):
 
     def _bias(self) -> float:
         """The constant feature whose weight is the intercept (0: none)."""
-        return self.intercept_scaling if self.fit_intercept else 0.0
+        return float(self.intercept_scaling) if self.fit_intercept else 0.0
 
     def _seed(self):
         return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
 
-    def _store(self, weights, passes, objectives):
-        """coef_ and intercept_ from the solver's weights (the last one the constant feature's),
-        n_iter_, objective_; warns when a problem ran out of passes."""
-        bias = self._bias()
-        W = np.vstack(weights)
+    def _passes(self):
+        """max_iter as a Python int (int64 in the compiled loops)."""
+        return int(self.max_iter)
+
+    def _store(self, W, passes, objectives, solver):
+        """coef_ and intercept_ from the solvers' weights W (a row per problem, the last entry
+        the constant feature's), n_iter_ (the most passes of any problem), objective_; warns
+        when a problem ran out of passes."""
         self.coef_ = W[:, :-1]
-        self.intercept_ = W[:, -1] * bias
+        self.intercept_ = W[:, -1] * self._bias() if self.fit_intercept else 0.0
         self.n_iter_ = int(max(passes))
         if self.n_iter_ >= self.max_iter:
-            warnings.warn("Dual coordinate descent failed to converge, increase the number of iterations "
+            warnings.warn(f"{METHODS[solver]} failed to converge, increase the number of iterations "
                           f"(max_iter={self.max_iter}).", ConvergenceWarning, stacklevel=3)
-        self.objective_ = np.array(objectives)
+        self.objective_ = np.array(objectives, dtype=np.float64)
 
-    @staticmethod
-    def _decision_rows(X, w, bias):
-        """wᵀx + w_b·bias per row from the solver's weights (the last one the constant feature's)."""
-        return np.asarray(X @ w[:-1]).ravel() + w[-1] * bias
+    def _newton(self, X, t, c, tol, regression):
+        """-s 2 / -s 11 for targets t: (w, Newton steps, (primal, dual, gap)), the dual at the
+        α_i = 2 C_i·(signed residual) that the optimality conditions give for w."""
+        bias = self._bias()
+        epsilon = float(self.epsilon) if regression else 0.0
+        result = l2_loss_newton(X, bias, t, c, tol, self._passes(), epsilon=epsilon, regression=regression)
+        f = _decision_rows(X, result.w, bias)
+        if regression:
+            r = t - f
+            alpha = 2 * c * np.sign(r) * np.maximum(np.abs(r) - epsilon, 0.0)
+            linear = float(t @ alpha) - epsilon * float(np.abs(alpha).sum())
+        else:
+            alpha = 2 * c * t * np.maximum(1 - t * f, 0.0)
+            linear = float(t @ alpha)
+        w_alpha = np.append(np.asarray(X.T @ alpha).ravel(), bias * alpha.sum())
+        dual = linear - 0.5 * float(w_alpha @ w_alpha) - float((alpha * alpha) @ (0.25 / c))
+        return result.w, result.n_iter, (result.objective, dual, result.objective - dual)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -103,44 +171,54 @@ class _LinearSVM(BaseEstimator):
 
 
 class LinearSVC(ClassifierMixin, _LinearSVM):
-    """Linear support vector classification by dual coordinate descent (LIBLINEAR -s 3 / -s 1),
-    scikit-learn compatible.
+    """Linear support vector classification as LIBLINEAR solves it, scikit-learn compatible.
 
     Minimises ½‖w‖² + Σ_i C_i·ℓ(y_i(wᵀx_i + b)) (seed 000 (9.40)), ℓ(t) = max(0, 1 − t) ('hinge')
-    or max(0, 1 − t)² ('squared_hinge'), C_i = C · class_weight[y_i] · sample_weight_i; one
-    problem per class against the rest (one for two classes).
+    or max(0, 1 − t)² ('squared_hinge'), C_i = C · class_weight[y_i] · sample_weight_i; with
+    penalty='l1', ‖w‖₁ in place of ½‖w‖². One problem per class against the rest (one for two
+    classes), or Crammer and Singer's single multi-class problem. The solver is LIBLINEAR's for
+    (penalty, loss, dual): -s 1 / -s 3 dual coordinate descent, -s 2 primal Newton, -s 5
+    L1 coordinate descent, -s 4 Crammer–Singer (see the module docstring).
 
     Parameters
     ----------
-    C : float, default 1.0
+    penalty : {'l1', 'l2'}, default 'l2'
+        'l1' gives sparse weights; only with the squared hinge and the primal.
     loss : {'hinge', 'squared_hinge'}, default 'squared_hinge'
-    penalty : {'l2'}, default 'l2'
-    dual : True or 'auto', default 'auto'
-        The dual is what is solved (coordinate descent); no primal solver is built.
+    dual : bool or 'auto', default 'auto'
+        Solve the dual (coordinate descent) or the primal; 'auto' takes the dual when there are
+        fewer samples than features and the primal otherwise, where the combination has them
+        (as scikit-learn).
     tol : float, default 1e-4
-        Stop when the projected gradient's spread over a pass is at most tol (LIBLINEAR's -e).
-    max_iter : int, default 1000
-        Passes over the data at most.
-    class_weight : dict, 'balanced' or None
+        The stopping tolerance of the solver (LIBLINEAR's -e): the dual's projected gradient
+        spread; the primal's gradient norm relative to its value at w = 0, scaled by the
+        smaller class's share of the rows (LIBLINEAR's rule); the L1 solver's summed violation
+        relative to its first pass's, scaled alike; Crammer–Singer's gradient spread.
+    C : float, default 1.0
+    multi_class : {'ovr', 'crammer_singer'}, default 'ovr'
+        'crammer_singer' ignores penalty, loss and dual.
     fit_intercept : bool, default True
     intercept_scaling : float, default 1.0
-        The constant feature whose weight is the intercept (regularised with w).
-    multi_class : {'ovr'}, default 'ovr'
-    random_state : int, RandomState or None, default None
-        The order of the coordinates.
+        The constant feature whose weight is the intercept (penalised with w).
+    class_weight : dict, 'balanced' or None
+        'balanced' counts rows by their sample weights (as scikit-learn).
     verbose : int, default 0
         Accepted for scikit-learn compatibility.
+    random_state : int, RandomState or None, default None
+        The order of the coordinates (not used by the primal Newton).
+    max_iter : int, default 1000
+        Passes (Newton steps for the primal) at most.
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-    intercept_ : ndarray of shape (1,) or (n_classes,)
+    intercept_ : ndarray of shape (1,) or (n_classes,), or 0.0 without fit_intercept
     classes_ : ndarray of shape (n_classes,)
     n_iter_ : int
         Most passes any problem took.
     objective_ : ndarray of shape (n_problems, 3)
-        Per problem: the primal value (9.40), the dual value and their gap (≥ 0), which the
-        stopping rule makes small.
+        Per problem: the primal value, the dual value and their gap (≥ 0); the L1 problem has
+        no dual here (NaN).
 
     Examples
     --------
@@ -152,8 +230,11 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     0.96
     """
 
-    _constraints = {**_LinearSVM._constraints, "loss": one_of("hinge", "squared_hinge"), "multi_class": one_of("ovr"),
-                    "penalty": one_of("l2")}
+    _parameter_constraints: dict = {**_LinearSVM._parameter_constraints,
+                                    "penalty": [StrOptions({"l1", "l2"})],
+                                    "loss": [StrOptions({"hinge", "squared_hinge"})],
+                                    "multi_class": [StrOptions({"ovr", "crammer_singer"})],
+                                    "class_weight": [None, dict, StrOptions({"balanced"})]}
     _squared_losses = ("squared_hinge",)
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0, multi_class="ovr",
@@ -173,28 +254,70 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         self.max_iter = max_iter
 
     def fit(self, X, y, sample_weight=None):
-        """Fit w and b. X: (n_samples, n_features) dense or CSR."""
-        X, y, sw = self._validate(X, y, sample_weight, classification=True)
+        """Fit w and b. X: (n_samples, n_features) dense or sparse."""
+        self._check_params()
+        X, y = validate_Xy(self, X, y)
         self.classes_, y_enc = encode_classes(y, "LinearSVC")
-        cw = class_weights(self.class_weight, self.classes_, y_enc)
+        dual = resolve_dual(self.dual, self.loss, self.penalty, self.multi_class, X)
+        sw = validate_sample_weight(sample_weight, X)
+        cw = class_weights(self.class_weight, self.classes_, y_enc, sample_weight=sw)
+        solver = solver_number(self.multi_class, self.penalty, self.loss, dual)
         c = self.C * cw[y_enc] * sw
         keep = positive_rows(c)
         Xk, c, y_enc = _rows_of(X, keep), c[keep], y_enc[keep]
-        upper, diag = self._bounds(c)
-        bias = self._bias()
+        if solver == CRAMMER_SINGER:
+            return self._fit_crammer_singer(Xk, y_enc, c)
         positives = [1] if self.classes_.shape[0] == 2 else list(range(self.classes_.shape[0]))
+        solve = {1: self._dual_problem, 3: self._dual_problem, 2: self._primal_problem, 5: self._l1_problem}[solver]
         seed = self._seed()
+        weights, passes, objectives = zip(*self._run(lambda k: solve(Xk, np.where(y_enc == k, 1.0, -1.0), c, seed),
+                                                     positives))
+        self._store(np.vstack(weights), passes, objectives, solver)
+        return self
 
-        def solve(k):
-            yk = np.where(y_enc == k, 1.0, -1.0)
-            w, alpha, it = dcd_classify(Xk, bias, *row_groups(yk, upper, diag), self.tol, self.max_iter, seed)
-            margin = 1.0 - yk * self._decision_rows(Xk, w, bias)
-            loss = np.maximum(margin, 0.0) ** (2 if self.loss == "squared_hinge" else 1)
-            primal = 0.5 * float(w @ w) + float(c @ loss)
-            dual = float(alpha.sum()) - 0.5 * float(w @ w) - 0.5 * float(diag @ (alpha * alpha))
-            return w, it, (primal, dual, primal - dual)
+    def _primal_tol(self, t):
+        """LIBLINEAR's tolerance of its primal classification solvers: tol times the smaller
+        class's share of the rows."""
+        positive = int(np.count_nonzero(t > 0))
+        return self.tol * max(min(positive, t.size - positive), 1) / t.size
 
-        self._store(*zip(*self._run(solve, positives)))
+    def _dual_problem(self, X, t, c, seed):
+        """-s 1 / -s 3 for labels t = ±1."""
+        bias = self._bias()
+        upper, diag = self._bounds(c)
+        w, alpha, it = dcd_classify(X, bias, *row_groups(t, upper, diag), self.tol, self._passes(), seed)
+        loss = np.maximum(1.0 - t * _decision_rows(X, w, bias), 0.0) ** (2 if self.loss == "squared_hinge" else 1)
+        primal = 0.5 * float(w @ w) + float(c @ loss)
+        dual = float(alpha.sum()) - 0.5 * float(w @ w) - 0.5 * float(diag @ (alpha * alpha))
+        return w, it, (primal, dual, primal - dual)
+
+    def _primal_problem(self, X, t, c, seed):
+        """-s 2 for labels t = ±1 (deterministic: no seed)."""
+        return self._newton(X, t, c, self._primal_tol(t), regression=False)
+
+    def _l1_problem(self, X, t, c, seed):
+        """-s 5 for labels t = ±1: ‖w‖₁ + Σ C_i max(0, 1 − t_i f_i)²."""
+        bias = self._bias()
+        w, it = l1_svc(X, bias, t, c, self._primal_tol(t), self._passes(), seed)
+        primal = float(np.abs(w).sum()) + float(c @ np.maximum(1.0 - t * _decision_rows(X, w, bias), 0.0) ** 2)
+        return w, it, (primal, np.nan, np.nan)
+
+    def _fit_crammer_singer(self, X, y_enc, c):
+        """-s 4; with two classes one column, w_1 − w_0 (as scikit-learn)."""
+        bias = self._bias()
+        k = self.classes_.shape[0]
+        W, alpha, it = crammer_singer(X, bias, y_enc, c, k, self.tol, self._passes(), self._seed())
+        scores = np.column_stack([_decision_rows(X, W[:, m], bias) for m in range(k)])
+        rows = np.arange(y_enc.size)
+        margins = scores - scores[rows, y_enc][:, None] + 1.0
+        margins[rows, y_enc] = 0.0
+        regulariser = 0.5 * float(np.sum(W * W))
+        primal = regulariser + float(c @ margins.max(axis=1))
+        dual = -regulariser - float(alpha.sum() - alpha[rows, y_enc].sum())
+        W = W.T
+        if k == 2:
+            W = W[1:] - W[:1]
+        self._store(W, [it], [(primal, dual, primal - dual)], CRAMMER_SINGER)
         return self
 
     def decision_function(self, X):
@@ -213,25 +336,29 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
 
 
 class LinearSVR(RegressorMixin, _LinearSVM):
-    """Linear support vector regression by dual coordinate descent (LIBLINEAR -s 13 / -s 12),
-    scikit-learn compatible.
+    """Linear support vector regression as LIBLINEAR solves it, scikit-learn compatible.
 
     Minimises ½‖w‖² + Σ_i C_i·ℓ(y_i − wᵀx_i − b), ℓ(r) = max(0, |r| − ε) ('epsilon_insensitive')
     or its square ('squared_epsilon_insensitive'); C_i = C · sample_weight_i. The linear soft
-    ε-band SVR of seed 004.
+    ε-band SVR of seed 004. The dual by coordinate descent (-s 13 / -s 12) or, for the squared
+    loss, the primal by Newton's method (-s 11).
 
     Parameters
     ----------
     epsilon : float, default 0.0
         Half-width of the band inside which errors cost nothing, in y's units.
-    C, tol, max_iter, fit_intercept, intercept_scaling, random_state, verbose, dual :
-        As for `LinearSVC`; tol bounds the pass's summed violation relative to the first pass's.
+    C, tol, max_iter, fit_intercept, intercept_scaling, random_state, verbose :
+        As for `LinearSVC`; the dual's tol bounds the pass's summed violation relative to the
+        first pass's, the primal's the gradient norm relative to its value at w = 0.
     loss : {'epsilon_insensitive', 'squared_epsilon_insensitive'}, default 'epsilon_insensitive'
+    dual : bool or 'auto', default 'auto'
+        'auto': the primal for the squared loss when there are at least as many samples as
+        features, else the dual (as scikit-learn).
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-    intercept_ : ndarray of shape (1,)
+    intercept_ : ndarray of shape (1,), or 0.0 without fit_intercept
     n_iter_ : int
     objective_ : ndarray of shape (3,)
         The primal value, the dual value and their gap.
@@ -246,8 +373,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     ([3.0], [1.0])
     """
 
-    _constraints = {**_LinearSVM._constraints, "epsilon": real(low=0, low_inclusive=True),
-                    "loss": one_of("epsilon_insensitive", "squared_epsilon_insensitive")}
+    _parameter_constraints: dict = {**_LinearSVM._parameter_constraints, "epsilon": [Real],
+                                    "loss": [StrOptions({"epsilon_insensitive", "squared_epsilon_insensitive"})]}
     _squared_losses = ("squared_epsilon_insensitive",)
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive", fit_intercept=True,
@@ -263,26 +390,46 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         self.random_state = random_state
         self.max_iter = max_iter
 
+    def _check_params(self):
+        """As `_LinearSVM`'s, and ε finite and ≥ 0 (scikit-learn lets any real through to
+        LIBLINEAR, whose dual steps assume ε ≥ 0)."""
+        super()._check_params()
+        check_real(self.epsilon, "epsilon", low=0, low_inclusive=True)
+
     def fit(self, X, y, sample_weight=None):
-        """Fit w and b. X: (n_samples, n_features) dense or CSR; y: real targets."""
-        X, y, sw = self._validate(X, y, sample_weight, classification=False)
+        """Fit w and b. X: (n_samples, n_features) dense or sparse; y: real targets."""
+        self._check_params()
+        X, y = validate_Xy(self, X, y, y_numeric=True)
+        dual = resolve_dual(self.dual, self.loss, "l2", "ovr", X)
+        sw = validate_sample_weight(sample_weight, X)
+        solver = solver_number("ovr", "l2", self.loss, dual)
         keep = positive_rows(self.C * sw)
         Xk, y, c = _rows_of(X, keep), np.asarray(y, dtype=np.float64)[keep], self.C * sw[keep]
-        upper, diag = self._bounds(c)
+        if solver == 11:
+            w, it, objective = self._newton(Xk, y, c, self.tol, regression=True)
+        else:
+            w, it, objective = self._dual_problem(Xk, y, c)
+        self._store(w[None, :], [it], objective, solver)
+        self.coef_ = self.coef_[0]
+        if self.fit_intercept:
+            self.intercept_ = self.intercept_[:1]
+        return self
+
+    def _dual_problem(self, X, y, c):
+        """-s 12 / -s 13."""
         bias = self._bias()
-        w, beta, it = dcd_regress(Xk, bias, y, *row_groups(upper, diag), float(self.epsilon), self.tol,
-                                  self.max_iter, self._seed())
-        residual = y - self._decision_rows(Xk, w, bias)
+        upper, diag = self._bounds(c)
+        w, beta, it = dcd_regress(X, bias, y, *row_groups(upper, diag), float(self.epsilon), self.tol,
+                                  self._passes(), self._seed())
+        residual = y - _decision_rows(X, w, bias)
         loss = np.maximum(np.abs(residual) - self.epsilon, 0.0) ** (2 if self.loss in self._squared_losses else 1)
         primal = 0.5 * float(w @ w) + float(c @ loss)
         dual = float(y @ beta) - self.epsilon * float(np.abs(beta).sum()) - 0.5 * float(w @ w) \
             - 0.5 * float(diag @ (beta * beta))
-        self._store([w], [it], (primal, dual, primal - dual))
-        self.coef_, self.intercept_ = self.coef_[0], self.intercept_[:1]
-        return self
+        return w, it, (primal, dual, primal - dual)
 
     def predict(self, X):
         """wᵀx + b for every row of X."""
         check_is_fitted(self)
         X = validate_X(self, X, reset=False)
-        return np.asarray(X @ self.coef_).ravel() + self.intercept_[0]
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
