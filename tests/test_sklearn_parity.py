@@ -56,13 +56,16 @@ def test_more_nystrom_centres_than_rows_warns_and_takes_every_row():
 _BAD = {"C": -1.0, "tol": -1.0, "kernel": "cubic", "degree": -2, "gamma": -1.0, "coef0": "a", "cache_size": -5,
         "max_iter": 1.5, "nu": 2.0, "epsilon": -0.1, "shrinking": "yes", "probability": 3,
         "decision_function_shape": "x", "break_ties": "no", "alpha": -1.0, "verbose": "loud",
-        "class_weight": "even", "random_state": "r"}
+        "class_weight": "even", "random_state": "r", "loss": "l3", "penalty": "l3", "dual": "maybe",
+        "multi_class": "x", "fit_intercept": 2, "intercept_scaling": -1}
 
 
 @pytest.mark.parametrize("theirs, ours", [(sklearn.svm.SVC, svmkit.SVC), (sklearn.svm.NuSVC, svmkit.NuSVC),
                                           (sklearn.svm.SVR, svmkit.SVR), (sklearn.svm.NuSVR, svmkit.NuSVR),
                                           (sklearn.svm.OneClassSVM, svmkit.OneClassSVM),
-                                          (sklearn.kernel_ridge.KernelRidge, svmkit.KernelRidge)])
+                                          (sklearn.kernel_ridge.KernelRidge, svmkit.KernelRidge),
+                                          (sklearn.svm.LinearSVC, svmkit.LinearSVC),
+                                          (sklearn.svm.LinearSVR, svmkit.LinearSVR)])
 def test_bad_parameters_raise_scikit_learns_error_in_its_order(theirs, ours):
     """Every pair of bad parameters: where scikit-learn raises InvalidParameterError naming one,
     svmkit raises it naming the same one."""
