@@ -13,6 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from svmkit._arrays import data_fingerprint
+from svmkit._threads import one_blas_thread
 from svmkit._validation import check_bool, check_max_iter, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
@@ -129,6 +130,12 @@ class SMOModel(KernelExpansion):
         training kernel on the session's backend) and store the fitted state. `starts`: per
         problem, None or a `Start`, in the layout of `_problem_fits` of an earlier fit (with
         `warm_start`, a refit on the same data and kernel starts from the last fit)."""
+        # every BLAS call of the fit on one thread, whichever thread fits: the starts, the
+        # separability test and the calibration read kernel rows as the solver does
+        with one_blas_thread():
+            self._solve_on_rows(session, starts)
+
+    def _solve_on_rows(self, session: FitSession, starts):
         X, target, weight = session.X, session.target, session.weight
         rows = session.rows
         if rows is None:
