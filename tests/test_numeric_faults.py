@@ -222,3 +222,28 @@ def test_hard_margin_on_a_low_rank_kernel_is_refused_by_the_float64_separability
         svmkit.SVC(C=np.inf, kernel="linear").fit(X, y)
     with pytest.raises(svmkit.NotSeparableError):
         svmkit.SVC(C=np.inf, kernel="precomputed").fit(K, y)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-18, 1e300])
+def test_feasibility_lps_do_not_depend_on_the_scale_of_the_kernel_or_targets(scale):
+    """The hard-tube and hard-margin LPs on K / max |K| and targets mapped to [−1, 1]: HiGHS's
+    absolute tolerances, and its refusal of entries above about 1e15, made a kernel × 1e-18
+    or × 1e300 look infeasible."""
+    from svmkit.solvers.feasibility import fits_tube, is_separable
+
+    x = np.linspace(-3, 3, 40)[:, None]
+    t = 0.5 * x.ravel() + 0.3 * np.sinc(x).ravel()  # ε_inf of the line: about 0.17
+    K = x @ x.T
+    assert fits_tube(K * scale, t, 0.2) and not fits_tube(K * scale, t, 0.1)
+    assert fits_tube(K, t * scale, 0.2 * scale) and not fits_tube(K, t * scale, 0.1 * scale)
+    labels = np.sign(x.ravel() + 0.05)
+    assert is_separable(K * scale, labels) and not is_separable(K * scale, -np.sign(np.abs(x.ravel()) - 1))
+
+
+def test_hard_tube_with_rbf_gamma_scaled_with_x_is_decided_alike():
+    x = np.linspace(-3, 3, 40)[:, None]
+    t = 0.5 * x.ravel() + 0.3 * np.sinc(x).ravel()
+    for s in (1e-9, 1e150):
+        fit = svmkit.SVR(kernel="rbf", gamma=0.5 / s**2, C=np.inf, epsilon=0.3).fit(x * s, t)
+        np.testing.assert_allclose(fit.predict(x * s), svmkit.SVR(kernel="rbf", gamma=0.5, C=np.inf, epsilon=0.3)
+                                   .fit(x, t).predict(x), atol=1e-6)
