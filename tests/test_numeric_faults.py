@@ -111,6 +111,28 @@ def test_overflowing_poly_kernel_names_its_parameters(data):
         svmkit.SVC(kernel="poly", coef0=-1e300).fit(*data)
 
 
+@pytest.mark.parametrize("model, scale, match", [
+    (svmkit.SVC(kernel="poly", gamma=1e16), 1.0, r"'poly' kernel's values reach .*gamma=1e\+16, coef0=0.0, degree=3"),
+    (svmkit.SVC(kernel="linear"), 1e20, r"'linear' kernel's values reach 1.*e\+41.* set by the data"),
+    (svmkit.SVR(kernel="linear"), 1e150, r"'linear' kernel's values reach 1.*e\+301.* set by the data")])
+def test_kernel_values_beyond_the_float32_rows_name_what_sets_them(data, model, scale, match):
+    """Kernel values finite in float64 but beyond float32's range made the dual coefficients
+    non-finite, with a message that named no parameter."""
+    X, y = data
+    with pytest.raises(ValueError, match=f"dual coefficients or intercepts are not finite: the {match}"):
+        model.fit(X * scale, y)
+
+
+def test_overflowing_poly_kernel_at_predict_names_its_parameters(data):
+    X, y = data
+    model = svmkit.SVC(kernel="poly", degree=10, gamma=1.0).fit(X, y)
+    with pytest.raises(ValueError, match=r"decision value of X row 0 is not finite: the 'poly' kernel's values "
+                                         r"overflow float64 there, set by gamma=1.0, coef0=0.0, degree=10"):
+        model.predict(X[:3] * 1e30)
+    with pytest.raises(ValueError, match="decision value of X row 0 is not finite"):
+        svmkit.SVR(kernel="poly", degree=10, gamma=1.0).fit(X, y).predict(X[:3] * 1e30)
+
+
 def test_huge_C_fits_or_stops_at_the_cap(data):
     model = svmkit.SVC(C=1e300).fit(*data)
     assert np.isfinite(model.dual_coef_).all() and np.isfinite(model.intercept_).all()
