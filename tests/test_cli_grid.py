@@ -72,3 +72,10 @@ def test_grid_plot_writes_the_heatmap(tmp_path):
 def test_grid_plot_of_a_grid_without_gamma_is_refused_before_searching(tmp_path):
     r = svmkit_cli("grid", "-q", "-t", "0", "--plot", tmp_path / "g.png", DATA / "heart_scale")
     assert r.returncode == 1 and "--plot draws a grid over C and gamma" in r.stderr
+
+
+def test_a_log2_range_beyond_float64_is_a_one_line_error():
+    r = svmkit_cli("grid", "-log2c", "2000,2001,1", "-log2g", "-3,-1,2", DATA / "heart_scale")
+    assert r.returncode != 0
+    assert "-log2c 2000,2001,1: C = 2**2000 is outside float64's range" in r.stderr
+    assert "Traceback" not in r.stderr and "OverflowError" not in r.stderr

@@ -269,3 +269,28 @@ def test_hard_tube_with_rbf_gamma_scaled_with_x_is_decided_alike():
         fit = svmkit.SVR(kernel="rbf", gamma=0.5 / s**2, C=np.inf, epsilon=0.3).fit(x * s, t)
         np.testing.assert_allclose(fit.predict(x * s), svmkit.SVR(kernel="rbf", gamma=0.5, C=np.inf, epsilon=0.3)
                                    .fit(x, t).predict(x), atol=1e-6)
+
+
+# --- issue 41's examples not covered above
+
+
+def test_nusvr_with_a_degree_50_poly_kernel_stops(data):
+    """Its kernel values, (γ<x, z>)^50, are nearly all zero: the solve once looped forever."""
+    X, y = data
+    model = svmkit.NuSVR(kernel="poly", degree=50).fit(X, y)
+    assert model.fit_status_ == 0 and np.max(model.n_iter_) < smo.safety_cap(X.shape[0])
+    assert np.isfinite(model.predict(X)).all()
+
+
+def test_a_search_with_a_hard_margin_cell_on_inseparable_data_scores_it_nan():
+    """The C=inf cell fails on each fold with NotSeparableError from the float64 LP (once a
+    run to the cap on float32 kernel rows, 337 s for the two cells); the other cell wins."""
+    from sklearn.exceptions import FitFailedWarning
+
+    from svmkit.model_selection import SVMSearchCV
+
+    X, y = heart_scale()
+    with pytest.warns(FitFailedWarning, match=r"cell \{'C': inf\} failed on fold 0: the classes .* are not separable"):
+        search = SVMSearchCV(svmkit.SVC(kernel="linear"), {"C": [1.0, np.inf]}, cv=2).fit(X, y)
+    assert np.isnan(search.cv_results_["mean_test_score"][1])
+    assert search.best_params_ == {"C": 1.0}

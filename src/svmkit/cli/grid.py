@@ -69,13 +69,18 @@ def search_grid(args, X, y):
         raise ValueError("-s 2: a one-class SVM has no labels to cross-validate")
     regression = args.svm_type in (3, 4)
     grid = {}
-    for name, text in (("C", args.log2c), ("gamma", args.log2g), ("epsilon", args.log2p)):
+    for name, flag, text in (("C", "-log2c", args.log2c), ("gamma", "-log2g", args.log2g),
+                             ("epsilon", "-log2p", args.log2p)):
         exponents = _log2_range(text)
         if exponents is not None:
             if name == "epsilon" and args.svm_type != 3:
                 raise ValueError("-log2p: epsilon is searched only for -s 3 (epsilon-SVR)")
             if name == "gamma" and args.kernel_type in (0, 4):
                 continue
+            outside = [e for e in exponents if not -1074 <= e < 1024]
+            if outside:
+                raise ValueError(f"{flag} {text}: {name} = 2**{outside[0]:g} is outside float64's range; "
+                                 "the exponents must lie in [-1074, 1024)")
             grid[name] = [float(2.0**e) for e in exponents]
     if getattr(args, "plot", None) and set(grid) != {"C", "gamma"}:
         raise ValueError(f"--plot draws a grid over C and gamma; this one searches {sorted(grid)}")
