@@ -299,3 +299,25 @@ def test_refit_by_smo_drops_the_reductions_attributes():
     assert hasattr(model, "epsilon_bar_")
     model.set_params(method="smo").fit(x, t)
     assert not hasattr(model, "epsilon_bar_") and not hasattr(model, "eta_bar_")
+
+
+@pytest.mark.parametrize("data", [trend, diabetes2])
+def test_epsilon_inf_does_not_depend_on_the_scale_of_x(data):
+    """The LP on X's columns and y mapped to [−1, 1]: HiGHS's absolute tolerances made
+    X × 1e-9 give twice the answer, and X × 1e150 a 'Model error'."""
+    X, y = data()
+    eps, w, b = epsilon_inf(X, y)
+    for s in (1e-9, 1e150):
+        eps_s, w_s, b_s = epsilon_inf(X * s, y)
+        assert eps_s == pytest.approx(eps, rel=1e-9)
+        assert np.abs(y - (X * s) @ w_s - b_s).max() == pytest.approx(eps, rel=1e-9)
+    assert epsilon_inf(X, y * 1e-9)[0] == pytest.approx(eps * 1e-9, rel=1e-9)
+
+
+def test_hard_band_of_x_scaled_by_1e150_is_the_band_of_x_scaled_back():
+    X, y = trend()
+    model = HardBandSVR(epsilon=0.4).fit(X, y)
+    scaled = HardBandSVR(epsilon=0.4).fit(X * 1e150, y)
+    assert scaled.coef_ * 1e150 == pytest.approx(model.coef_, rel=1e-6)
+    assert scaled.intercept_ == pytest.approx(model.intercept_, rel=1e-6)
+    assert HardBandSVR(epsilon=0.4).fit(X * 2.0**-40, y).coef_ * 2.0**-40 == pytest.approx(model.coef_, rel=1e-12)

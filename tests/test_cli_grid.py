@@ -81,3 +81,11 @@ def test_grid_states_the_rule_that_chose_its_cell(flags, rule):
     r = svmkit_cli("grid", *flags, "-log2c", "-1,3,2", "-log2g", "-3,-1,2", DATA / "heart_scale")
     assert r.returncode == 0, r.stderr
     assert rule in r.stderr
+
+
+def test_a_log2_range_beyond_float64_is_a_one_line_error():
+    r = svmkit_cli("grid", "-log2c", "2000,2001,1", "-log2g", "-3,-1,2", DATA / "heart_scale")
+    assert r.returncode != 0
+    assert "-log2c '2000,2001,1'" in r.stderr and "overflows or underflows float64" in r.stderr
+    assert r.stderr.count("\n") == 1
+    assert "Traceback" not in r.stderr and "OverflowError" not in r.stderr

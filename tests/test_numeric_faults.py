@@ -112,6 +112,28 @@ def test_overflowing_poly_kernel_names_its_parameters(data):
         svmkit.SVC(kernel="poly", coef0=-1e300).fit(*data)
 
 
+@pytest.mark.parametrize("model, scale, match", [
+    (svmkit.SVC(kernel="poly", gamma=1e16), 1.0, r"'poly' kernel's values reach .*gamma=1e\+16, coef0=0.0, degree=3"),
+    (svmkit.SVC(kernel="linear"), 1e20, r"'linear' kernel's values reach 1.*e\+41.* set by the data"),
+    (svmkit.SVR(kernel="linear"), 1e150, r"'linear' kernel's values reach 1.*e\+301.* set by the data")])
+def test_kernel_values_beyond_the_float32_rows_name_what_sets_them(data, model, scale, match):
+    """Kernel values finite in float64 but beyond float32's range made the dual coefficients
+    non-finite, with a message that named no parameter."""
+    X, y = data
+    with pytest.raises(ValueError, match=f"dual coefficients or intercepts are not finite: the {match}"):
+        model.fit(X * scale, y)
+
+
+def test_overflowing_poly_kernel_at_predict_names_its_parameters(data):
+    X, y = data
+    model = svmkit.SVC(kernel="poly", degree=10, gamma=1.0).fit(X, y)
+    with pytest.raises(ValueError, match=r"decision value of X row 0 is not finite: the 'poly' kernel's values "
+                                         r"overflow float64 there, set by gamma=1.0, coef0=0.0, degree=10"):
+        model.predict(X[:3] * 1e30)
+    with pytest.raises(ValueError, match="decision value of X row 0 is not finite"):
+        svmkit.SVR(kernel="poly", degree=10, gamma=1.0).fit(X, y).predict(X[:3] * 1e30)
+
+
 def test_huge_C_fits_or_stops_at_the_cap(data):
     model = svmkit.SVC(C=1e300).fit(*data)
     assert np.isfinite(model.dual_coef_).all() and np.isfinite(model.intercept_).all()
@@ -292,13 +314,6 @@ def test_a_hard_margin_cell_of_a_search_fails_at_once_on_non_separable_data():
     assert search.best_params_ == {"C": 1.0}
 
 
-def test_high_degree_poly_nu_svr_stops():
-    """Issue 41: NuSVR(kernel='poly', degree=50) looped forever; now it ends (at the cap at worst)."""
-    X, y = heart_scale()
-    model = svmkit.NuSVR(kernel="poly", degree=50).fit(X[:80], y[:80])
-    assert model.fit_status_ in (0, 1) and np.isfinite(model.predict(X[:80])).all()
-
-
 @pytest.mark.parametrize("model", [svmkit.SVC(probability=True, random_state=-1), svmkit.LinearSVC(random_state="x"),
                                    svmkit.KernelRidge(solver="nystrom", random_state=2**32)])
 def test_random_state_out_of_numpys_range_is_named(data, model):
@@ -365,3 +380,38 @@ def test_a_leave_one_out_search_whose_cells_all_fail_names_the_first(data):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             LSSVMCV(svmkit.LSSVR(kernel="sigmoid"), Cs=[1e300], gammas=[1.0]).fit(X, y)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-18, 1e300])
+def test_feasibility_lps_do_not_depend_on_the_scale_of_the_kernel_or_targets(scale):
+    """The hard-tube and hard-margin LPs on K / max |K| and targets mapped to [−1, 1]: HiGHS's
+    absolute tolerances, and its refusal of entries above about 1e15, made a kernel × 1e-18
+    or × 1e300 look infeasible."""
+    from svmkit.solvers.feasibility import fits_tube, is_separable
+
+    x = np.linspace(-3, 3, 40)[:, None]
+    t = 0.5 * x.ravel() + 0.3 * np.sinc(x).ravel()  # ε_inf of the line: about 0.17
+    K = x @ x.T
+    assert fits_tube(K * scale, t, 0.2) and not fits_tube(K * scale, t, 0.1)
+    assert fits_tube(K, t * scale, 0.2 * scale) and not fits_tube(K, t * scale, 0.1 * scale)
+    labels = np.sign(x.ravel() + 0.05)
+    assert is_separable(K * scale, labels) and not is_separable(K * scale, -np.sign(np.abs(x.ravel()) - 1))
+
+
+def test_hard_tube_with_rbf_gamma_scaled_with_x_is_decided_alike():
+    x = np.linspace(-3, 3, 40)[:, None]
+    t = 0.5 * x.ravel() + 0.3 * np.sinc(x).ravel()
+    for s in (1e-9, 1e150):
+        fit = svmkit.SVR(kernel="rbf", gamma=0.5 / s**2, C=np.inf, epsilon=0.3).fit(x * s, t)
+        np.testing.assert_allclose(fit.predict(x * s), svmkit.SVR(kernel="rbf", gamma=0.5, C=np.inf, epsilon=0.3)
+                                   .fit(x, t).predict(x), atol=1e-6)
+
+
+def test_nusvr_with_a_degree_50_poly_kernel_stops(data):
+    """Its kernel values, (γ<x, z>)^50, are nearly all zero: the solve once looped forever."""
+    X, y = data
+    model = svmkit.NuSVR(kernel="poly", degree=50).fit(X, y)
+    assert model.fit_status_ == 0 and np.max(model.n_iter_) < smo.safety_cap(X.shape[0])
+    assert np.isfinite(model.predict(X)).all()
+
+

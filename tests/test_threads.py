@@ -1,15 +1,20 @@
-"""The process-wide BLAS thread limit that solves hold: set and restored by the main thread,
-counted in every thread, lifted for one large call of the main thread alone; and OpenBLAS's
-workers parked, only with no other Python thread alive."""
+"""The process-wide BLAS thread limit that fits hold: set by the first context to open and
+restored by the last to close, in any thread; a fit gives the same result on a worker thread
+as on the main thread; and OpenBLAS's workers parked, only with no other Python thread alive."""
 
 import os
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
+from sklearn.base import clone
+from threadpoolctl import threadpool_limits
 
-from svmkit import _threads
+from svmkit import SVC, NuSVC, _threads
+from svmkit.kernels import gram
 
 
 def blas_threads():
@@ -51,32 +56,41 @@ def test_a_worker_threads_context_inside_the_main_threads_keeps_the_limit_until_
     assert blas_threads() == before
 
 
-def test_a_worker_threads_context_alone_changes_no_limit():
+def test_a_worker_threads_context_alone_sets_and_restores_the_limit():
     before = blas_threads()
 
     def inside():
         with _threads.one_blas_thread():
             return blas_threads()
 
-    assert in_thread(inside) == before
+    assert set(in_thread(inside).values()) == {1}
     assert blas_threads() == before
 
 
-def test_a_large_call_lifts_the_limit_only_while_no_other_thread_holds_a_context():
+def test_the_last_context_to_close_restores_the_limit_whichever_thread_opened_the_first():
+    """The main thread sets the limit, a worker's context outlives the main thread's: the
+    worker restores it (threadpoolctl alone would ignore a thread other than the first to
+    set a limit)."""
     before = blas_threads()
-    with _threads.one_blas_thread(), _threads.one_blas_thread():
-        with _threads.all_blas_threads():
-            lifted_alone = blas_threads()
-        after_lift = blas_threads()
+    with _threads.one_blas_thread():
         t, leave = hold_in_thread()
-        with _threads.all_blas_threads():
-            lifted_beside_worker = blas_threads()
+    still_held = blas_threads()
+    leave.set()
+    t.join(30)
+    assert set(still_held.values()) == {1}
+    assert blas_threads() == before
+
+
+def test_alone_is_whether_every_open_context_is_the_calling_threads():
+    assert _threads.alone()
+    with _threads.one_blas_thread(), _threads.one_blas_thread():
+        alone_nested = _threads.alone()
+        t, leave = hold_in_thread()
+        beside_worker = _threads.alone()
         leave.set()
         t.join(30)
-    assert lifted_alone == before
-    assert set(after_lift.values()) == {1}
-    assert set(lifted_beside_worker.values()) == {1}
-    assert blas_threads() == before
+        after_worker = _threads.alone()
+    assert alone_nested and not beside_worker and after_worker
 
 
 PARKING = """
@@ -122,3 +136,49 @@ def test_openblas_workers_are_not_parked_while_another_thread_lives(monkeypatch)
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     _threads.park_blas_threads()
     assert ended == [1]
+
+
+def _digits_fit(model):
+    """(dual coefficients, intercepts, decision values) of `model` on scikit-learn's digits, odd
+    against even."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    model.fit(X, np.where(y % 2, 1.0, -1.0))
+    return model.dual_coef_, model.intercept_, model.decision_function(X)
+
+
+def _assert_bit_identical(a, b):
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+
+
+@pytest.mark.parametrize("model", [SVC(kernel="linear"), SVC(C=100, gamma=0.001), NuSVC(kernel="linear", nu=0.2)],
+                         ids=["svc-linear", "svc-rbf", "nusvc-linear"])
+def test_a_fit_on_a_worker_thread_is_the_fit_on_the_main_thread_bit_for_bit(model):
+    """The Newton steps' GEMMs sum in an order set by OpenBLAS's thread count; a worker
+    thread's fit ran them on every core (digits, linear: another support set)."""
+    on_main = _digits_fit(clone(model))
+    _assert_bit_identical(in_thread(lambda: _digits_fit(clone(model))), on_main)
+    with ThreadPoolExecutor(2) as pool:
+        _assert_bit_identical(pool.submit(_digits_fit, clone(model)).result(), on_main)
+
+
+def test_a_fit_does_not_depend_on_the_thread_counts(monkeypatch):
+    """BLAS and Numba thread counts set otherwise around the fit, and the training rows' GEMM
+    in column slabs on every core (digits' 64 features take it when it starts from one
+    multiply-add): the same values, from the main thread or beside another thread's fit."""
+    monkeypatch.setattr(gram, "THREADED_GEMM", 1)
+    monkeypatch.setattr(gram, "GEMM_SLAB", 256)
+    model = SVC(kernel="poly", degree=2, C=10)
+    on_main = _digits_fit(clone(model))
+    with threadpool_limits(limits=3, user_api="blas"):
+        _assert_bit_identical(in_thread(lambda: _digits_fit(clone(model))), on_main)
+    with _threads.numba_threads(1):
+        _assert_bit_identical(_digits_fit(clone(model)), on_main)
+    t, leave = hold_in_thread()  # the slabs then run in turn on this thread
+    try:
+        _assert_bit_identical(_digits_fit(clone(model)), on_main)
+    finally:
+        leave.set()
+        t.join(30)

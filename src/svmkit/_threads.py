@@ -9,7 +9,7 @@ import functools
 import importlib
 import threading
 
-from threadpoolctl import threadpool_limits
+import threadpoolctl
 
 
 @contextlib.contextmanager
@@ -39,63 +39,52 @@ def _blas_controller():
 
 
 _blas_lock = threading.Lock()
-#: Contexts of `one_blas_thread` open in any thread, and in the main thread.
+#: Contexts of `one_blas_thread` open in every thread, and in the calling thread.
 _blas_users = 0
-_blas_main_depth = 0
+_blas_depth = threading.local()
 _blas_limiter = None
-_blas_lifted = False
+
+
+def _release_blas_control():
+    """Let the calling thread change OpenBLAS's thread count: threadpoolctl (3.6 on) lets only
+    the first thread that set an OpenBLAS limit change it again and silently ignores the
+    others. `_blas_lock`, held by the caller, orders svmkit's own changes."""
+    controller = getattr(threadpoolctl, "OpenBLASController", None)
+    if hasattr(controller, "clear_controlling_thread"):
+        controller.clear_controlling_thread(force=True)
 
 
 @contextlib.contextmanager
 def one_blas_thread():
-    """BLAS on one thread in the whole process while the main thread's outermost context
-    lasts. The limit is set and restored by the main thread only, where contexts nest:
-    OpenBLAS ignores another thread's raise of a count the main thread lowered, so a limit
-    restored elsewhere could outlive every context. Contexts of other threads set nothing
-    (their work runs inside a main-thread context, as svmkit's own pools do) but are counted,
-    so that `all_blas_threads` knows whether BLAS shares the cores."""
-    global _blas_users, _blas_main_depth, _blas_limiter, _blas_lifted
-    main = threading.current_thread() is threading.main_thread()
+    """BLAS on one thread in the whole process while a context is open in any thread: the
+    first to open sets the limit, the last to close restores it, whichever threads they are.
+    OpenBLAS sums a GEMM or a long dot product in an order that depends on its thread count,
+    so a fit that holds it gives the same result on any thread, beside any other, on any
+    number of cores."""
+    global _blas_users, _blas_limiter
     with _blas_lock:
+        if _blas_users == 0:
+            _release_blas_control()
+            _blas_limiter = _blas_controller().limit(limits=1, user_api="blas")
         _blas_users += 1
-        if _blas_lifted:  # a large call of the main thread runs: BLAS shares the cores again
-            _blas_controller().limit(limits=1, user_api="blas")
-            _blas_lifted = False
-        if main:
-            if _blas_main_depth == 0:
-                _blas_limiter = _blas_controller().limit(limits=1, user_api="blas")
-            _blas_main_depth += 1
+        _blas_depth.n = getattr(_blas_depth, "n", 0) + 1
     try:
         yield
     finally:
         with _blas_lock:
             _blas_users -= 1
-            if main:
-                _blas_main_depth -= 1
-                if _blas_main_depth == 0:
-                    _blas_limiter.restore_original_limits()
-                    _blas_limiter, _blas_lifted = None, False
+            _blas_depth.n -= 1
+            if _blas_users == 0:
+                _release_blas_control()
+                _blas_limiter.restore_original_limits()
+                _blas_limiter = None
 
 
-@contextlib.contextmanager
-def all_blas_threads():
-    """Lift `one_blas_thread`'s limit for one large BLAS call (a GEMM whose threads gain more
-    than their spinning afterwards costs) made in the main thread while no other thread holds
-    a context: beside other threads' compiled work the limit stays."""
-    global _blas_lifted
-    main = threading.current_thread() is threading.main_thread()
+def alone() -> bool:
+    """Whether every open `one_blas_thread` context is the calling thread's: no other thread's
+    compiled work then shares the cores."""
     with _blas_lock:
-        lift = main and 0 < _blas_users == _blas_main_depth and not _blas_lifted
-        if lift:
-            _blas_limiter.restore_original_limits()
-            _blas_lifted = True
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            if lift and _blas_lifted:
-                _blas_controller().limit(limits=1, user_api="blas")
-                _blas_lifted = False
+        return _blas_users == getattr(_blas_depth, "n", 0)
 
 
 @functools.cache
@@ -140,7 +129,7 @@ def factor_threads(A):
     park = A.nbytes >= PARK_MIN_BYTES
     if park:
         park_blas_threads()
-    with threadpool_limits(limits=1) if A.nbytes >= SERIAL_FACTOR_BYTES else contextlib.nullcontext():
+    with one_blas_thread() if A.nbytes >= SERIAL_FACTOR_BYTES else contextlib.nullcontext():
         yield
     if park:
         park_blas_threads()

@@ -8,16 +8,15 @@ compiled parallel code.
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import scipy.sparse as sp
 
 from svmkit import _scratch
-from svmkit._threads import all_blas_threads
+from svmkit._threads import alone, one_blas_thread
 from svmkit.kernels._sparse import sparse_inner_rows
 from svmkit.kernels.spec import KernelSpec
 from svmkit.kernels.transforms import finish_block, rbf_rows_direct, refine_rbf_rows
+from svmkit.parallel.tasks import run_tasks
 
 #: Densify CSR data when the dense copy needs at most this many bytes and the sparse scatter
 #: would not save enough work: its work relative to a dense product is the column overlap
@@ -38,15 +37,22 @@ _EMPTY = np.zeros(0)
 DIRECT_MAX_FEATURES = 16
 #: Elements of the inner-product buffer when training rows are computed in chunks.
 _CHUNK_ELEMENTS = 2**22
-#: Multiply-adds from which a training rows' GEMM runs on every BLAS thread inside a solve
-#: (whose own calls are kept on one): below it the threads' spinning after the call, on the
-#: core the kernel transform needs, costs more than they gain (50 features: 0.36 s → 0.21 s
-#: a fit on one thread; 784 features: 1.01 s → 0.87 s on every thread).
+#: Multiply-adds from which a training rows' GEMM runs on every core, in column slabs of
+#: GEMM_SLAB each on one BLAS thread: below it the threads' start and spin cost more than they
+#: gain (50 features: 0.36 s → 0.21 s a fit on one thread; 784 features: 1.01 s → 0.87 s on
+#: every thread). OpenBLAS's own threads would sum in an order that depends on their number;
+#: fixed slabs give the same values on any number of cores.
 THREADED_GEMM = 2**30
+GEMM_SLAB = 2048
 #: Squared distances from a float32 GEMM below this fraction of ||a||² + ||b||² (times √d,
 #: as rounding errors of a sum of d terms grow) are taken as rounding and recomputed: 100
 #: times float32's unit, so that what is kept is at least 99 % distance.
 F32_NOISE = 100 * 2.0**-24
+
+
+def _slab_product(A, X, P, lo, hi):
+    """P[:, lo:hi] = A X[lo:hi]ᵀ."""
+    np.matmul(A, X[lo:hi].T, out=P[:, lo:hi])
 
 
 def column_overlap(X) -> float:
@@ -230,9 +236,13 @@ class TrainingKernel:
         P = buf[: idx.size]
         if sp.issparse(self.X):
             self._split.inner(self.X, P, idx, self._parts)
+        elif P.size * self.X.shape[1] < THREADED_GEMM:
+            np.matmul(self.X[idx], self.X.T, out=P)
         else:
-            with all_blas_threads() if P.size * self.X.shape[1] >= THREADED_GEMM else contextlib.nullcontext():
-                np.matmul(self.X[idx], self.X.T, out=P)
+            with one_blas_thread():
+                slabs = [(c, min(self.n, c + GEMM_SLAB)) for c in range(0, self.n, GEMM_SLAB)]
+                # on this thread alone when another's compiled work shares the cores
+                run_tasks(_slab_product, slabs, shared=(self.X[idx], self.X, P), n_jobs=None if alone() else 1)
         return P
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray:

@@ -55,6 +55,15 @@ class KernelSpec:
         """Whether kernel values need the squared norms: ||a − b||² = ||a||² + ||b||² − 2<a, b>."""
         return self.name == "rbf"
 
+    def values_set_by(self) -> str:
+        """What sets this kernel's values, to name in an error: its parameters, or the input."""
+        if self.is_callable:
+            return f"the values the kernel callable {getattr(self.func, '__qualname__', repr(self.func))} returns"
+        return {"linear": "the data, whose inner products the linear kernel's values are",
+                "poly": f"gamma={self.gamma!r}, coef0={self.coef0!r}, degree={self.degree}",
+                "rbf": f"gamma={self.gamma!r}", "sigmoid": f"gamma={self.gamma!r}, coef0={self.coef0!r}",
+                "precomputed": "the precomputed kernel matrix"}[self.name]
+
     def of_self(self, sq_norms: np.ndarray) -> np.ndarray:
         """K(x, x) from ||x||², for the kernels defined by inner products and distances."""
         if self.name == "rbf":

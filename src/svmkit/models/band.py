@@ -42,24 +42,43 @@ def _check_data(X, y):
     return densify(X), y
 
 
+def _centre_and_scale(v):
+    """(m, s) with (v − m)/s in [−1, 1] along axis 0: the midrange and half-range, computed
+    without overflow for any finite v; s = 1 where the values are all equal."""
+    low, high = v.min(axis=0), v.max(axis=0)
+    half = high / 2 - low / 2
+    return low / 2 + high / 2, np.where(half > 0, half, 1.0)
+
+
 def epsilon_inf_lp(X, y):
     """Solve seed 004's ε̄-band_inf linear program with HiGHS; return SciPy's OptimizeResult.
 
     Variables z = (w_1, …, w_d, b, ε̄), w and b free, ε̄ ≥ 0; minimise ε̄ subject to the 2n rows
     A_ub z ≤ b_ub: first y_i − wᵀx_i − b ≤ ε̄ (i = 1…n), then wᵀx_i + b − y_i ≤ ε̄ (i = 1…n).
-    `result.fun` is ε_inf and `result.ineqlin.marginals` (≤ 0) the dual certificate.
+    `result.fun` is ε_inf, `result.x` is z and `result.ineqlin.marginals` (≤ 0) the dual
+    certificate, all of this program. HiGHS solves it on each column of X and on y mapped to
+    [−1, 1] (x' = (x − m)/s, y' = (y − m_y)/s_y), whose rows are those of this program divided
+    by s_y: its marginals are this program's, its solution maps back as w = s_y w'/s,
+    b = m_y + s_y b' − wᵀm, ε̄ = s_y ε̄'. Its absolute tolerances are then relative to the data's
+    ranges, so ε_inf does not depend on their scale (X × 1e-9 or × 1e150 gives X's).
     X: (n, d) dense or CSR, y: (n,) real; a ValueError names an empty, mismatched or non-finite input.
     """
     X, y = _check_data(X, y)
     n, d = X.shape
+    (mx, sx), (my, sy) = _centre_and_scale(X), _centre_and_scale(y)
+    Xs, ys = (X - mx) / sx, (y - my) / sy
     ones = np.ones((n, 1))
-    A_ub = np.block([[-X, -ones, -ones], [X, ones, -ones]])
+    A_ub = np.block([[-Xs, -ones, -ones], [Xs, ones, -ones]])
     c = np.zeros(d + 2)
     c[-1] = 1.0
-    res = linprog(c, A_ub=A_ub, b_ub=np.concatenate([-y, y]), bounds=[(None, None)] * (d + 1) + [(0, None)],
+    res = linprog(c, A_ub=A_ub, b_ub=np.concatenate([-ys, ys]), bounds=[(None, None)] * (d + 1) + [(0, None)],
                   method="highs", options=_LP_OPTIONS)
     if res.status != 0:
         raise RuntimeError(f"the epsilon_inf linear program was not solved: {res.message}")
+    w = sy * res.x[:d] / sx
+    res.x = np.concatenate([w, [my + sy * res.x[d] - w @ mx, sy * res.x[-1]]])
+    res.fun = sy * res.fun
+    res.ineqlin.residual = sy * res.ineqlin.residual
     return res
 
 
@@ -78,6 +97,11 @@ def epsilon_inf(X, y):
         return 0.0, np.zeros(X.shape[1]), float(y[0])
     res = epsilon_inf_lp(X, y)
     return max(float(res.fun), 0.0), res.x[:-2].copy(), float(res.x[-2])
+
+
+def _power_of_two_below(top) -> float:
+    """2^-e with top = m·2^e, m in [1/2, 1) (1 for top = 0): a factor that scales exactly."""
+    return float(np.ldexp(1.0, -int(np.frexp(top)[1]))) if top > 0 else 1.0
 
 
 class BandReduction(NamedTuple):
@@ -206,8 +230,11 @@ class HardBandSVR(RegressorMixin, BaseEstimator):
             raise ValueError(f"epsilon={self.epsilon!r} equals epsilon_inf={self.epsilon_inf_!r}: only the Chebyshev "
                              "fit reaches it, and the hard epsilon-band needs epsilon > epsilon_inf; widen epsilon")
         if self.method == "smo":
-            svr = SVR(kernel="linear", C=np.inf, epsilon=epsilon, tol=tol, max_iter=max_iter).fit(X, y)
-            self.coef_, self.intercept_ = svr.coef_.ravel().copy(), float(svr.intercept_[0])
+            # the SVR on X·2^-e, max |x| in [1/2, 1), whose band is (w 2^e, b) exactly: its kernel
+            # rows (float32) then hold the products of any finite X
+            scale = _power_of_two_below(abs(X).max())
+            svr = SVR(kernel="linear", C=np.inf, epsilon=epsilon, tol=tol, max_iter=max_iter).fit(X * scale, y)
+            self.coef_, self.intercept_ = svr.coef_.ravel() * scale, float(svr.intercept_[0])
             return self
         self.epsilon_bar_, fit = self._bisect(densify(X), y, epsilon, tol, max_iter)
         self.coef_, self.intercept_, self.eta_bar_ = fit.coef, fit.intercept, fit.eta_bar

@@ -132,7 +132,12 @@ class KernelExpansion(BaseEstimator):
     def _raw_decision(self, X):
         """Σ_s W[s, k] K(x, c_s) + b_k for every row of X, one column k per fitted problem."""
         X = self._check_predict_X(X)
-        return self._support_kernel_products(X, self._W) + self._intercept_
+        raw = self._support_kernel_products(X, self._W) + self._intercept_
+        bad = np.flatnonzero(~np.isfinite(raw).all(axis=1))
+        if bad.size:
+            raise ValueError(f"the decision value of X row {bad[0]} is not finite: the {self._kind.name!r} kernel's values "
+                             f"overflow float64 there, set by {self._kind.values_set_by()}; lower them or scale the data")
+        return raw
 
     def _predict_from_raw(self, raw):
         """The prediction from the raw decision values (a single problem's: the values)."""

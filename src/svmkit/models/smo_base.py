@@ -13,8 +13,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from svmkit._arrays import data_fingerprint
+from svmkit._threads import one_blas_thread
 from svmkit._validation import check_bool, check_max_iter, check_seed, check_verbose, one_of, real
 from svmkit.backend import DEVICES
+from svmkit.kernels.spec import KernelSpec
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
 from svmkit.parallel.tasks import beside, run_tasks
@@ -60,6 +62,10 @@ class ProblemFit:
     def point(self) -> tuple[np.ndarray, np.ndarray]:
         """The solver's α and Qα = G − p."""
         return self.result.alpha, self.result.grad - self.p
+
+
+#: The largest value a kernel row (float32) holds.
+_ROW_MAX = float(np.finfo(np.float32).max)
 
 
 def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale: float = 1.0) -> ProblemFit:
@@ -130,6 +136,12 @@ class SMOModel(KernelExpansion):
         training kernel on the session's backend) and store the fitted state. `starts`: per
         problem, None or a `Start`, in the layout of `_problem_fits` of an earlier fit (with
         `warm_start`, a refit on the same data and kernel starts from the last fit)."""
+        # every BLAS call of the fit on one thread, whichever thread fits: the starts, the
+        # separability test and the calibration read kernel rows as the solver does
+        with one_blas_thread():
+            self._solve_on_rows(session, starts)
+
+    def _solve_on_rows(self, session: FitSession, starts):
         X, target, weight = session.X, session.target, session.weight
         rows = session.rows
         if rows is None:
@@ -230,9 +242,23 @@ class SMOModel(KernelExpansion):
         res = solve(problem, rows, alpha0=alpha0, grad0=grad0, tol=self.tol, max_iter=self.max_iter,
                     shrinking=self.shrinking)
         if not (np.isfinite(res.alpha).all() and np.isfinite(res.rho)):
-            raise ValueError("The dual coefficients or intercepts are not finite: the kernel values are too "
-                             "large for float64; scale the data (e.g. with MinMaxScaler)")
+            raise ValueError(f"the dual coefficients or intercepts are not finite: {self._overflow_cause(rows)}")
         return res
+
+    def _overflow_cause(self, rows) -> str:
+        """Why a solution overflowed, naming the parameter to change: kernel values beyond the
+        float32 of the kernel rows, else the box bound C (or the targets) times them."""
+        kernel = KernelSpec("callable", func=self.kernel) if callable(self.kernel) else \
+            KernelSpec(self.kernel, self.gamma_, self.degree, self.coef0)
+        top = float(np.max(np.abs(rows.diag), initial=0.0))
+        if not top <= _ROW_MAX:
+            return (f"the {kernel.name!r} kernel's values reach {top:.3g}, beyond the {_ROW_MAX:.3g} of the "
+                    f"float32 kernel rows; they are set by {kernel.values_set_by()}: lower them or scale the data "
+                    "(e.g. with MinMaxScaler)")
+        C = getattr(self, "C", None)
+        bound = "" if C is None or np.isinf(C) else f"C={C!r} (with its class weights) times "
+        return (f"{bound}the kernel values (up to {top:.3g}) overflow float64; lower "
+                f"{'C' if bound else 'the kernel values'} or scale the data and the targets")
 
     def _summary(self, fit: ProblemFit, extra=()):
         """With `verbose`, LIBSVM's summary of one solved problem."""
