@@ -11,7 +11,6 @@ import fuzzing
 N_CASES, SEED, TIME_LIMIT = 180, 0, 30.0
 
 
-
 @pytest.fixture(scope="module")
 def outcomes():
     cases = fuzzing.draw_cases(N_CASES, seed=SEED)
