@@ -415,3 +415,14 @@ def test_nusvr_with_a_degree_50_poly_kernel_stops(data):
     assert np.isfinite(model.predict(X)).all()
 
 
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-6])
+def test_hard_tube_on_small_scale_data_fits_as_the_unscaled_one(scale):
+    """The unbounded-dual test is relative to the kernel's scale: on X × 1e-9 the linear kernel's
+    α are near 1e18, where an absolute bound of 1e12 called a feasible tube too narrow."""
+    x = np.linspace(-3, 3, 40)[:, None]
+    t = 0.5 * x.ravel() + 0.3 * np.sinc(x).ravel()
+    unscaled = svmkit.SVR(kernel="linear", C=np.inf, epsilon=0.3).fit(x, t)
+    scaled = svmkit.SVR(kernel="linear", C=np.inf, epsilon=0.3).fit(x * scale, t)
+    np.testing.assert_allclose(scaled.predict(x * scale), unscaled.predict(x), atol=1e-6)

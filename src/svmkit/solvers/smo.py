@@ -227,10 +227,10 @@ gap_observer: ContextVar = ContextVar("gap_observer", default=None)
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
           ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
     """Solve the dual QP; `rows` is a row source (see `row_source`). A start (`alpha0`, and
-    its gradient `grad0` when known) must be feasible. `max_iter` bounds the pair updates
-    (None or −1: LIBSVM's cap, `safety_cap`); the result's `converged` is False when it
-    stopped the solve. `ws_size`: variables per
-    outer step.
+    its gradient `grad0` when known) must be feasible. With an infinite bound, an α past
+    `unbounded_alpha` · max(1, max|p| / max K_ii) means the dual is unbounded. `max_iter`
+    bounds the pair updates (None or −1: LIBSVM's cap, `safety_cap`); the result's
+    `converged` is False when it stopped the solve. `ws_size`: variables per outer step.
 
     With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
     active set, so selection and gradient updates skip them; their gradients are rebuilt
@@ -254,6 +254,11 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     # it stays zero (no variable counted at its bound), and a given grad0 costs no kernel rows.
     track_bar = shrinking and q < n
     U_infinite = bool(xp.isinf(U).any())
+    if U_infinite and n:
+        # α scales as |p| / K: the bound is relative to the problem's scale (a linear kernel on
+        # X × 1e-9 has α near 1e18 where X's has 1)
+        scale = max(1.0, float(np.abs(problem.p).max())) / max(float(xp.max(diag)), np.finfo(np.float64).tiny)
+        unbounded_alpha = unbounded_alpha * max(1.0, scale)
     at_upper = (alpha >= U) if track_bar else xp.zeros(n, dtype=bool)
     G, G_bar = initial_gradients(dev, rows, alpha, at_upper, grad0)
     budget = safety_cap(n) if max_iter is None or max_iter < 0 else int(max_iter)
