@@ -241,3 +241,49 @@ def test_save_into_a_missing_folder_names_the_path(tmp_path):
     with pytest.raises(OSError) as info:
         svmkit.save(svmkit.SVC().fit(X, y), tmp_path / "no" / "such" / "m.svmkit")
     assert info.value.filename == str(tmp_path / "no" / "such" / "m.svmkit")
+
+
+def _linear_cases():
+    from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    Xb, yb = load_breast_cancer(return_X_y=True)
+    Xb = StandardScaler().fit_transform(Xb)
+    Xi, yi = load_iris(return_X_y=True)
+    Xd, yd = load_diabetes(return_X_y=True)
+    return [(svmkit.LinearSVC(), Xb, yb), (svmkit.LinearSVC(multi_class="crammer_singer"), Xi, yi),
+            (svmkit.LinearSVC(penalty="l1", dual=False, fit_intercept=False), Xi, yi),
+            (svmkit.LinearSVR(C=10.0), Xd, yd), (svmkit.band.HardBandSVR(epsilon=130.0), Xd, yd),
+            (svmkit.band.HardBandSVR(epsilon=130.0, method="reduction"), Xd, yd)]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_linear_models_and_the_hard_band_round_trip(case, tmp_path):
+    est, X, y = _linear_cases()[case]
+    est.fit(X, y)
+    svmkit.save(est, tmp_path / "m.svmkit")
+    back = svmkit.load(tmp_path / "m.svmkit")
+    assert type(back) is type(est) and back.get_params() == est.get_params()
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    np.testing.assert_array_equal(back.coef_, est.coef_)
+
+
+@pytest.mark.parametrize("search", [
+    lambda: svmkit.model_selection.SVMSearchCV(svmkit.KernelRidge(kernel="rbf"), {"alpha": [0.1, 1.0], "gamma": [0.5]}),
+    lambda: svmkit.model_selection.SVMSearchCV(svmkit.LinearSVR(), {"C": [0.1, 1.0]}),
+    lambda: svmkit.model_selection.SVMSearchCV(svmkit.SVR(), {"C": [0.1, 1.0]}),
+])
+def test_a_searchs_best_estimator_round_trips(search, tmp_path):
+    X, y = housing()
+    best = search().fit(X, y).best_estimator_
+    svmkit.save(best, tmp_path / "best.svmkit")
+    np.testing.assert_array_equal(svmkit.load(tmp_path / "best.svmkit").predict(X), best.predict(X))
+
+
+def test_a_linear_model_file_with_a_wrong_coef_shape_is_named(tmp_path):
+    est, X, y = _linear_cases()[1]
+    est.fit(X, y)
+    est.coef_ = est.coef_[:, :2]
+    svmkit.save(est, tmp_path / "bad.svmkit")
+    with pytest.raises(ModelFileError, match="bad.svmkit.*coef_ of shape \\(3, 2\\) does not have n_features_in_=4"):
+        svmkit.load(tmp_path / "bad.svmkit")

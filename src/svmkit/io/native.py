@@ -59,7 +59,7 @@ def save(est, path) -> None:
     name = type(est).__name__
     if name not in ESTIMATORS:
         raise ValueError(f"cannot save a {name}: svmkit model files hold {sorted(ESTIMATORS)}")
-    if not hasattr(est, "support_"):
+    if not hasattr(est, "n_features_in_"):
         raise ValueError(f"cannot save an unfitted {name}: call fit first")
     params = {k: _encode_param(k, v) for k, v in est.get_params().items()}
     header = json.dumps({"format": FORMAT_VERSION, "estimator": name, "params": params,

@@ -7,12 +7,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit.io.data import pad_columns
-from svmkit.models import (LSSVC, LSSVR, SVC, SVR, KernelLogisticRegression, KernelRidge, NuSVC, NuSVR,
-                           OneClassSVM)
+from svmkit.models import (LSSVC, LSSVR, SVC, SVR, KernelLogisticRegression, KernelRidge, LinearSVC, LinearSVR,
+                           NuSVC, NuSVR, OneClassSVM)
+from svmkit.models.band import HardBandSVR
 from svmkit.models.expansion import FITTED, KernelExpansion
 
 ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM, KernelRidge, LSSVR, LSSVC,
-                                               KernelLogisticRegression)}
+                                               KernelLogisticRegression, LinearSVC, LinearSVR, HardBandSVR)}
 
 _CSR_PARTS = ("data", "indices", "indptr", "shape")
 
@@ -37,8 +38,11 @@ _REQUIRED = ("support_", "support_vectors_", "_dual_coef_", "_intercept_", "n_fe
 _RENAMED = {"_gamma": "gamma_"}
 
 
-def set_state(est: KernelExpansion, state: dict[str, np.ndarray]) -> KernelExpansion:
-    """Give an unfitted estimator the fitted attributes in `state` and prepare it to predict."""
+def set_state(est, state: dict[str, np.ndarray]):
+    """Give an unfitted estimator the fitted attributes in `state` and prepare it to predict
+    (a model of wᵀx + b checks its own few arrays)."""
+    if not isinstance(est, KernelExpansion):
+        return est.set_fitted_state(state)
     state = {_RENAMED.get(name, name): value for name, value in state.items()}
     unknown = sorted(set(state) - set(FITTED) - {f"{name}.{part}" for name in FITTED for part in _CSR_PARTS})
     if unknown:

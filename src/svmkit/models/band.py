@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from svmkit._arrays import densify
 from svmkit._validation import check_max_iter, check_real, one_of, validate_X, validate_Xy
+from svmkit.models.plain_state import PlainState
 from svmkit.models.svc import SVC
 from svmkit.models.svr import SVR
 
@@ -151,7 +152,7 @@ def hard_band_reduction(X, y, epsilon_bar, *, tol=1e-9, max_iter=-1):
     return _reduce(X, y, epsilon_bar, check_real(tol, "tol", low=0), check_max_iter(max_iter))
 
 
-class HardBandSVR(RegressorMixin, BaseEstimator):
+class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
     """Linear hard ε-band support vector regression (seed 004, LH-ε-band-SVR):
 
         min ½‖w‖²  s.t.  |y_i − (wᵀx_i + b)| ≤ ε,  i = 1…n,   h(x) = wᵀx + b.
@@ -199,6 +200,9 @@ class HardBandSVR(RegressorMixin, BaseEstimator):
     >>> round(model.epsilon_inf_, 6), bool(np.abs(y - model.predict(x)).max() <= 0.75 + 1e-6)
     (0.5, True)
     """
+
+    _fitted = ("coef_", "intercept_", "n_features_in_", "epsilon_inf_", "epsilon_bar_", "eta_bar_")
+    _non_finite = ("epsilon_bar_",)
 
     def __init__(self, *, epsilon=0.1, method="smo", tol=1e-9, max_iter=-1):
         self.epsilon = epsilon

@@ -28,6 +28,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_real, encode_classes, validate_sample_weight, validate_X, validate_Xy
+from svmkit.models.plain_state import PlainState
 from svmkit.models.smo_base import positive_rows
 from svmkit.models.svc import class_weights
 from svmkit.parallel.tasks import run_tasks
@@ -85,9 +86,12 @@ def _decision_rows(X, w, bias):
     return np.asarray(X @ w[:-1]).ravel() + w[-1] * bias
 
 
-class _LinearSVM(BaseEstimator):
+class _LinearSVM(PlainState, BaseEstimator):
     """Parameter checks, the weighted bounds, the solvers' passes and the fitted attributes
     shared by the two models."""
+
+    _fitted = ("coef_", "intercept_", "n_features_in_", "n_iter_", "objective_")
+    _non_finite = ("objective_",)
 
     _parameter_constraints: dict = {
         "tol": [Interval(Real, 0.0, None, closed="neither")],
@@ -319,6 +323,16 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
             W = W[1:] - W[:1]
         self._store(W, [it], [(primal, dual, primal - dual)], CRAMMER_SINGER)
         return self
+
+    _fitted = ("classes_", *_LinearSVM._fitted)
+    _required = ("classes_", *_LinearSVM._required)
+
+    def _check_state(self, state, problems):
+        k = np.size(state["classes_"])
+        if k < 2 or np.unique(state["classes_"]).size != k:
+            raise ValueError(f"classes_ {np.ravel(state['classes_']).tolist()} are not two or more distinct labels")
+        if problems != (1 if k == 2 else k):
+            raise ValueError(f"coef_ has {problems} rows for {k} classes")
 
     def decision_function(self, X):
         """wᵀx + b per row; for two classes one column flattened (> 0 means classes_[1])."""
