@@ -152,6 +152,10 @@ def hard_band_reduction(X, y, epsilon_bar, *, tol=1e-9, max_iter=-1):
     return _reduce(X, y, epsilon_bar, check_real(tol, "tol", low=0), check_max_iter(max_iter))
 
 
+#: Where 'auto' puts ε between ε_inf and the width (max y − min y)/2 at which w = 0 fits.
+AUTO_FRACTION = 0.1
+
+
 class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
     """Linear hard ε-band support vector regression (seed 004, LH-ε-band-SVR):
 
@@ -163,8 +167,9 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    epsilon : float, default 0.1
-        Half-width of the band, in y's units; must exceed ε_inf (see `epsilon_inf`).
+    epsilon : float or 'auto', default 'auto'
+        Half-width of the band, in y's units; must exceed ε_inf (see `epsilon_inf`). 'auto':
+        ε_inf + 0.1·((max y − min y)/2 − ε_inf), a band that exists on any data and hugs it.
     method : {'smo', 'reduction'}, default 'smo'
         'smo': svmkit.SVR(kernel='linear', C=inf, epsilon=ε). 'reduction': seed 004's Hard
         ε̄-band hyperplane SVC (see `hard_band_reduction`), with ε̄ found by bisection so that
@@ -184,6 +189,10 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
         b*.
     epsilon_inf_ : float
         ε_inf of the training set.
+    epsilon_ : float
+        The band's half-width ε (resolved from 'auto').
+    n_iter_ : int
+        SMO iterations ('smo'), or the hard-margin SVC solves of the bisection ('reduction').
     epsilon_bar_ : float
         ('reduction' only) the ε̄ of the SVC; inf when w* = 0.
     eta_bar_ : float
@@ -201,18 +210,25 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
     (0.5, True)
     """
 
-    _fitted = ("coef_", "intercept_", "n_features_in_", "epsilon_inf_", "epsilon_bar_", "eta_bar_")
+    _fitted = ("coef_", "intercept_", "n_features_in_", "epsilon_inf_", "epsilon_", "epsilon_bar_", "eta_bar_",
+               "n_iter_")
     _non_finite = ("epsilon_bar_",)
 
-    def __init__(self, *, epsilon=0.1, method="smo", tol=1e-9, max_iter=-1):
+    def __init__(self, *, epsilon="auto", method="smo", tol=1e-9, max_iter=-1):
         self.epsilon = epsilon
         self.method = method
         self.tol = tol
         self.max_iter = max_iter
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
     def fit(self, X, y):
         """Fit w*, b*. X: (n_samples, n_features) dense or CSR; y: (n_samples,) real."""
-        epsilon = check_real(self.epsilon, "epsilon", low=0, low_inclusive=True)
+        auto = isinstance(self.epsilon, str) and self.epsilon == "auto"
+        epsilon = None if auto else check_real(self.epsilon, "epsilon", low=0, low_inclusive=True)
         one_of("smo", "reduction")(self.method, "method")
         tol = check_real(self.tol, "tol", low=0)
         max_iter = check_max_iter(self.max_iter)
@@ -221,8 +237,14 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
             if hasattr(self, name):
                 delattr(self, name)
         self.epsilon_inf_ = epsilon_inf(X, y)[0]
+        if auto:
+            epsilon = self.epsilon_inf_ + AUTO_FRACTION * (np.ptp(y) / 2 - self.epsilon_inf_)
+            if not epsilon > self.epsilon_inf_:  # no band narrower than the constant's (to rounding)
+                epsilon = np.ptp(y) / 2
+        self.epsilon_ = epsilon
         if epsilon >= np.ptp(y) / 2:
             self.coef_, self.intercept_ = np.zeros(X.shape[1]), float((y.max() + y.min()) / 2)
+            self.n_iter_ = 0
             if self.method == "reduction":
                 self.epsilon_bar_, self.eta_bar_ = np.inf, 0.0
             return self
@@ -239,16 +261,20 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
             scale = _power_of_two_below(abs(X).max())
             svr = SVR(kernel="linear", C=np.inf, epsilon=epsilon, tol=tol, max_iter=max_iter).fit(X * scale, y)
             self.coef_, self.intercept_ = svr.coef_.ravel() * scale, float(svr.intercept_[0])
+            self.n_iter_ = int(np.max(svr.n_iter_))
             return self
-        self.epsilon_bar_, fit = self._bisect(densify(X), y, epsilon, tol, max_iter)
+        self.epsilon_bar_, fit, self.n_iter_ = self._bisect(densify(X), y, epsilon, tol, max_iter)
         self.coef_, self.intercept_, self.eta_bar_ = fit.coef, fit.intercept, fit.eta_bar
         return self
 
     @staticmethod
     def _bisect(X, y, epsilon, tol, max_iter):
-        """(ε̄, the reduction at ε̄) with ε̄ − 1/η̄ = ε: bisection keeps ε(lo) < ε ≤ ε(hi), returns hi."""
+        """(ε̄, the reduction at ε̄, the SVC solves made) with ε̄ − 1/η̄ = ε: bisection keeps
+        ε(lo) < ε ≤ ε(hi), returns hi."""
         lo, gap = epsilon, np.ptp(y)
+        solves = 0
         for _ in range(_MAX_DOUBLINGS):
+            solves += 1
             hi = epsilon + gap
             best = _reduce(X, y, hi, tol, max_iter)
             if best.epsilon >= epsilon:
@@ -262,11 +288,12 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
             if not lo < mid < hi:
                 break
             fit = _reduce(X, y, mid, tol, max_iter)
+            solves += 1
             if fit.epsilon < epsilon:
                 lo = mid
             else:
                 hi, best = mid, fit
-        return hi, best
+        return hi, best, solves
 
     def predict(self, X):
         """h(x) = w*ᵀx + b* for every row of X, (n_samples, n_features) dense or CSR."""
