@@ -4,10 +4,12 @@ linear-algebra solver on the fit's backend, and the Nyström path for N past mem
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
 
+from svmkit._threads import one_blas_thread
 from svmkit._validation import check_int, check_seed, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
@@ -18,6 +20,8 @@ from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS, NYSTROM_DIRECT_MAX, n
 #: Largest N that 'auto' solves exactly (the packed float64 kernel and float32 factor: 5.4 GB at
 #: 30,000).
 AUTO_EXACT_MAX = 30_000
+#: Rows up to which a fit runs BLAS on one thread.
+SERIAL_ROWS = 2_000
 #: Centres 'auto' takes for Nyström past AUTO_EXACT_MAX.
 AUTO_COMPONENTS = 2_000
 #: Most rows through which leverage scores are approximated.
@@ -42,6 +46,13 @@ class DenseExpansionModel(KernelExpansion):
                     "solver": one_of("auto", "cholesky", "eigen", "nystrom"),
                     "n_components": check_components, "tol": real(low=0),
                     "centers": one_of("uniform", "leverage"), "device": one_of(*DEVICES), "random_state": check_seed}
+
+    def _fit_session(self, session: FitSession, starts=None):
+        """The fit, on one BLAS thread up to SERIAL_ROWS rows: there OpenBLAS's threads gain
+        little, and beside another busy process they spin for a core (KernelRidge at 700 rows
+        with one core busy elsewhere: `benchmarks/bench_threads.py`)."""
+        with one_blas_thread() if session.X.shape[0] <= SERIAL_ROWS else contextlib.nullcontext():
+            return super()._fit_session(session, starts)
 
     def _solver_for(self, session: FitSession, n):
         """The solver for n rows; raises when `loo` asks for what Nyström cannot give, or the
