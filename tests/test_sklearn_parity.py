@@ -96,3 +96,18 @@ def test_svr_with_infinite_c_predicts_as_a_huge_c():
     hard = svmkit.SVR(C=np.inf, gamma=1.0).fit(X, y)
     huge = svmkit.SVR(C=1e10, gamma=1.0).fit(X, y)
     np.testing.assert_allclose(hard.predict(X), huge.predict(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("fmt", ["csc", "coo", "lil", "dok", "bsr"])
+@pytest.mark.parametrize("est", [svmkit.SVC(), svmkit.KernelRidge(kernel="rbf"), svmkit.LinearSVC()])
+def test_every_scipy_sparse_format_fits_and_predicts_as_csr(fmt, est):
+    import scipy.sparse as sp
+
+    from conftest import heart_scale
+
+    X, y = heart_scale()
+    X = sp.csr_matrix(X)
+    other = X.asformat(fmt)
+    ours = type(est)(**est.get_params()).fit(other, y)
+    csr = type(est)(**est.get_params()).fit(X, y)
+    np.testing.assert_array_equal(ours.predict(other), csr.predict(X))
