@@ -583,7 +583,6 @@ def _oracle(what, params, X, y, predicted, est):
     Xd = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     kwargs = dict(params)
     if what == "KernelRidge":
-        kwargs.setdefault("kernel", "rbf")
         oracle = sklearn.kernel_ridge.KernelRidge(**kwargs).fit(Xd, y).predict(Xd)
         scale = 1e-3 * (1 + np.abs(oracle).max())
         return [] if np.abs(oracle - predicted).max() <= scale else [

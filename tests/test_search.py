@@ -272,5 +272,5 @@ def test_an_estimator_from_outside_svmkit_is_refused_naming_grid_search_cv():
     from sklearn.svm import SVC
 
     X, y = iris()
-    with pytest.raises(TypeError, match="GridSearchCV"):
+    with pytest.raises(TypeError, match="estimator must be one of svmkit's estimators .*GridSearchCV"):
         SVMSearchCV(SVC(), GRID).fit(X, y)

@@ -203,8 +203,8 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     def _check_params(self):
         est = self.estimator
         if not type(est).__module__.startswith("svmkit."):
-            raise TypeError(f"SVMSearchCV searches svmkit's estimators, got {type(est).__name__} "
-                            "(scikit-learn's GridSearchCV searches any)")
+            raise TypeError(f"estimator must be one of svmkit's estimators (scikit-learn's GridSearchCV searches "
+                            f"any), got estimator={est!r}")
         cv = self.cv
         if isinstance(cv, bool) or isinstance(cv, numbers.Integral) and cv < 2 or isinstance(cv, (float, str)):
             raise ValueError(f"cv must be a number of folds of at least 2 or a splitter, got cv={cv!r}")
