@@ -114,19 +114,21 @@ class SparseColumns:
         found[found] = self.used[at[found]] == A.indices[found]
         return sp.csr_matrix((A.data, np.where(found, at, m), A.indptr), shape=(A.shape[0], m + 1))
 
-    def parts(self, A):
-        """The csr_parts of A as `inner` reads them, for an A used in many calls."""
-        return csr_parts(self._compact(sp.csr_matrix(A)))
+    def prepare(self, A):
+        """A (CSR) as `inner` reads it, converted once for many calls: its columns renumbered,
+        the frequent ones as a dense block, and the csr_parts of the whole."""
+        compact = self._compact(sp.csr_matrix(A))
+        dense = np.ascontiguousarray(compact[:, self._dense_at].toarray()) if self.dense_cols.size else None
+        return dense, csr_parts(compact)
 
-    def inner(self, A, out, rows=None, a_parts=None):
-        """out[r, s] = <A[rows[r]], b_s> for CSR A (`a_parts`: its `parts`, if known)."""
-        rows = np.arange(A.shape[0], dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
-        compact = self._compact(sp.csr_matrix(A)) if a_parts is None or self.dense_cols.size else None
-        if self.dense_cols.size:
-            np.matmul(compact[rows][:, self._dense_at].toarray(), self.dense.T, out=out)
+    def inner(self, a, out, rows):
+        """out[r, s] = <A[rows[r]], b_s> for the A that `prepare` gave `a`."""
+        dense, parts = a
+        if dense is not None:
+            np.matmul(dense[rows], self.dense.T, out=out)
         else:
             out[...] = 0.0
-        sparse_inner_rows(*(a_parts or csr_parts(compact)), rows, *self.csc, out)
+        sparse_inner_rows(*parts, rows, *self.csc, out)
         return out
 
 
@@ -137,7 +139,8 @@ def _inner(A, B, b_split=None, out=None) -> np.ndarray:
         return np.matmul(A.toarray() if sp.issparse(A) else A, B.T, out=out)
     if out is None:
         out = np.empty((A.shape[0], B.shape[0]))
-    return (b_split or SparseColumns(B)).inner(sp.csr_matrix(A), out)
+    split = b_split or SparseColumns(B)
+    return split.inner(split.prepare(A), out, np.arange(A.shape[0], dtype=np.int64))
 
 
 def call_kernel(spec: KernelSpec, A, B) -> np.ndarray:
@@ -213,7 +216,7 @@ class TrainingKernel:
         self._exact = None
         if sp.issparse(X):
             self._split = SparseColumns(X, dense_fraction=np.inf)
-            self._parts = self._split.parts(X)
+            self._parts = self._split.prepare(X)
         elif dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES:
             self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
         elif dense_rbf:
@@ -229,7 +232,7 @@ class TrainingKernel:
         """<x_i, x_j> for i in idx and every j, into the first rows of `buf`."""
         P = buf[: idx.size]
         if sp.issparse(self.X):
-            self._split.inner(self.X, P, idx, self._parts)
+            self._split.inner(self._parts, P, np.asarray(idx, dtype=np.int64))
         else:
             with all_blas_threads() if P.size * self.X.shape[1] >= THREADED_GEMM else contextlib.nullcontext():
                 np.matmul(self.X[idx], self.X.T, out=P)
@@ -260,6 +263,72 @@ class TrainingKernel:
             finish_block(self._inner_rows(sub, buf), a_sq, b_sq, self.spec.transform, self.spec.gamma,
                          self.spec.coef0, float(self.spec.degree), out, sub_rows)
             if self._exact is not None:
-                refine_rbf_rows(out, sub_rows, np.asarray(sub, dtype=np.int64), *self._exact[:2],
-                                self.spec.gamma, self._exact[2])
+                X64, sq, noise = self._exact
+                refine_rbf_rows(out, sub_rows, np.asarray(sub, dtype=np.int64), X64, X64, sq, sq, self.spec.gamma,
+                                noise)
         _scratch.give(buf)
+
+
+class CentreKernel:
+    """K(X, C) of rows X against fixed centres C (the support vectors at prediction), by
+    blocks of rows of X, each a serial task (`block`).
+
+    Dense RBF centres: as `TrainingKernel`'s rows, a float32 GEMM on columns centred at the
+    centres' mean (distances unchanged, little cancellation in ||a||² + ||b||² − 2<a, b>),
+    the distances that are mostly rounding recomputed in float64 (`refine_rbf_rows`); the
+    kernel values in float64. Sparse centres: their SparseColumns, with X converted once for
+    all its blocks (`rows_of`). Other kernels: float64 inner products (`kernel_block`).
+    """
+
+    def __init__(self, spec: KernelSpec, C):
+        self.spec = spec
+        self.n = C.shape[0]
+        self.split = SparseColumns(C) if sp.issparse(C) and not spec.is_callable else None
+        self._f32 = spec.uses_norms and not sp.issparse(C) and self.n > 0
+        if self._f32:
+            self._mean = C.mean(axis=0)
+            self.C = C - self._mean
+            self._C32 = self.C.astype(np.float32)
+            self._noise = F32_NOISE * np.sqrt(C.shape[1])
+        else:
+            self.C = C
+        self.sq = row_sq_norms(self.C) if spec.uses_norms else None
+
+    def rows_of(self, X):
+        """What `block` reads of X beside X, converted once: with a sparse split, X's prepared
+        rows and squared norms."""
+        if self.split is None:
+            return None
+        return self.split.prepare(X), row_sq_norms(X) if self.spec.uses_norms else _EMPTY
+
+    def block_elements(self, rows: int) -> int:
+        """Float64 elements of the scratch one block of `rows` rows needs."""
+        size = rows * self.n
+        return size + (size + 1) // 2 if self._f32 else size
+
+    def block(self, X, x, lo, hi, buf):
+        """K(X[lo:hi], C), float64, in `buf` (`block_elements(hi − lo)` float64 elements); `x`:
+        `rows_of(X)`."""
+        shape = (hi - lo, self.n)
+        size = shape[0] * shape[1]
+        K = buf[:size].reshape(shape)
+        if self.spec.is_callable:
+            K[...] = call_kernel(self.spec, X[lo:hi], self.C)
+        elif self._f32:
+            A = (X[lo:hi].toarray() if sp.issparse(X) else X[lo:hi]) - self._mean
+            a_sq = row_sq_norms(A)
+            P = buf[size:size + (size + 1) // 2].view(np.float32)[:size].reshape(shape)
+            np.matmul(A.astype(np.float32), self._C32.T, out=P)
+            at = np.arange(shape[0], dtype=np.int64)
+            finish_block(P, a_sq, self.sq, self.spec.transform, self.spec.gamma, self.spec.coef0,
+                         float(self.spec.degree), K, at)
+            refine_rbf_rows(K, at, at, A, self.C, a_sq, self.sq, self.spec.gamma, self._noise)
+        elif self.split is not None:
+            prepared, sq = x
+            self.split.inner(prepared, K, np.arange(lo, hi, dtype=np.int64))
+            finish_block(K, sq[lo:hi] if self.spec.uses_norms else _EMPTY, self.sq if self.spec.uses_norms else _EMPTY, self.spec.transform,
+                         self.spec.gamma, self.spec.coef0, float(self.spec.degree), K,
+                         np.arange(shape[0], dtype=np.int64))
+        else:
+            kernel_block(self.spec, X[lo:hi], self.C, self.sq, out=K)
+        return K
