@@ -118,8 +118,8 @@ class HostBackend:
         return kernel.centre_rows(Xk, centres, block_elements)
 
     def products(self, centres, X, W, dtype) -> np.ndarray:
-        """K(X, centres) @ W on the host, the inner products of dense RBF blocks in `dtype`."""
-        return centres.products(X, W, dtype)
+        """K(X, centres) @ W on the host (float64), the kernel blocks in `dtype` on a device."""
+        return centres.products(X, W)
 
     def factorise(self, solver: str, kernel, Xk, shift: float, scale=None, exact: bool = False):
         """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K = S·K(X, X)·S with

@@ -273,20 +273,18 @@ class CentreKernel:
     """K(X, C) of rows X against fixed centres C (the support vectors at prediction), by
     blocks of rows of X, each a serial task (`block`).
 
-    Dense RBF centres in `dtype` float32: as `TrainingKernel`'s rows, a float32 GEMM on
-    columns centred at the centres' mean (distances unchanged, little cancellation in
-    ||a||² + ||b||² − 2<a, b>), the distances that are mostly rounding recomputed in float64
-    (`refine_rbf_rows`); the kernel values in float64, within some 1e-6 of the float64 ones
-    relative to Σ|coefficients| (for bounded dual coefficients, as the SMO models'). Sparse
-    centres: their SparseColumns, with X converted once for all its blocks (`rows_of`).
-    Otherwise float64 inner products (`kernel_block`).
+    Dense RBF centres: as `TrainingKernel`'s rows, a float32 GEMM on columns centred at the
+    centres' mean (distances unchanged, little cancellation in ||a||² + ||b||² − 2<a, b>),
+    the distances that are mostly rounding recomputed in float64 (`refine_rbf_rows`); the
+    kernel values in float64. Sparse centres: their SparseColumns, with X converted once for
+    all its blocks (`rows_of`). Other kernels: float64 inner products (`kernel_block`).
     """
 
-    def __init__(self, spec: KernelSpec, C, dtype=np.float64):
+    def __init__(self, spec: KernelSpec, C):
         self.spec = spec
         self.n = C.shape[0]
         self.split = SparseColumns(C) if sp.issparse(C) and not spec.is_callable else None
-        self._f32 = np.dtype(dtype) == np.float32 and spec.uses_norms and not sp.issparse(C) and self.n > 0
+        self._f32 = spec.uses_norms and not sp.issparse(C) and self.n > 0
         if self._f32:
             self._mean = C.mean(axis=0)
             self.C = C - self._mean

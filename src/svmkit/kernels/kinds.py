@@ -170,14 +170,13 @@ class DotKernel(KernelSpec):
 class Centres:
     """The centres of a fitted expansion; `products(X, W)` = K(X, centres) @ W (W: n_centres × k)."""
 
-    def products(self, X, W, dtype=np.float64) -> np.ndarray:
-        """K(X, centres) @ W, the kernel blocks in `dtype` where the kind has a float32 route."""
+    def products(self, X, W) -> np.ndarray:
         raise NotImplementedError
 
     def device_products(self, xp, X, W, dtype) -> np.ndarray:
         """`products` with the kernel blocks on the device of `xp` in `dtype` where this kind
         runs there; on the host otherwise."""
-        return self.products(X, W, dtype)
+        return self.products(X, W)
 
 
 class DataCentres(Centres):
@@ -186,8 +185,8 @@ class DataCentres(Centres):
     def __init__(self, kernel, support_vectors):
         self.kernel = kernel
         self.sv = as_kernel_input(support_vectors)
-        self._rows = {np.dtype(np.float64): CentreKernel(kernel, self.sv)}
-        self.split = self._rows[np.dtype(np.float64)].split
+        self.rows = CentreKernel(kernel, self.sv)
+        self.split = self.rows.split
 
     def __getstate__(self):
         # what the centres derive is made again on load, not stored twice in a model file
@@ -199,27 +198,23 @@ class DataCentres(Centres):
     def _input(self, X):
         return as_kernel_input(X)
 
-    def products(self, X, W, dtype=np.float64):
-        """K(X, centres) @ W, the inner products of dense RBF centres in `dtype`
-        (`CentreKernel`), by blocks of test rows, each a serial task (its GEMM on one BLAS
+    def products(self, X, W):
+        """K(X, centres) @ W by blocks of test rows, each a serial task (its GEMM on one BLAS
         thread, its transform on one Numba thread) taken by the next free thread: on a machine
         busy elsewhere, no thread waits for a descheduled one at the end of every block's
-        parallel loop, and no idle BLAS worker spins on the core the others need (measured
-        with two processes busy on the two cores: a9a.t 16.5–19.1 s → 1.5–1.9 s, 2,000 rows
-        × 50 features against 2,047 SVs 0.31–0.40 s → 0.04 s)."""
+        parallel loop, and no idle BLAS worker spins on the core the others need (a9a on two
+        busy cores: 17 s → see benchmarks/RESULTS.md)."""
         # one conversion up front (densified unless sparse pays), not one per block
         X = self._input(X)
         n, n_sv = X.shape[0], self.sv.shape[0]
         out = np.empty((n, W.shape[1]))
         step = max(MIN_BLOCK_ROWS, PREDICT_BLOCK // max(n_sv, 1))
-        rows = self._rows.get(np.dtype(dtype)) or self._rows.setdefault(np.dtype(dtype),
-                                                                         CentreKernel(self.kernel, self.sv, dtype))
-        x = rows.rows_of(X)
+        x = self.rows.rows_of(X)
 
         def block(lo):
             hi = min(n, lo + step)
-            buf = _scratch.take(rows.block_elements(hi - lo), np.float64)
-            np.matmul(rows.block(X, x, lo, hi, buf), W, out=out[lo:hi])
+            buf = _scratch.take(self.rows.block_elements(hi - lo), np.float64)
+            np.matmul(self.rows.block(X, x, lo, hi, buf), W, out=out[lo:hi])
             _scratch.give(buf)
 
         # a callable kernel runs Python code, which threads would only take turns at
@@ -290,7 +285,7 @@ class ColumnCentres(Centres):
     def __init__(self, support):
         self.support = support
 
-    def products(self, X, W, dtype=np.float64):
+    def products(self, X, W):
         return densify(X)[:, self.support] @ W
 
 

@@ -41,8 +41,7 @@ class KernelExpansion(BaseEstimator):
     #: kernel's degree, coef0 and gamma are checked when the kernel is resolved on the data.
     _constraints = {"kernel": lambda value, name: check_kernel(value), "gamma": check_gamma,
                     "degree": check_degree, "coef0": check_coef0}
-    #: Precision of the kernel blocks of prediction on a GPU (`device='cuda'`) and of the inner
-    #: products of dense RBF blocks on the host (`DataCentres.products`).
+    #: Precision of the kernel blocks of prediction on a GPU (`device='cuda'`).
     _device_dtype = np.float32
 
     def fit(self, X, y=None, sample_weight=None):
