@@ -263,36 +263,22 @@ class TrainingKernel:
             finish_block(self._inner_rows(sub, buf), a_sq, b_sq, self.spec.transform, self.spec.gamma,
                          self.spec.coef0, float(self.spec.degree), out, sub_rows)
             if self._exact is not None:
-                X64, sq, noise = self._exact
-                refine_rbf_rows(out, sub_rows, np.asarray(sub, dtype=np.int64), X64, X64, sq, sq, self.spec.gamma,
-                                noise)
+                refine_rbf_rows(out, sub_rows, np.asarray(sub, dtype=np.int64), *self._exact[:2],
+                                self.spec.gamma, self._exact[2])
         _scratch.give(buf)
 
 
 class CentreKernel:
-    """K(X, C) of rows X against fixed centres C (the support vectors at prediction), by
-    blocks of rows of X, each a serial task (`block`).
-
-    Dense RBF centres: as `TrainingKernel`'s rows, a float32 GEMM on columns centred at the
-    centres' mean (distances unchanged, little cancellation in ||a||² + ||b||² − 2<a, b>),
-    the distances that are mostly rounding recomputed in float64 (`refine_rbf_rows`); the
-    kernel values in float64. Sparse centres: their SparseColumns, with X converted once for
-    all its blocks (`rows_of`). Other kernels: float64 inner products (`kernel_block`).
-    """
+    """K(X, C) of rows X against fixed centres C (the support vectors at prediction), float64,
+    by blocks of rows of X, each a serial task (`block`). Sparse centres go through their
+    SparseColumns, with X converted once for all its blocks (`rows_of`)."""
 
     def __init__(self, spec: KernelSpec, C):
         self.spec = spec
         self.n = C.shape[0]
+        self.C = C
         self.split = SparseColumns(C) if sp.issparse(C) and not spec.is_callable else None
-        self._f32 = spec.uses_norms and not sp.issparse(C) and self.n > 0
-        if self._f32:
-            self._mean = C.mean(axis=0)
-            self.C = C - self._mean
-            self._C32 = self.C.astype(np.float32)
-            self._noise = F32_NOISE * np.sqrt(C.shape[1])
-        else:
-            self.C = C
-        self.sq = row_sq_norms(self.C) if spec.uses_norms else None
+        self.sq = row_sq_norms(C) if spec.uses_norms else None
 
     def rows_of(self, X):
         """What `block` reads of X beside X, converted once: with a sparse split, X's prepared
@@ -301,33 +287,17 @@ class CentreKernel:
             return None
         return self.split.prepare(X), row_sq_norms(X) if self.spec.uses_norms else _EMPTY
 
-    def block_elements(self, rows: int) -> int:
-        """Float64 elements of the scratch one block of `rows` rows needs."""
-        size = rows * self.n
-        return size + (size + 1) // 2 if self._f32 else size
-
     def block(self, X, x, lo, hi, buf):
-        """K(X[lo:hi], C), float64, in `buf` (`block_elements(hi − lo)` float64 elements); `x`:
-        `rows_of(X)`."""
+        """K(X[lo:hi], C) in `buf` (at least (hi − lo) × n float64 elements); `x`: `rows_of(X)`."""
         shape = (hi - lo, self.n)
-        size = shape[0] * shape[1]
-        K = buf[:size].reshape(shape)
+        K = buf[:shape[0] * shape[1]].reshape(shape)
         if self.spec.is_callable:
             K[...] = call_kernel(self.spec, X[lo:hi], self.C)
-        elif self._f32:
-            A = (X[lo:hi].toarray() if sp.issparse(X) else X[lo:hi]) - self._mean
-            a_sq = row_sq_norms(A)
-            P = buf[size:size + (size + 1) // 2].view(np.float32)[:size].reshape(shape)
-            np.matmul(A.astype(np.float32), self._C32.T, out=P)
-            at = np.arange(shape[0], dtype=np.int64)
-            finish_block(P, a_sq, self.sq, self.spec.transform, self.spec.gamma, self.spec.coef0,
-                         float(self.spec.degree), K, at)
-            refine_rbf_rows(K, at, at, A, self.C, a_sq, self.sq, self.spec.gamma, self._noise)
         elif self.split is not None:
             prepared, sq = x
             self.split.inner(prepared, K, np.arange(lo, hi, dtype=np.int64))
-            finish_block(K, sq[lo:hi] if self.spec.uses_norms else _EMPTY, self.sq if self.spec.uses_norms else _EMPTY, self.spec.transform,
-                         self.spec.gamma, self.spec.coef0, float(self.spec.degree), K,
+            finish_block(K, sq[lo:hi] if self.spec.uses_norms else _EMPTY, self.sq if self.spec.uses_norms else _EMPTY,
+                         self.spec.transform, self.spec.gamma, self.spec.coef0, float(self.spec.degree), K,
                          np.arange(shape[0], dtype=np.int64))
         else:
             kernel_block(self.spec, X[lo:hi], self.C, self.sq, out=K)

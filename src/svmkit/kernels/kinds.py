@@ -213,7 +213,7 @@ class DataCentres(Centres):
 
         def block(lo):
             hi = min(n, lo + step)
-            buf = _scratch.take(self.rows.block_elements(hi - lo), np.float64)
+            buf = _scratch.take((hi - lo) * n_sv, np.float64)
             np.matmul(self.rows.block(X, x, lo, hi, buf), W, out=out[lo:hi])
             _scratch.give(buf)
 

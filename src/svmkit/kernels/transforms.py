@@ -76,32 +76,31 @@ def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c, size):
 
 
 @njit(parallel=True, cache=True, nogil=True, fastmath=True)
-def refine_rbf_rows(out, out_rows, idx, A, B, a_sq, b_sq, gamma, noise):
-    """Recompute in float64, from the differences themselves, the RBF values of rows `idx` of
-    A against every row of B (written to rows `out_rows` of `out`) whose squared distance d²
-    came from a float32 inner product and is within `noise`·(||a||² + ||b||²) of zero, where
-    ||a||² + ||b||² − 2<a, b> is mostly rounding: identical rows would get
-    K ≈ 1 − γ·noise·2||a||², not 1, and at large C their opposite labels a Q_FF that is not
-    singular. A, B: the float64 rows, a_sq, b_sq the squared norms the GEMM saw (of the
-    centred rows)."""
-    n, d = B.shape
-    sq_max = np.max(b_sq)
+def refine_rbf_rows(out, out_rows, idx, X, sq, gamma, noise):
+    """Recompute in float64, from the differences themselves, the RBF values of rows `idx`
+    (written to rows `out_rows` of `out`) whose squared distance d² came from a float32 inner
+    product and is within `noise`·(||a||² + ||b||²) of zero, where ||a||² + ||b||² − 2<a, b>
+    is mostly rounding: identical rows would get K ≈ 1 − γ·noise·2||a||², not 1, and at
+    large C their opposite labels a Q_FF that is not singular. X: the float64 rows, sq the
+    squared norms the GEMM saw (of the centred rows)."""
+    n, d = X.shape
+    sq_max = np.max(sq)
     for r in prange(idx.shape[0]):
         i = idx[r]
         row = out[out_rows[r]]
         # no value below this one is close enough to look at; most rows have none above it,
         # which one pass that vectorises tells
-        floor = np.exp(-gamma * noise * (a_sq[i] + sq_max))
+        floor = np.exp(-gamma * noise * (sq[i] + sq_max))
         above = 0
         for j in range(n):
             above += row[j] > floor
         if above == 0:
             continue
         for j in range(n):
-            if row[j] > floor and -np.log(row[j]) < gamma * noise * (a_sq[i] + b_sq[j]):
+            if row[j] > floor and -np.log(row[j]) < gamma * noise * (sq[i] + sq[j]):
                 s = 0.0
                 for k in range(d):
-                    diff = A[i, k] - B[j, k]
+                    diff = X[i, k] - X[j, k]
                     s += diff * diff
                 row[j] = np.exp(-gamma * s)
 
