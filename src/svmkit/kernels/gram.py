@@ -29,8 +29,9 @@ TRAIN_OVERLAP = 0.01
 #: At prediction, a feature of sparse data used by more than this fraction of the rows goes
 #: through BLAS: its scatter work grows with the square of the fraction, BLAS's does not. Training
 #: rows span all data points and the split costs more than it saves there (measured on w8a), so
-#: training keeps every feature in the scatter.
-DENSE_COLUMN_FRACTION = 0.18
+#: training keeps every feature in the scatter. Measured at prediction on two threads, 0.18 →
+#: 0.25: w8a 75–78 → 66 ms, a9a 346–360 → 326 ms (0.1 and 0.4 slower on both).
+DENSE_COLUMN_FRACTION = 0.25
 _EMPTY = np.zeros(0)
 #: Dense RBF training rows of at most this many features come from the differences
 #: themselves (`rbf_rows_direct`), not from a GEMM plus a pass over its result.
@@ -120,19 +121,21 @@ class SparseColumns:
         found[found] = self.used[at[found]] == A.indices[found]
         return sp.csr_matrix((A.data, np.where(found, at, m), A.indptr), shape=(A.shape[0], m + 1))
 
-    def parts(self, A):
-        """The csr_parts of A as `inner` reads them, for an A used in many calls."""
-        return csr_parts(self._compact(sp.csr_matrix(A)))
+    def prepare(self, A):
+        """A (CSR) as `inner` reads it, converted once for many calls: its columns renumbered,
+        the frequent ones as a dense block, and the csr_parts of the whole."""
+        compact = self._compact(sp.csr_matrix(A))
+        dense = np.ascontiguousarray(compact[:, self._dense_at].toarray()) if self.dense_cols.size else None
+        return dense, csr_parts(compact)
 
-    def inner(self, A, out, rows=None, a_parts=None):
-        """out[r, s] = <A[rows[r]], b_s> for CSR A (`a_parts`: its `parts`, if known)."""
-        rows = np.arange(A.shape[0], dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
-        compact = self._compact(sp.csr_matrix(A)) if a_parts is None or self.dense_cols.size else None
-        if self.dense_cols.size:
-            np.matmul(compact[rows][:, self._dense_at].toarray(), self.dense.T, out=out)
+    def inner(self, a, out, rows):
+        """out[r, s] = <A[rows[r]], b_s> for the A that `prepare` gave `a`."""
+        dense, parts = a
+        if dense is not None:
+            np.matmul(dense[rows], self.dense.T, out=out)
         else:
             out[...] = 0.0
-        sparse_inner_rows(*(a_parts or csr_parts(compact)), rows, *self.csc, out)
+        sparse_inner_rows(*parts, rows, *self.csc, out)
         return out
 
 
@@ -143,7 +146,8 @@ def _inner(A, B, b_split=None, out=None) -> np.ndarray:
         return np.matmul(A.toarray() if sp.issparse(A) else A, B.T, out=out)
     if out is None:
         out = np.empty((A.shape[0], B.shape[0]))
-    return (b_split or SparseColumns(B)).inner(sp.csr_matrix(A), out)
+    split = b_split or SparseColumns(B)
+    return split.inner(split.prepare(A), out, np.arange(A.shape[0], dtype=np.int64))
 
 
 def call_kernel(spec: KernelSpec, A, B) -> np.ndarray:
@@ -219,7 +223,7 @@ class TrainingKernel:
         self._exact = None
         if sp.issparse(X):
             self._split = SparseColumns(X, dense_fraction=np.inf)
-            self._parts = self._split.parts(X)
+            self._parts = self._split.prepare(X)
         elif dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES:
             self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
         elif dense_rbf:
@@ -235,7 +239,7 @@ class TrainingKernel:
         """<x_i, x_j> for i in idx and every j, into the first rows of `buf`."""
         P = buf[: idx.size]
         if sp.issparse(self.X):
-            self._split.inner(self.X, P, idx, self._parts)
+            self._split.inner(self._parts, P, np.asarray(idx, dtype=np.int64))
         elif P.size * self.X.shape[1] < THREADED_GEMM:
             np.matmul(self.X[idx], self.X.T, out=P)
         else:
@@ -273,3 +277,39 @@ class TrainingKernel:
                 refine_rbf_rows(out, sub_rows, np.asarray(sub, dtype=np.int64), *self._exact[:2],
                                 self.spec.gamma, self._exact[2])
         _scratch.give(buf)
+
+
+class CentreKernel:
+    """K(X, C) of rows X against fixed centres C (the support vectors at prediction), float64,
+    by blocks of rows of X, each a serial task (`block`). Sparse centres go through their
+    SparseColumns, with X converted once for all its blocks (`rows_of`)."""
+
+    def __init__(self, spec: KernelSpec, C):
+        self.spec = spec
+        self.n = C.shape[0]
+        self.C = C
+        self.split = SparseColumns(C) if sp.issparse(C) and not spec.is_callable else None
+        self.sq = row_sq_norms(C) if spec.uses_norms else None
+
+    def rows_of(self, X):
+        """What `block` reads of X beside X, converted once: with a sparse split, X's prepared
+        rows and squared norms."""
+        if self.split is None:
+            return None
+        return self.split.prepare(X), row_sq_norms(X) if self.spec.uses_norms else _EMPTY
+
+    def block(self, X, x, lo, hi, buf):
+        """K(X[lo:hi], C) in `buf` (at least (hi − lo) × n float64 elements); `x`: `rows_of(X)`."""
+        shape = (hi - lo, self.n)
+        K = buf[:shape[0] * shape[1]].reshape(shape)
+        if self.spec.is_callable:
+            K[...] = call_kernel(self.spec, X[lo:hi], self.C)
+        elif self.split is not None:
+            prepared, sq = x
+            self.split.inner(prepared, K, np.arange(lo, hi, dtype=np.int64))
+            finish_block(K, sq[lo:hi] if self.spec.uses_norms else _EMPTY, self.sq if self.spec.uses_norms else _EMPTY,
+                         self.spec.transform, self.spec.gamma, self.spec.coef0, float(self.spec.degree), K,
+                         np.arange(shape[0], dtype=np.int64))
+        else:
+            kernel_block(self.spec, X[lo:hi], self.C, self.sq, out=K)
+        return K

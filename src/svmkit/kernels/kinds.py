@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numba import get_num_threads
 
+from svmkit import _scratch
 from svmkit._arrays import densify
+from svmkit._threads import one_blas_thread
 from svmkit._validation import check_precomputed
 from svmkit.kernels import device
-from svmkit.kernels.gram import (TRAIN_OVERLAP, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
+from svmkit.kernels.gram import (TRAIN_OVERLAP, CentreKernel, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
                                  kernel_block, kernel_diag, row_sq_norms)
 from svmkit.kernels.spec import KernelSpec, check_coef0, check_degree, check_kernel, resolve_gamma
+from svmkit.parallel.tasks import run_tasks
 
-#: Elements of one K(X_block, centres) block at prediction time.
+#: Elements of one K(X_block, centres) block at prediction time, and fewest rows of a block
+#: (a GEMM of fewer rows runs below BLAS's speed).
 PREDICT_BLOCK = 2**19
+MIN_BLOCK_ROWS = 32
 
 
 def check_kernel_range(X) -> None:
@@ -179,22 +185,42 @@ class DataCentres(Centres):
     def __init__(self, kernel, support_vectors):
         self.kernel = kernel
         self.sv = as_kernel_input(support_vectors)
-        self.sq = kernel.sq_norms(self.sv)
-        self.split = SparseColumns(self.sv) if sp.issparse(self.sv) else None
+        self.rows = CentreKernel(kernel, self.sv)
+        self.split = self.rows.split
+
+    def __getstate__(self):
+        # what the centres derive is made again on load, not stored twice in a model file
+        return {"kernel": self.kernel, "sv": self.sv}
+
+    def __setstate__(self, state):
+        self.__init__(state["kernel"], state["sv"])
 
     def _input(self, X):
         return as_kernel_input(X)
 
     def products(self, X, W):
+        """K(X, centres) @ W by blocks of test rows, each a serial task (its GEMM on one BLAS
+        thread, its transform on one Numba thread) taken by the next free thread: on a machine
+        busy elsewhere, no thread waits for a descheduled one at the end of every block's
+        parallel loop, and no idle BLAS worker spins on the core the others need (a9a on two
+        busy cores: 17 s → see benchmarks/RESULTS.md)."""
         # one conversion up front (densified unless sparse pays), not one per block
         X = self._input(X)
         n, n_sv = X.shape[0], self.sv.shape[0]
         out = np.empty((n, W.shape[1]))
-        step = max(1, min(n, PREDICT_BLOCK // max(n_sv, 1)))
-        buf = np.empty(step * n_sv)
-        for s in range(0, n, step):
-            K = kernel_block(self.kernel, X[s:s + step], self.sv, self.sq, out=buf, b_split=self.split)
-            np.matmul(K, W, out=out[s:s + step])
+        step = max(MIN_BLOCK_ROWS, PREDICT_BLOCK // max(n_sv, 1))
+        x = self.rows.rows_of(X)
+
+        def block(lo):
+            hi = min(n, lo + step)
+            buf = _scratch.take((hi - lo) * n_sv, np.float64)
+            np.matmul(self.rows.block(X, x, lo, hi, buf), W, out=out[lo:hi])
+            _scratch.give(buf)
+
+        # a callable kernel runs Python code, which threads would only take turns at
+        threads = 1 if self.kernel.is_callable else get_num_threads()
+        with one_blas_thread():
+            run_tasks(block, [(lo,) for lo in range(0, n, step)], n_jobs=threads, limit_threads=True)
         return out
 
     def device_products(self, xp, X, W, dtype):

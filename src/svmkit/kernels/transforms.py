@@ -75,7 +75,7 @@ def _finish_rbf(P, a_sq, b_sq, gamma, out, out_rows, c, size):
             _finish_rbf_row(P, r, a_sq, b_sq, gamma, out, out_rows[r], c, x, bits)
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=True, cache=True, nogil=True, fastmath=True)
 def refine_rbf_rows(out, out_rows, idx, X, sq, gamma, noise):
     """Recompute in float64, from the differences themselves, the RBF values of rows `idx`
     (written to rows `out_rows` of `out`) whose squared distance d² came from a float32 inner
@@ -88,8 +88,14 @@ def refine_rbf_rows(out, out_rows, idx, X, sq, gamma, noise):
     for r in prange(idx.shape[0]):
         i = idx[r]
         row = out[out_rows[r]]
-        # no value below this one is close enough to look at
+        # no value below this one is close enough to look at; most rows have none above it,
+        # which one pass that vectorises tells
         floor = np.exp(-gamma * noise * (sq[i] + sq_max))
+        above = 0
+        for j in range(n):
+            above += row[j] > floor
+        if above == 0:
+            continue
         for j in range(n):
             if row[j] > floor and -np.log(row[j]) < gamma * noise * (sq[i] + sq[j]):
                 s = 0.0
