@@ -331,9 +331,10 @@ def test_l1_penalty_reaches_liblinear_optimum(data):
         ref = l1_objective(X, t, w[:-1], w[-1], 0.1)
         ours_value = l1_objective(X, t, ours.coef_[k], ours.intercept_[k], 0.1)
         assert ours.objective_[k, 0] == pytest.approx(ours_value, rel=1e-10)
-        # liblinear's order depends on its C rand() state, which earlier fits in the process move:
-        # its optimum at this tolerance is within 1e-4, ours never worse than it by 1e-5
-        assert ref * (1 - 1e-4) <= ours_value <= ref * (1 + 1e-5)
+        # liblinear's order depends on its C rand() state, which earlier fits in the process move,
+        # and it may stop short of the optimum (3e-4 above ours on digits): ours is never worse
+        # than it by 1e-5, and both lie near the one optimum
+        assert ref * (1 - 1e-3) <= ours_value <= ref * (1 + 1e-5)
         assert np.mean((ours.coef_[k] == 0) == (w[:-1] == 0)) >= 0.95
 
 
