@@ -13,7 +13,7 @@ from numba import get_num_threads
 
 from svmkit import _scratch
 from svmkit._arrays import densify
-from svmkit._threads import one_blas_thread
+from svmkit._threads import numba_threads, one_blas_thread
 from svmkit._validation import check_precomputed
 from svmkit.kernels import device
 from svmkit.kernels.gram import (TRAIN_OVERLAP, CentreKernel, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
@@ -24,6 +24,8 @@ from svmkit.parallel.tasks import run_tasks
 #: Elements of one K(X_block, centres) block at prediction time, and fewest rows of a block
 #: (a GEMM of fewer rows runs below BLAS's speed).
 PREDICT_BLOCK = 2**19
+#: Kernel values of a prediction from which its blocks run on several threads.
+PARALLEL_PREDICT = 4 * PREDICT_BLOCK
 MIN_BLOCK_ROWS = 32
 
 
@@ -217,10 +219,13 @@ class DataCentres(Centres):
             np.matmul(self.rows.block(X, x, lo, hi, buf), W, out=out[lo:hi])
             _scratch.give(buf)
 
-        # a callable kernel runs Python code, which threads would only take turns at
-        threads = 1 if self.kernel.is_callable else get_num_threads()
-        with one_blas_thread():
-            run_tasks(block, [(lo,) for lo in range(0, n, step)], n_jobs=threads, limit_threads=True)
+        starts = [(lo,) for lo in range(0, n, step)]
+        # a callable kernel runs Python code, which threads would only take turns at; a small
+        # prediction runs here, its loops on one thread as every block's are (threads cost more
+        # than they gain below PARALLEL_PREDICT kernel values, and lose beside a busy core)
+        threads = 1 if self.kernel.is_callable or n * n_sv < PARALLEL_PREDICT else get_num_threads()
+        with one_blas_thread(), numba_threads(1):
+            run_tasks(block, starts, n_jobs=threads, limit_threads=True)
         return out
 
     def device_products(self, xp, X, W, dtype):

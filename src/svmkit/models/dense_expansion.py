@@ -4,12 +4,11 @@ linear-algebra solver on the fit's backend, and the Nyström path for N past mem
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 
 import numpy as np
 
-from svmkit._threads import one_blas_thread
+from svmkit._threads import numba_threads, one_blas_thread
 from svmkit._validation import check_int, check_seed, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
@@ -48,10 +47,13 @@ class DenseExpansionModel(KernelExpansion):
                     "centers": one_of("uniform", "leverage"), "device": one_of(*DEVICES), "random_state": check_seed}
 
     def _fit_session(self, session: FitSession, starts=None):
-        """The fit, on one BLAS thread up to SERIAL_ROWS rows: there OpenBLAS's threads gain
-        little, and beside another busy process they spin for a core (KernelRidge at 700 rows
-        with one core busy elsewhere: `benchmarks/bench_threads.py`)."""
-        with one_blas_thread() if session.X.shape[0] <= SERIAL_ROWS else contextlib.nullcontext():
+        """The fit, on one BLAS and one Numba thread up to SERIAL_ROWS rows: there threads gain
+        little, and beside another busy process OpenBLAS's spin for a core and Numba's loops
+        wait for a descheduled one (KernelRidge at 700 rows with one core busy elsewhere:
+        `benchmarks/bench_threads.py`)."""
+        if session.X.shape[0] > SERIAL_ROWS:
+            return super()._fit_session(session, starts)
+        with one_blas_thread(), numba_threads(1):
             return super()._fit_session(session, starts)
 
     def _solver_for(self, session: FitSession, n):
