@@ -24,9 +24,9 @@ from svmkit.parallel.tasks import run_tasks
 #: Elements of one K(X_block, centres) block at prediction time, and fewest rows of a block
 #: (a GEMM of fewer rows runs below BLAS's speed).
 PREDICT_BLOCK = 2**19
+MIN_BLOCK_ROWS = 32
 #: Kernel values of a prediction from which its blocks run on several threads.
 PARALLEL_PREDICT = 4 * PREDICT_BLOCK
-MIN_BLOCK_ROWS = 32
 
 
 def check_kernel_range(X) -> None:

@@ -37,8 +37,8 @@ class KernelExpansion(BaseEstimator):
     `_intercept_`; subclasses say what their targets are (`_targets`) and how a session is
     solved and stored (`_fit_session`). Prediction needs only the fitted state."""
 
-    #: Each parameter's check (name → check(value, name)), run by `check_params` at fit; the
-    #: kernel's degree, coef0 and gamma are checked when the kernel is resolved on the data.
+    #: Each parameter's check (name → check(value, name)), run by `check_params` at fit before
+    #: any data is read (`make_kernel` checks the kernel's parameters again for its other callers).
     _constraints = {"kernel": lambda value, name: check_kernel(value), "gamma": check_gamma,
                     "degree": check_degree, "coef0": check_coef0}
     #: Precision of the kernel blocks of prediction on a GPU (`device='cuda'`).

@@ -41,10 +41,8 @@ def class_weights(cw, classes, y_enc, sample_weight=None) -> np.ndarray:
     """The weight of each class from `class_weight` (None, 'balanced' or a dict of labels in
     `classes`), each finite and ≥ 0; 'balanced' counts each row as its `sample_weight` when
     given (scikit-learn's LinearSVC does, its SVC does not)."""
-    if cw is None:
+    if check_class_weight(cw) is None:
         return np.ones(classes.shape[0])
-    if not (isinstance(cw, dict) or (isinstance(cw, str) and cw == "balanced")):
-        raise ValueError(f"class_weight must be a dict, 'balanced' or None, got class_weight={cw!r}")
     if isinstance(cw, dict):
         check_class_weight_labels(cw, classes)
     weights = compute_class_weight(cw, classes=classes, y=classes[y_enc], sample_weight=sample_weight)
