@@ -111,3 +111,67 @@ def test_every_scipy_sparse_format_fits_and_predicts_as_csr(fmt, est):
     ours = type(est)(**est.get_params()).fit(other, y)
     csr = type(est)(**est.get_params()).fit(X, y)
     np.testing.assert_array_equal(ours.predict(other), csr.predict(X))
+
+
+_TEXTS = ["A A", "A", "B", "B B", "A B"]
+_COUNTS = np.array([[2, 0], [1, 0], [0, 1], [0, 2], [1, 1]])  # each text's count of A and of B
+_LABELS = np.array([1, 1, 2, 2, 1])
+
+
+def _count_kernel(A, B):
+    """<counts(a), counts(b)> of texts: the linear kernel of their counts of A and B."""
+    assert all(isinstance(a, str) for a in A) and all(isinstance(b, str) for b in B)
+    return np.array([[a.count("A") * b.count("A") + a.count("B") * b.count("B") for b in B] for a in A], float)
+
+
+@pytest.mark.parametrize("est", [svmkit.SVC, svmkit.NuSVC, svmkit.SVR, svmkit.NuSVR, svmkit.OneClassSVM,
+                                 svmkit.KernelRidge, svmkit.LSSVC, svmkit.KernelLogisticRegression])
+def test_callable_kernel_receives_text_as_given_and_equals_the_linear_kernel_of_counts(est):
+    on_text = est(kernel=_count_kernel).fit(_TEXTS, _LABELS)
+    on_counts = est(kernel="linear").fit(_COUNTS, _LABELS)
+    ours = getattr(on_text, "decision_function", on_text.predict)
+    theirs = getattr(on_counts, "decision_function", on_counts.predict)
+    np.testing.assert_allclose(ours(_TEXTS), theirs(_COUNTS), atol=1e-12)
+    np.testing.assert_array_equal(on_text.predict(_TEXTS), on_counts.predict(_COUNTS))
+    assert all(isinstance(sv, str) for sv in getattr(on_text, "support_vectors_", []))
+
+
+@pytest.mark.parametrize("est", [svmkit.SVC, svmkit.SVR])
+def test_callable_kernel_decision_on_text_equals_scikit_learns(est):
+    ours = est(kernel=_count_kernel).fit(_TEXTS, _LABELS)
+    theirs = getattr(sklearn.svm, est.__name__)(kernel=_count_kernel).fit(_TEXTS, _LABELS)
+    decision = "decision_function" if est is svmkit.SVC else "predict"
+    np.testing.assert_allclose(getattr(ours, decision)(_TEXTS), getattr(theirs, decision)(_TEXTS), atol=1e-6)
+
+
+def test_callable_kernel_gets_a_list_as_the_list_it_was_given():
+    seen = []
+
+    def kernel(A, B):
+        seen.append((type(A), type(B)))
+        return np.asarray(A, float) @ np.asarray(B, float).T
+
+    rows = _COUNTS.tolist()
+    svmkit.SVC(kernel=kernel).fit(rows, _LABELS).predict(rows)
+    assert seen and all(types == (list, list) for types in seen)
+
+
+def test_callable_kernel_of_the_wrong_shape_on_text_is_a_value_error_at_fit_and_predict():
+    with pytest.raises(ValueError, match=r"returned shape \(2, 2\) for 5 and 5 rows"):
+        svmkit.SVC(kernel=lambda A, B: np.zeros((2, 2))).fit(_TEXTS, _LABELS)
+    calls = []
+
+    def once_right(A, B):
+        calls.append(1)
+        K = _count_kernel(A, B)
+        return K if len(calls) < 50 else K[:, :1]
+
+    model = svmkit.SVC(kernel=once_right).fit(_TEXTS, _LABELS)
+    calls.extend([1] * 50)
+    with pytest.raises(ValueError, match="returned shape"):
+        model.predict(_TEXTS)
+
+
+def test_text_without_a_callable_kernel_is_refused():
+    with pytest.raises(ValueError, match="strings"):
+        svmkit.SVC().fit(np.array(_TEXTS)[:, None], _LABELS)

@@ -40,3 +40,41 @@ def data_fingerprint(*arrays) -> str:
             h.update(str((part.dtype, part.shape)).encode())
             h.update(part.view(np.uint8).ravel())
     return h.hexdigest()
+
+
+class RawRows:
+    """Rows of data handed to a callable kernel as the user gave them (a list of strings, of
+    sequences, a DataFrame, an array), as scikit-learn's SVMs hand them: rows are taken by index
+    or slice without converting the data, and `shape` is (n_samples,)."""
+
+    def __init__(self, data):
+        self.data = data
+        self.shape = (_num_samples(data),)
+
+    def __getitem__(self, rows):
+        if isinstance(rows, slice):
+            rows = np.arange(self.shape[0])[rows]
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        data = self.data
+        if hasattr(data, "iloc"):
+            return RawRows(data.iloc[rows])
+        if isinstance(data, np.ndarray) or sp.issparse(data):
+            return RawRows(data[rows])
+        return RawRows([data[int(i)] for i in rows])
+
+    def __len__(self):
+        return self.shape[0]
+
+
+def raw_data(X):
+    """The data a callable kernel is given: a RawRows' rows as the user gave them, else X."""
+    return X.data if isinstance(X, RawRows) else X
+
+
+def _num_samples(data) -> int:
+    shape = getattr(data, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return int(shape[0])
+    return len(data)

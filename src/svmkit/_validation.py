@@ -10,9 +10,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_X_y
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import _check_sample_weight, _check_y, check_consistent_length, validate_data
 
-from svmkit._arrays import to_host
+from svmkit._arrays import RawRows, to_host
 
 
 def encode_classes(y, name) -> tuple[np.ndarray, np.ndarray]:
@@ -215,10 +215,35 @@ def validate_X(est, X, reset=True):
     host), as dense float64 or CSR, every value finite (an error names the row); with `reset`,
     the estimator's n_features_in_ is set, else X is checked against it."""
     X = to_host(X)
+    if _takes_raw(est, X):
+        return _raw_rows(est, X, reset)
     _refuse_text(X)
     X = validate_data(est, X, reset=reset, **_X_FORMAT)
     check_finite_rows(X)
     return X
+
+
+def _takes_raw(est, X) -> bool:
+    """Whether X goes to `est`'s callable kernel as given: any X but numbers in a NumPy array,
+    a SciPy sparse matrix or a DataFrame (lists, strings, objects), as scikit-learn's SVMs
+    hand a callable kernel their input."""
+    if not callable(getattr(est, "kernel", None)) or sp.issparse(X):
+        return False
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and not hasattr(X, "dtype"):
+        return not all(np.dtype(t).kind in "biuf" for t in dtypes)
+    return getattr(X, "dtype", np.dtype(object)).kind not in "biuf"
+
+
+def _raw_rows(est, X, reset) -> RawRows:
+    """X as RawRows for a callable kernel; a fit on it has no feature count to check."""
+    rows = RawRows(X)
+    if rows.shape[0] == 0:
+        raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+    if reset:
+        for name in ("n_features_in_", "feature_names_in_"):
+            vars(est).pop(name, None)
+    return rows
 
 
 def _refuse_text(X, name="X"):
@@ -235,6 +260,10 @@ def validate_Xy(est, X, y, y_numeric=False, multi_output=False):
     """`validate_X` with the target y (required; real and finite when `y_numeric`; a column
     per output when `multi_output`); `est` None for a function's data, which sets nothing."""
     X, y = to_host(X), to_host(y)
+    if est is not None and _takes_raw(est, X):
+        y = _check_y(y, multi_output=multi_output, y_numeric=y_numeric, estimator=est)
+        check_consistent_length(X, y)
+        return _raw_rows(est, X, True), y
     _refuse_text(X)
     if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
         y_arr = np.asarray(y)

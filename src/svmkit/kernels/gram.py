@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit import _scratch
+from svmkit._arrays import raw_data
 from svmkit._threads import alone, one_blas_thread
 from svmkit.kernels._sparse import sparse_inner_rows
 from svmkit.kernels.spec import KernelSpec
@@ -154,7 +155,7 @@ def call_kernel(spec: KernelSpec, A, B) -> np.ndarray:
     """A callable kernel's K(A, B) as float64, checked: a ValueError naming the callable when
     it is not of shape (A rows, B rows) or not finite, which the solvers would turn into an
     IndexError or a silently wrong fit."""
-    K = np.asarray(spec.func(A, B), dtype=np.float64)
+    K = np.asarray(spec.func(raw_data(A), raw_data(B)), dtype=np.float64)
     name = getattr(spec.func, "__qualname__", repr(spec.func))
     if K.shape != (A.shape[0], B.shape[0]):
         raise ValueError(f"kernel callable {name} returned shape {K.shape} for {A.shape[0]} and {B.shape[0]} "

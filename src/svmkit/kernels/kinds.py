@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from numba import get_num_threads
 
 from svmkit import _scratch
-from svmkit._arrays import densify
+from svmkit._arrays import RawRows, densify, raw_data
 from svmkit._threads import numba_threads, one_blas_thread
 from svmkit._validation import check_precomputed
 from svmkit.kernels import device
@@ -295,10 +295,14 @@ class ColumnCentres(Centres):
 
 
 class CallableKernel(DotKernel):
-    """func(A, B) gives the Gram matrix K(A, B)."""
+    """func(A, B) gives the Gram matrix K(A, B); data that is not numbers in an array (RawRows)
+    reaches it as the user gave it."""
 
     def training_input(self, X):
-        return as_kernel_input(X, TRAIN_OVERLAP)
+        return X if isinstance(X, RawRows) else as_kernel_input(X, TRAIN_OVERLAP)
+
+    def support_vectors(self, X, support):
+        return raw_data(X[support])
 
     def device_training_rows(self, xp, Xk):
         device.refuse_on_device(self)
@@ -329,6 +333,13 @@ class CallableKernel(DotKernel):
 
 class CallableCentres(DataCentres):
     """Centres of a callable kernel: the test rows are handed to it as given."""
+
+    def __init__(self, kernel, support_vectors):
+        self.kernel = kernel
+        numeric = sp.issparse(support_vectors) or getattr(support_vectors, "dtype", np.dtype(object)).kind in "biuf"
+        self.sv = as_kernel_input(support_vectors) if numeric else RawRows(support_vectors)
+        self.rows = CentreKernel(kernel, self.sv)
+        self.split = None
 
     def _input(self, X):
         return X
