@@ -40,6 +40,7 @@ def _bordered(K, top, rhs_tail, C):
 @pytest.mark.parametrize("sparse", [False, True])
 def test_kernel_ridge_equals_scikit_learns_on_diabetes(solver, sparse, monkeypatch):
     monkeypatch.setattr(packed, "ROW_BLOCK_ELEMENTS", 30 * 442)  # the kernel's rows in blocks of 30
+    monkeypatch.setattr(backend, "PACKED_MIN_N", 1)  # packed at any size
     X, y = diabetes()
     Xf = sp.csr_matrix(X) if sparse else X
     ours = svmkit.KernelRidge(kernel="rbf", alpha=0.1, gamma=0.05, solver=solver).fit(Xf, y)
@@ -74,6 +75,7 @@ def _mixed(storage, K, shift):
 @pytest.mark.parametrize("sparse", [False, True])
 def test_kernel_ridge_on_a_precomputed_or_callable_kernel_equals_scikit_learns(sparse, monkeypatch):
     monkeypatch.setattr(packed, "ROW_BLOCK_ELEMENTS", 25 * 442)
+    monkeypatch.setattr(backend, "PACKED_MIN_N", 1)  # packed at any size
     X, y = diabetes()
     w = np.random.default_rng(4).uniform(0.5, 2.0, size=y.size)
     K = rbf_kernel(X, gamma=0.05)
@@ -87,6 +89,7 @@ def test_kernel_ridge_on_a_precomputed_or_callable_kernel_equals_scikit_learns(s
 
 def test_kernel_ridge_on_a_sparse_precomputed_kernel_kept_sparse_equals_scikit_learns(monkeypatch):
     monkeypatch.setattr(packed, "ROW_BLOCK_ELEMENTS", 7 * 300)
+    monkeypatch.setattr(backend, "PACKED_MIN_N", 1)  # packed at any size
     rng = np.random.default_rng(5)
     groups = sp.csr_matrix((np.ones(300), (np.arange(300), rng.integers(0, 150, size=300))), shape=(300, 150))
     K = (groups @ groups.T).tocsr()  # 1 within a group: column overlap ≈ 1e-4, below densifying
@@ -99,6 +102,7 @@ def test_kernel_ridge_on_a_sparse_precomputed_kernel_kept_sparse_equals_scikit_l
 @pytest.mark.parametrize("kernel", ["rbf", "callable"])
 def test_kernel_ridge_on_sparse_data_kept_sparse_equals_scikit_learns(kernel, monkeypatch):
     monkeypatch.setattr(packed, "ROW_BLOCK_ELEMENTS", 9 * 200)
+    monkeypatch.setattr(backend, "PACKED_MIN_N", 1)  # packed at any size
     rng = np.random.default_rng(6)
     X = sp.random(200, 4000, density=0.002, format="csr", random_state=7) + \
         sp.csr_matrix((np.ones(200), (np.arange(200), rng.integers(0, 4000, size=200))), shape=(200, 4000))
@@ -107,6 +111,15 @@ def test_kernel_ridge_on_sparse_data_kept_sparse_equals_scikit_learns(kernel, mo
     ours = svmkit.KernelRidge(alpha=0.2, gamma=0.3,
                               kernel="rbf" if kernel == "rbf" else lambda A, B: rbf_kernel(A, B, gamma=0.3)).fit(X, y)
     np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_below_the_packed_size_the_cholesky_solver_takes_lapacks_factor_of_the_whole_kernel(monkeypatch):
+    X, y = diabetes()
+    assert X.shape[0] < backend.PACKED_MIN_N
+    monkeypatch.setattr(backend, "PackedMixedCholesky", None)  # not reached
+    ours = svmkit.KernelRidge(kernel="rbf", alpha=0.1, gamma=0.05).fit(X, y)
+    theirs = sklearn.kernel_ridge.KernelRidge(alpha=0.1, kernel="rbf", gamma=0.05).fit(X, y)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-7, atol=1e-9)
 
 
 def test_past_the_packed_size_the_cholesky_solver_takes_the_whole_kernel(monkeypatch):

@@ -30,6 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmkit.models import SVC, SVR, KernelRidge, LinearSVC, LinearSVR, NuSVC, NuSVR, OneClassSVM
 from svmkit.solvers._smo_loops import _choose_threading_layer
+from svmkit.solvers.packed import PACKED_MIN_N
 
 #: Packages whose modules hold compiled loops (the CUDA kernels and pictures need optional
 #: libraries and hold none).
@@ -122,8 +123,8 @@ def smo_larger(X):
 
 
 def closed_forms(X):
-    """Kernel ridge (with its packed solver and leave-one-out), the least-squares SVMs, kernel
-    logistic regression and the hard ε-band on a tiny problem."""
+    """Kernel ridge (with leave-one-out), the least-squares SVMs, kernel logistic regression and
+    the hard ε-band on a tiny problem."""
     from svmkit.models import LSSVC, LSSVR, KernelLogisticRegression
     from svmkit.models.band import HardBandSVR
 
@@ -138,6 +139,11 @@ def closed_forms(X):
     # the parallel loop a process runs to choose Numba's threading layer when its first
     # parallel work is a search's concurrent solves
     _choose_threading_layer(2)
+
+
+def packed(X):
+    """Kernel ridge on a problem large enough for its packed solver."""
+    KernelRidge(kernel="rbf", gamma=0.5).fit(X, target(None, X.shape[0])).predict(X[:TINY])
 
 
 def linear_layouts(X):
@@ -169,7 +175,7 @@ def linear(X):
 #: step, the largest compiled code.
 STEPS = (
     (("smo tiny", smo_tiny, TINY), ("smo larger", smo_larger, LARGER)),
-    (("closed forms", closed_forms, TINY), ("linear", linear, TINY)),
+    (("closed forms", closed_forms, TINY), ("packed", packed, PACKED_MIN_N), ("linear", linear, TINY)),
 )
 
 

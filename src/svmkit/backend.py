@@ -13,7 +13,7 @@ import numpy as np
 
 from svmkit._arrays import to_host
 from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
-from svmkit.solvers.packed import PACKED_MAX_N, PackedMixedCholesky
+from svmkit.solvers.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
 
 DEVICES = ("cpu", "cuda")
@@ -125,9 +125,10 @@ class HostBackend:
         """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K = S·K(X, X)·S with
         S = diag(`scale`) when given): the result has `solve(B)` and, with `exact`,
         `inverse_diag()`. The host's 'cholesky' without `exact` streams K's rows into packed
-        storage (`PackedMixedCholesky`, never the N × N kernel) up to PACKED_MAX_N rows."""
+        storage (`PackedMixedCholesky`, never the N × N kernel) from PACKED_MIN_N up to
+        PACKED_MAX_N rows."""
         n = Xk.shape[0]
-        if solver == "cholesky" and not exact and n <= PACKED_MAX_N:
+        if solver == "cholesky" and not exact and PACKED_MIN_N <= n <= PACKED_MAX_N:
             rows = kernel.lower_rows(Xk)
             if scale is not None:
                 unscaled = rows

@@ -21,6 +21,10 @@ ROW_BLOCK_ELEMENTS = 1 << 21
 #: Largest order whose triangle SciPy's LAPACK wrappers take: they check its length N(N+1)/2 in
 #: 32-bit integers.
 PACKED_MAX_N = 46_340
+#: Fewest rows for which packed storage pays: below, the whole kernel takes at most 32 MB and
+#: LAPACK's own Cholesky on it needs no compiled loop (a first fit with an empty Numba cache
+#: compiles nothing for its factorisation).
+PACKED_MIN_N = 2_048
 
 
 #: Columns per tile in which the rows of K are written across the RFP array.
