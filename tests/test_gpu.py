@@ -35,9 +35,8 @@ def numpy_as_cuda(monkeypatch):
 @pytest.fixture
 def device_linear_algebra(monkeypatch):
     """The linear algebra of a device array module (its own Cholesky, triangular solves, general
-    products) run on NumPy arrays."""
-    for module in (factorisations, nystrom):
-        monkeypatch.setattr(module, "on_host", lambda xp: False)
+    products, eigendecomposition) run on NumPy arrays."""
+    monkeypatch.setattr(factorisations, "on_host", lambda xp: False)
 
 
 @pytest.mark.parametrize("name, params", KERNELS)
@@ -195,16 +194,100 @@ def test_device_cholesky_solves_and_inverse_diagonal_equal_dense_linear_algebra(
     assert singular32.factor32 is None
 
 
-def test_closed_form_solvers_without_a_device_path_say_they_run_on_the_cpu(numpy_as_cuda, device_linear_algebra,
-                                                                         monkeypatch):
+def test_the_device_refuses_only_what_has_no_device_path_and_names_it(numpy_as_cuda, device_linear_algebra):
     X, y = diabetes()
-    with pytest.raises(ValueError, match="solver='eigen' runs on device='cpu'"):
-        svmkit.KernelRidge(kernel="rbf", solver="eigen", device="cuda").fit(X, y)
     with pytest.raises(ValueError, match="loo=True needs an exact solver"):
         svmkit.KernelRidge(kernel="rbf", solver="nystrom", loo=True, device="cuda").fit(X, y)
-    monkeypatch.setattr(dense_expansion, "NYSTROM_DIRECT_MAX", 50)
-    with pytest.raises(ValueError, match="Nyström with 60 centres .* 'nystrom' with at most 50 centres"):
-        svmkit.KernelRidge(kernel="rbf", solver="nystrom", n_components=60, device="cuda").fit(X, y)
+    assert backend.CudaBackend.solvers == backend.HostBackend.solvers - {"dask"}
+    with pytest.raises(ValueError, match="a Dask array X runs on device='cpu'"):
+        backend.backend_for("cuda").require("dask", "a Dask array X")
+
+
+#: Device fits of the closed-form models and KLR, each with what its CPU fit is compared on.
+DENSE_CASES = {
+    "ridge-cholesky": (svmkit.KernelRidge(kernel="rbf", alpha=1e-3, gamma=0.5), "diabetes"),
+    "ridge-eigen-loo": (svmkit.KernelRidge(kernel="rbf", alpha=1e-2, gamma=0.5, solver="eigen", loo=True), "diabetes"),
+    "ridge-nystrom-cg": (svmkit.KernelRidge(kernel="rbf", alpha=1e-2, gamma=0.5, solver="nystrom", n_components=60,
+                                            random_state=0), "diabetes"),
+    "lssvr-loo": (svmkit.LSSVR(C=100.0, gamma=0.5, loo=True), "diabetes"),
+    "lssvr-eigen-loo": (svmkit.LSSVR(C=10.0, gamma=0.5, solver="eigen", loo=True), "diabetes"),
+    "lssvc-ovo-loo": (svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", loo=True), "iris"),
+    "lssvc-ovr-loo": (svmkit.LSSVC(C=10.0, gamma=0.5, loo=True), "iris"),
+    "klr-newton": (svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, random_state=0), "iris"),
+    "klr-nystrom": (svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, solver="nystrom", n_components=60,
+                                                    random_state=0), "iris"),
+}
+
+
+def dense_case(name):
+    model, data = DENSE_CASES[name]
+    X, y = diabetes() if data == "diabetes" else iris()
+    return clone(model), X, y
+
+
+def assert_same_dense_fit(gpu, cpu, X, rtol=1e-5):
+    """The issue's agreement of the dense expansions: β, b, the LOO values and the predictions
+    (probabilities for KLR) of the device fit within `rtol` of the CPU's, relative to their
+    largest."""
+    def close(a, b):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * max(np.abs(b).max(), 1e-12))
+
+    close(gpu.dual_coef_, cpu.dual_coef_)
+    close(gpu.intercept_, cpu.intercept_)
+    for name in ("loo_residuals_", "loo_decision_"):
+        if getattr(cpu, name, None) is not None:
+            close(getattr(gpu, name), getattr(cpu, name))
+    close(gpu.predict_proba(X) if hasattr(cpu, "predict_proba") else gpu.predict(X),
+          cpu.predict_proba(X) if hasattr(cpu, "predict_proba") else cpu.predict(X))
+
+
+@pytest.mark.parametrize("name", list(DENSE_CASES))
+def test_dense_expansions_through_the_device_code_equal_the_cpu_fits(name, numpy_as_cuda, device_linear_algebra,
+                                                                    monkeypatch):
+    """Every exact and Nyström solver of kernel ridge, LS-SVM and KLR through the device code
+    (Nyström past NYSTROM_DIRECT_MAX by the device's CG)."""
+    monkeypatch.setattr(nystrom, "NYSTROM_DIRECT_MAX", 50)
+    model, X, y = dense_case(name)
+    cpu = clone(model).fit(X, y)
+    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    assert_same_dense_fit(gpu, cpu, X)
+
+
+@needs_cuda
+@pytest.mark.parametrize("name", list(DENSE_CASES))
+def test_gpu_dense_expansions_equal_the_cpu_fits(name, monkeypatch):
+    monkeypatch.setattr(nystrom, "NYSTROM_DIRECT_MAX", 50)
+    model, X, y = dense_case(name)
+    cpu = clone(model).fit(X, y)
+    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    assert_same_dense_fit(gpu, cpu, X)
+
+
+PROBABILITY_MODELS = [svmkit.SVC(C=10.0, gamma=0.5, probability=True, random_state=0),
+                      svmkit.NuSVC(nu=0.3, gamma=0.5, probability=True, random_state=0)]
+
+
+def assert_same_calibration(gpu, cpu, X):
+    """Platt's (A, B) per pair and the coupled probabilities, from float32 kernel rows on
+    both sides (the device's GEMM rounds them differently)."""
+    np.testing.assert_allclose(gpu.probA_, cpu.probA_, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(gpu.probB_, cpu.probB_, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), atol=1e-3)
+
+
+@pytest.mark.parametrize("model", PROBABILITY_MODELS)
+def test_probability_calibration_through_the_device_rows_equals_the_cpu_calibration(model, numpy_as_cuda):
+    X, y = iris()
+    cpu = clone(model).fit(X, y)
+    assert_same_calibration(clone(model).set_params(device="cuda").fit(X, y), cpu, X)
+
+
+@needs_cuda
+@pytest.mark.parametrize("model", PROBABILITY_MODELS)
+def test_gpu_probability_calibration_equals_the_cpu_calibration(model):
+    X, y = iris()
+    cpu = clone(model).fit(X, y)
+    assert_same_calibration(clone(model).set_params(device="cuda").fit(X, y), cpu, X)
 
 
 @pytest.mark.parametrize("values", [2, 9])  # below and above the CPU's eigendecomposition route
@@ -233,25 +316,42 @@ def test_device_kernel_logistic_regression_equals_the_cpu_fit(system, numpy_as_c
     assert gpu.n_iter_ == cpu.n_iter_ and gpu.objective_ == pytest.approx(cpu.objective_, rel=1e-12)
     np.testing.assert_allclose(gpu.dual_coef_, cpu.dual_coef_, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), rtol=1e-8, atol=1e-12)
-    with pytest.raises(ValueError, match="solver='nystrom' runs on device='cpu'"):
-        make(device="cuda", solver="nystrom").fit(X, y)
 
 
 @needs_cuda
-def test_gpu_kernel_logistic_regression_equals_the_cpu_fit():
+@pytest.mark.parametrize("solver", ["newton", "nystrom"])
+def test_gpu_kernel_logistic_regression_equals_the_cpu_fit(solver):
     X, y = iris()
-    cpu = svmkit.KernelLogisticRegression(C=10.0, gamma=0.5).fit(X, y)
-    gpu = svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, device="cuda").fit(X, y)
+    make = lambda **kw: svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, solver=solver, n_components=60,  # noqa: E731
+                                                        random_state=0, **kw)
+    cpu, gpu = make().fit(X, y), make(device="cuda").fit(X, y)
     assert gpu.objective_ == pytest.approx(cpu.objective_, rel=1e-8)
     np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), rtol=1e-6, atol=1e-9)
 
 
 @needs_cuda
-def test_gpu_loo_search_equals_the_cpu_search():
+@pytest.mark.parametrize("values", [2, 9])
+def test_gpu_loo_searches_equal_the_cpu_searches(values):
     X, y = diabetes()
-    cpu = KernelRidgeCV(alphas=[1e-3, 1e-1], gammas=[1.0, 5.0]).fit(X, y)
-    gpu = KernelRidgeCV(alphas=[1e-3, 1e-1], gammas=[1.0, 5.0], device="cuda").fit(X, y)
+    regs = list(np.logspace(-3, 1, values))
+    cpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0]).fit(X, y)
+    gpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0], device="cuda").fit(X, y)
     np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-6)
+    assert gpu.best_params_ == cpu.best_params_
+    Cs = [1.0 / r for r in regs]
+    cpu = LSSVMCV(svmkit.LSSVR(), Cs=Cs, gammas=[5.0]).fit(X, y)
+    gpu = LSSVMCV(svmkit.LSSVR(device="cuda"), Cs=Cs, gammas=[5.0]).fit(X, y)
+    np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-6)
+
+
+@needs_cuda
+def test_gpu_svm_search_shares_each_gammas_kernel_and_equals_the_cpu_search():
+    X, y = heart_scale()
+    grid = {"C": [1.0, 10.0], "gamma": [0.05, 0.2]}
+    gpu = SVMSearchCV(svmkit.SVC(device="cuda"), grid, cv=3, n_jobs=1).fit(X, y)
+    cpu = SVMSearchCV(svmkit.SVC(), grid, cv=3, n_jobs=1).fit(X, y)
+    assert gpu.best_params_ == cpu.best_params_
+    np.testing.assert_allclose(gpu.cv_results_["mean_test_score"], cpu.cv_results_["mean_test_score"], atol=0.005)
 
 
 @pytest.mark.parametrize("model", [svmkit.KernelRidge(kernel="rbf", alpha=0.01, gamma=5.0), svmkit.LSSVR(C=30.0, gamma=5.0)])

@@ -146,7 +146,7 @@ class HostBackend:
         EigenShift, 'cholesky' in float64 with `exact` (diag(H⁻¹) needs it), else in float32
         refined to float64 (MixedCholeskyShift)."""
         if solver == "eigen":
-            return EigenShift(K).at(shift)
+            return EigenShift(K, self.xp).at(shift)
         return (CholeskyShift if exact else MixedCholeskyShift)(K, shift, self.xp)
 
     def shifted_scores(self, K, shifts, score):
@@ -155,10 +155,11 @@ class HostBackend:
 
 
 class CudaBackend(HostBackend):
-    """An NVIDIA GPU through CuPy: kernel rows and matrices by cuBLAS, Cholesky by cuSOLVER."""
+    """An NVIDIA GPU through CuPy: kernel rows and matrices by cuBLAS, Cholesky and eigen by
+    cuSOLVER. It runs every solver of the host but the Dask cluster's."""
 
     device = "cuda"
-    solvers = frozenset({"cholesky", "nystrom", "newton"})
+    solvers = HostBackend.solvers - {"dask"}
 
     def __init__(self):
         self.xp = cupy_module()
