@@ -8,7 +8,6 @@ import scipy.sparse as sp
 from sklearn.base import clone, is_regressor
 
 import svmkit
-import svmkit.models.dense_expansion as dense_expansion
 from conftest import breast_cancer, diabetes, heart_scale, iris
 from svmkit import backend
 from svmkit.backend import DeviceUnavailableError, cuda_available
