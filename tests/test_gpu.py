@@ -11,6 +11,7 @@ import svmkit
 from conftest import breast_cancer, diabetes, heart_scale, iris
 from svmkit import backend
 from svmkit.backend import DeviceUnavailableError, cuda_available
+from svmkit.kernels import device
 from svmkit.kernels.device import DeviceKernel, device_gram, device_kernel_products, device_rows
 from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.kinds import make_kernel
@@ -106,8 +107,8 @@ def test_multiclass_pairs_share_the_device_rows(numpy_as_cuda):
 def test_model_selection_takes_the_estimators_device(numpy_as_cuda, monkeypatch):
     X, y = heart_scale()
     kernels = []
-    real = backend.CudaBackend._rows
-    monkeypatch.setattr(backend.CudaBackend, "_rows", lambda *a: kernels.append(1) or real(*a))
+    real = DeviceKernel.__init__
+    monkeypatch.setattr(DeviceKernel, "__init__", lambda *a: kernels.append(1) or real(*a))
     grid = {"C": [1.0, 10.0], "gamma": [0.05]}
     gpu = SVMSearchCV(svmkit.SVC(device="cuda"), grid, cv=3, n_jobs=1).fit(X, y)
     cpu = SVMSearchCV(svmkit.SVC(), grid, cv=3, n_jobs=1).fit(X, y)
@@ -449,3 +450,77 @@ def test_device_fit_with_identical_rows_of_opposite_labels_equals_the_cpu_fit_at
     cpu = clone(model).fit(X, y)
     gpu = clone(model).set_params(device="cuda").fit(X, y)
     np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-4)
+
+
+@pytest.fixture
+def small_device(monkeypatch):
+    """A device of 100 kB where the device code runs on NumPy, and blocks of at most 2,000
+    kernel values: breast_cancer's data (68 kB in float32) is streamed from the host, its row
+    cache holds the 64 rows of the minimum, and each row request takes many column blocks."""
+    monkeypatch.setattr(device, "NUMPY_DEVICE_BYTES", 100_000)
+    monkeypatch.setattr(device, "BLOCK_VALUES", 2_000)
+
+
+@pytest.mark.parametrize("name, params", KERNELS)
+def test_streamed_device_rows_equal_the_rows_from_the_data_on_the_device(name, params, small_device):
+    X, _ = breast_cancer()
+    spec = make_kernel(name, X, params.get("gamma", "scale"), params.get("degree", 3), params.get("coef0", 0.0))
+    streamed = DeviceKernel(np, spec, X)
+    assert streamed.streamed and streamed._column_step(100) < X.shape[0] // 5
+    idx = np.array([5, 400, 3, 568, 0])
+    got = np.zeros((8, X.shape[0]), dtype=np.float32)
+    streamed.rows_into(idx, got, np.array([7, 1, 2, 3, 4]))
+    device.NUMPY_DEVICE_BYTES = np.inf
+    whole = DeviceKernel(np, spec, X)
+    assert not whole.streamed
+    expected = np.zeros_like(got)
+    whole.rows_into(idx, expected, np.array([7, 1, 2, 3, 4]))
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6 * np.abs(expected).max())
+    assert not got[[0, 5, 6]].any()
+
+
+@pytest.mark.parametrize("model", [svmkit.SVC(C=10.0, gamma=0.05), svmkit.SVR(C=3.0, epsilon=0.2),
+                                   svmkit.NuSVC(nu=0.3, gamma=0.05)])
+def test_a_fit_whose_data_exceeds_the_device_memory_streams_it_to_the_same_optimum(model, numpy_as_cuda,
+                                                                                   small_device):
+    """Streamed data and a row cache of the memory left: the optimum of the fit with the data on
+    the device and a cache of every row, to the solver's tolerance (their paths differ: 32
+    variables a step against one block)."""
+    X, y = breast_cancer()
+    sources = []
+    real = backend.row_source
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+        capped = clone(model).set_params(device="cuda").fit(X, y)
+    assert [s.capacity for s in sources] == [64] and sources[0].kernel.streamed
+    device.NUMPY_DEVICE_BYTES = np.inf
+    whole = clone(model).set_params(device="cuda").fit(X, y)
+    np.testing.assert_allclose(capped.objective_, whole.objective_, rtol=1e-4)
+    assert_same_fit(capped, clone(model).fit(X, y), X)
+
+
+@needs_cuda
+def test_gpu_fit_whose_data_exceeds_the_memory_pool_limit_reaches_the_same_optimum():
+    """CuPy's pool limited to 12 MB beyond what it holds: the 4 MB of data stream from pinned
+    host memory and the row cache takes what is left."""
+    import cupy
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5000, 200))
+    y = (X[:, :10].sum(axis=1) + 0.5 * rng.standard_normal(5000) > 0).astype(int)
+    model = svmkit.SVC(C=1.0, device="cuda")
+    whole = clone(model).fit(X, y)
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    limit = pool.get_limit()
+    pool.set_limit(size=pool.used_bytes() + 12 * 2**20)
+    try:
+        sources = []
+        real = backend.row_source
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+            capped = clone(model).fit(X, y)
+    finally:
+        pool.set_limit(size=limit)
+    assert sources[0].kernel.streamed and sources[0].capacity < X.shape[0]
+    np.testing.assert_allclose(capped.objective_, whole.objective_, rtol=1e-4)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from svmkit._arrays import to_host
+from svmkit.kernels.device import CACHE_SHARE, device_memory_free
 from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
 from svmkit.solvers.packed import PACKED_MAX_N, PackedMixedCholesky
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
@@ -81,10 +82,7 @@ class HostBackend:
         matrix = kernel.given_matrix(Xk)
         if matrix is not None:
             return row_source(matrix=matrix)
-        return row_source(self._rows(kernel, Xk), cache_size, min_rows=min_rows)
-
-    def _rows(self, kernel, Xk):
-        return kernel.training_rows(Xk)
+        return row_source(kernel.training_rows(Xk), cache_size, min_rows=min_rows)
 
     def matrix(self, kernel, Xk, scale=None):
         """K(X, X) in float64 (times scale_i·scale_j when `scale` is given), a fresh array of
@@ -167,8 +165,16 @@ class CudaBackend(HostBackend):
     def auto_solver(self, kernel, n, exact_max):
         return "cholesky"
 
-    def _rows(self, kernel, Xk):
-        return kernel.device_training_rows(self.xp, Xk)
+    def training_rows(self, kernel, Xk, cache_size, min_rows=MIN_ROWS):
+        """The host's, with the kernel rows computed on the device and cached there in at most
+        `cache_size` MB and at most CACHE_SHARE of the device memory left once the data is
+        placed (or streamed: `kernels.device.DeviceKernel`)."""
+        matrix = kernel.given_matrix(Xk)
+        if matrix is not None:
+            return row_source(matrix=matrix)
+        rows = kernel.device_training_rows(self.xp, Xk)
+        cache_size = min(cache_size, CACHE_SHARE * device_memory_free(self.xp) / 2**20)
+        return row_source(rows, cache_size, min_rows=min_rows)
 
     def _matrix(self, kernel, Xk):
         return kernel.device_matrix(self.xp, Xk)
