@@ -96,12 +96,34 @@ def assert_same_fit(gpu, cpu, X):
         assert np.mean(gpu.predict(X) == cpu.predict(X)) >= 0.995
 
 
-def test_multiclass_pairs_share_the_device_rows(numpy_as_cuda):
+@pytest.mark.parametrize("model", [svmkit.SVC(C=100.0), svmkit.NuSVC(nu=0.2)])
+def test_multiclass_pairs_get_device_rows_over_their_own_columns(model, numpy_as_cuda):
+    """Each class pair's rows over the pair's 100 columns, not the fit's 150: the same optimum."""
     X, y = iris()
-    cpu = svmkit.SVC(C=100.0).fit(X, y)
-    gpu = svmkit.SVC(C=100.0, device="cuda").fit(X, y)
-    np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-3)
+    sources = []
+    real = backend.row_source
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+        gpu = clone(model).set_params(device="cuda").fit(X, y)
+    cpu = clone(model).fit(X, y)
+    assert [s.n for s in sources] == [150, 100, 100, 100] and sources[0].computed_rows == 0
+    np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-4)
     np.testing.assert_array_equal(gpu.predict(X), cpu.predict(X))
+    np.testing.assert_array_equal(gpu.support_, cpu.support_)
+
+
+def test_rows_shared_by_several_fits_are_not_narrowed_to_a_pair(numpy_as_cuda):
+    X, y = iris()
+    cuda = backend.backend_for("cuda")
+    kernel = make_kernel("rbf", X, 0.5)
+    shared = cuda.training_rows(kernel, X, 10.0)
+    pair = np.arange(50, 150)
+    assert cuda.problem_rows(shared, pair) == (shared, pair)
+    own = cuda.training_rows(kernel, X, 10.0, per_problem=True)
+    narrowed, kidx = cuda.problem_rows(own, pair)
+    np.testing.assert_array_equal(kidx, np.arange(100))
+    store, pos = narrowed.fetch(np.array([0, 99]))
+    np.testing.assert_allclose(store[pos], kernel_block(kernel, X[[50, 149]], X[50:]), rtol=1e-5, atol=1e-6)
 
 
 def test_model_selection_takes_the_estimators_device(numpy_as_cuda, monkeypatch):

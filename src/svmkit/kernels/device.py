@@ -194,6 +194,17 @@ class DeviceKernel:
         """K(X[idx], X[idx]) in float64 on the host, from the data as given."""
         return kernel_block(self.spec, self.host_X[idx], self.host_X[idx])
 
+    def subset(self, idx: np.ndarray) -> "DeviceKernel":
+        """The kernel of the rows `idx` only, K(x_idx[a], x_idx[b]): its rows are computed over
+        those columns alone (a one-vs-one class pair's). The data is gathered where it is kept."""
+        sub = object.__new__(DeviceKernel)
+        sub.xp, sub.spec, sub.n, sub.streamed = self.xp, self.spec, idx.size, self.streamed
+        sub.diag, sub.host_X = self.diag[idx], self.host_X[idx]
+        at = np.asarray(idx) if self.streamed else self.xp.asarray(idx)
+        sub.X = _pinned(self.xp, self.X[at]) if self.streamed else self.X[at]
+        sub.sq = None if self.sq is None else self.sq[at]
+        return sub
+
     def _column_step(self, n_rows: int) -> int:
         """Columns of one block of kernel values for `n_rows` rows (with the block of X they
         come from, when it is streamed)."""
