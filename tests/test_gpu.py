@@ -52,6 +52,23 @@ def test_device_gram_equals_the_cpu_kernel_in_float32(name, params, sparse):
     np.testing.assert_allclose(K, expected, rtol=2e-5, atol=2e-5 * np.abs(expected).max())
 
 
+def test_device_rows_are_centred_in_float64_by_blocks_and_leave_x_as_it_was(monkeypatch):
+    """Data 10⁴ from the origin: centred before it is rounded to float32, its RBF rows keep
+    their digits; dense and CSR data, sent by blocks of 10 rows, give the same rows."""
+    monkeypatch.setattr(device, "PLACE_BYTES", 8 * 13 * 10)
+    X, _ = heart_scale()
+    X = X.toarray() + 1e4
+    given = X.copy()
+    spec = make_kernel("rbf", X, 0.3)
+    D, sq = device_rows(np, spec, X)
+    np.testing.assert_array_equal(X, given)
+    np.testing.assert_allclose(device_gram(np, spec, D[:40], D, sq[:40], sq), kernel_block(spec, X[:40], X),
+                               atol=2e-5)
+    D_csr, sq_csr = device_rows(np, spec, sp.csr_matrix(X))
+    np.testing.assert_array_equal(D_csr, D)
+    np.testing.assert_array_equal(sq_csr, sq)
+
+
 @pytest.mark.parametrize("name, params", KERNELS)
 def test_device_kernel_products_equal_the_cpu_products(name, params):
     """Prediction on the device: K(X, centres) @ W in float32 blocks, X and the centres centred

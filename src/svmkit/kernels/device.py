@@ -102,25 +102,63 @@ def refuse_on_device(spec: KernelSpec):
     raise ValueError(f"device='cuda' computes kernels from the data; kernel={spec.name!r} runs on device='cpu'")
 
 
-def _dense_rows(spec: KernelSpec, X, centre=None, dtype=np.float32) -> np.ndarray:
-    """X on the host as the dense C-ordered `dtype` array the device kernels read (for RBF,
-    columns centred: on `centre`, default X's column means)."""
+def _check_dense(spec: KernelSpec, X, dtype) -> None:
+    """Refuse a kernel the device cannot compute, and data whose dense copy is too large."""
     if spec.is_callable or spec.is_precomputed:
         refuse_on_device(spec)
     nbytes = np.dtype(dtype).itemsize * X.shape[0] * X.shape[1]
     if nbytes > DEVICE_DENSE_BYTES:
         raise ValueError(f"device='cuda' holds X densely in {np.dtype(dtype).name} ({nbytes / 2**30:.1f} GiB here), "
                          f"more than {DEVICE_DENSE_BYTES / 2**30:.0f} GiB; use device='cpu' for data this wide")
+
+
+def column_means(X) -> np.ndarray:
+    """X's column means in float64 (X dense or CSR): the centre of the RBF kernel's data."""
+    return np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
+
+
+def _dense_rows(spec: KernelSpec, X, dtype=np.float32) -> np.ndarray:
+    """X on the host as the dense C-ordered `dtype` array the device kernels read (for RBF,
+    columns centred on X's column means in float64 first, as `device_rows` centres them)."""
+    _check_dense(spec, X, dtype)
     dense = X.toarray() if sp.issparse(X) else np.asarray(X)
     if spec.uses_norms:
-        dense = dense - (dense.mean(axis=0) if centre is None else centre)
+        dense = dense - column_means(X)
     return np.ascontiguousarray(dense, dtype=dtype)
 
 
+#: Bytes of float64 data sent to the device at once when the data is placed there.
+PLACE_BYTES = 1 << 26
+
+
+def _float64_block(xp, block):
+    """A block of rows of X (on the host, dense or CSR) as a fresh dense float64 array of `xp`,
+    made dense where it lands (cuSPARSE for CuPy)."""
+    if not sp.issparse(block):
+        return xp.array(block, dtype=np.float64)
+    if xp is np:
+        return block.toarray().astype(np.float64, copy=False)
+    import cupyx.scipy.sparse
+
+    return cupyx.scipy.sparse.csr_matrix(sp.csr_matrix(block, dtype=np.float64)).toarray()
+
+
 def device_rows(xp, spec: KernelSpec, X, centre=None, dtype=np.float32):
-    """X as the dense `dtype` array the device kernels read, on the device of `xp` (see
-    `_dense_rows`), and its squared row norms (RBF only, else None)."""
-    D = xp.asarray(_dense_rows(spec, X, centre, dtype))
+    """X as the dense `dtype` array the device kernels read, on the device of `xp`, and its
+    squared row norms (RBF only, else None). X is sent as it is (dense or CSR) by blocks of
+    rows, each made dense there, centred for RBF (on `centre`, default X's column means) in
+    float64 — data far from the origin keeps its digits — and rounded to `dtype` there: the
+    host makes no dense or float32 copy of it."""
+    _check_dense(spec, X, dtype)
+    n, d = X.shape
+    shift = xp.asarray(column_means(X) if centre is None else centre) if spec.uses_norms else None
+    D = xp.empty((n, d), dtype=dtype)
+    step = max(1, PLACE_BYTES // max(8 * d, 1))
+    for lo in range(0, n, step):
+        block = _float64_block(xp, X[lo:lo + step])
+        if shift is not None:
+            block -= shift
+        D[lo:lo + step] = block
     return D, (xp.einsum("ij,ij->i", D, D) if spec.uses_norms else None)
 
 
@@ -181,14 +219,13 @@ class DeviceKernel:
         self.n = X.shape[0]
         self.diag = kernel_diag(spec, X)
         self.host_X = X
-        dense = _dense_rows(spec, X)
-        self.streamed = dense.nbytes > DATA_SHARE * device_memory_free(xp)
+        self.streamed = 4 * X.shape[0] * X.shape[1] > DATA_SHARE * device_memory_free(xp)
         if self.streamed:
+            dense = _dense_rows(spec, X)
             self.X = _pinned(xp, dense)
             self.sq = np.einsum("ij,ij->i", dense, dense) if spec.uses_norms else None
         else:
-            self.X = xp.asarray(dense)
-            self.sq = xp.einsum("ij,ij->i", self.X, self.X) if spec.uses_norms else None
+            self.X, self.sq = device_rows(xp, spec, X)
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray:
         """K(X[idx], X[idx]) in float64 on the host, from the data as given."""
@@ -241,9 +278,8 @@ _PREDICT_VALUES = 2**26
 def device_kernel_products(xp, spec: KernelSpec, X, centres, W, dtype=np.float32) -> np.ndarray:
     """K(X, centres) @ W (float64, on the host) with the kernel blocks computed on the device
     in `dtype`, a bounded number of rows of X at a time (W: n_centres × k)."""
-    dense = centres.toarray() if sp.issparse(centres) else np.asarray(centres)
-    shift = dense.mean(axis=0) if spec.uses_norms else None
-    C, c_sq = device_rows(xp, spec, dense, shift, dtype)
+    shift = column_means(centres) if spec.uses_norms else None
+    C, c_sq = device_rows(xp, spec, centres, shift, dtype)
     W_d = xp.asarray(W, dtype=np.float64)
     n = X.shape[0]
     out = np.empty((n, W.shape[1]))
