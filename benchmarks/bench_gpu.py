@@ -11,8 +11,8 @@ systems skipped there unless asked for). Each (set, system) runs in its own proc
 after --timeout seconds: fit and predict seconds on 10,000 held-out rows, accuracy, #SV.
 Two sets print lines of their own: 'ridge20k' (KernelRidge, RBF, 20,000 × 20, fitted on the
 GPU and on the CPU in one process: both times and the largest difference of β and of the
-predictions, relative to the largest) and 'capped' (SVC on 40,000 × 8,000, 1.28 GB in float32,
-fitted on the GPU as it is, then with CuPy's memory pool limited to 1 GB, less than the data:
+predictions, relative to the largest) and 'capped' (SVC on 30,000 × 6,000, 0.72 GB in float32,
+fitted on the GPU as it is, then with CuPy's memory pool limited to 512 MiB, less than the data:
 both fit times, whether the data was streamed, and the objectives' relative difference).
 Needs a CUDA device and CuPy (the `gpu` extra); without them it says so and stops.
 """
@@ -34,9 +34,9 @@ SYSTEMS = ("svmkit cuda", "svmkit cpu", "scikit-learn")
 GPU_ONLY = {"covtype-like"}
 #: Sets measured by a function of their own (one process, its own line).
 OWN_LINES = {"ridge20k", "capped"}
-#: CuPy's pool limit of the 'capped' set, and its data's shape (float32: 1.28 GB).
-CAP_BYTES = 2**30
-CAPPED_SHAPE = (40_000, 8_000)
+#: CuPy's pool limit of the 'capped' set (512 MiB), and its data's shape (float32: 0.72 GB).
+CAP_BYTES = 2**29
+CAPPED_SHAPE = (30_000, 6_000)
 
 
 def load(name):

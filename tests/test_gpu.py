@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import clone, is_regressor
 
 import svmkit
-from conftest import breast_cancer, diabetes, heart_scale, iris
+from conftest import breast_cancer, diabetes, digits, heart_scale, iris
 from svmkit import backend
 from svmkit.backend import DeviceUnavailableError, cuda_available
 from svmkit.kernels import device
@@ -429,6 +429,15 @@ def test_gpu_fit_equals_the_cpu_fit(model):
     gpu = clone(model).set_params(device="cuda").fit(cupy.asarray(X.toarray()), cupy.asarray(y))
     assert_same_fit(gpu, cpu, X)
     assert isinstance(gpu.support_vectors_, np.ndarray)
+
+
+@needs_cuda
+def test_gpu_multiclass_fit_on_each_pairs_own_columns_equals_the_cpu_fit():
+    X, y = digits()
+    cpu = svmkit.SVC(C=10.0, gamma=0.05).fit(X, y)
+    gpu = svmkit.SVC(C=10.0, gamma=0.05, device="cuda").fit(X, y)
+    np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-3)
+    assert np.mean(gpu.predict(X) == cpu.predict(X)) >= 0.995
 
 
 def small_cache_problem():

@@ -4,8 +4,9 @@ same code on the CPU).
 
 The data goes to the device once, dense (a CSR matrix is densified; its dense float32 copy
 must fit `DEVICE_DENSE_BYTES`), or, for the solver's kernel rows, stays on the host and is
-streamed to the device by blocks when it would take too much of the device's memory. For the RBF kernel the columns are centred first, which
-leaves distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of float32 cancellation.
+streamed to the device by blocks when it would take too much of the device's memory. For the
+RBF kernel the columns are centred first, which leaves distances unchanged and keeps
+||a||² + ||b||² − 2<a, b> free of float32 cancellation.
 """
 
 from __future__ import annotations

@@ -94,6 +94,7 @@ class BaseSVC(ClassifierMixin, SMOModel):
             problem, res, scale = self._solve_pair(pair_rows, kidx, ypair, weight[idx], (a, b),
                                                    starts[k] if starts else None)
             fit = read_back(idx, problem, res, scale)
+            del pair_rows  # a pair's own rows leave the device before the next pair's are sized
             self._summary(fit, self._pair_summary(res, (a, b)))
             fits.append(fit)
         return fits
