@@ -4,11 +4,13 @@ the physical floor: one full n × n Gram matrix by float32 GEMM on the same GPU.
     python benchmarks/bench_gpu.py [--sets binary,mnist10,a9a,w8a,covtype-like,ridge20k,capped]
                                    [--systems ...] [--timeout SECONDS] [--no-floor]
 
+Systems: 'svmkit cuda', 'svmkit cuda pairs' (the same with the device's block solved by pair
+updates only, without its Newton steps), 'svmkit cpu', 'scikit-learn'.
 Sets: 'binary' (make_classification, 60,000 × 784, RBF γ = 1/784, C = 10), 'mnist10' (10
 classes, 60,000 × 784, same kernel), a9a and w8a (RBF as in bench_proba.py; read from
 `workers.data_dir()`, skipped when missing) and 'covtype-like' (500,000 × 54 synthetic; CPU
 systems skipped there unless asked for). Each (set, system) runs in its own process, stopped
-after --timeout seconds: fit and predict seconds on 10,000 held-out rows, accuracy, #SV.
+after --timeout seconds: fit and predict seconds on 10,000 held-out rows, accuracy, #SV, pair updates.
 Two sets print lines of their own: 'ridge20k' (KernelRidge, RBF, 20,000 × 20, fitted on the
 GPU and on the CPU in one process: both times and the largest difference of β and of the
 predictions, relative to the largest) and 'capped' (SVC on 30,000 × 6,000, 0.72 GB in float32,
@@ -87,9 +89,11 @@ def run(name, system):
 
         model = svmkit.SVC(kernel="rbf", cache_size=4096, device=system.split()[1], **params)
         if model.device == "cuda":  # every variant of the solver's CUDA kernels, as after a first use
-            from svmkit.solvers._smo_cuda import compile_kernels
+            from svmkit.solvers import _smo_cuda
 
-            compile_kernels()
+            _smo_cuda.compile_kernels()
+            if system.endswith("pairs"):  # the block solved by pair updates only, no Newton steps
+                _smo_cuda.NEWTON_EVERY = 0
         # compiled loops, CUDA context; on the GPU past one block, so that CuPy's first-use
         # compilations of the outer loop's kernels (kept on disk afterwards) fall outside the timing
         warm = 500 if model.device == "cpu" else min(X.shape[0], FULL_BLOCK + 1000)
@@ -101,7 +105,7 @@ def run(name, system):
     predicted = model.predict(Xt)
     predict = time.perf_counter() - t0
     return {"fit": fit, "predict": predict, "accuracy": float(np.mean(predicted == yt)),
-            "n_sv": int(model.n_support_.sum())}
+            "n_sv": int(model.n_support_.sum()), "n_iter": int(np.sum(model.n_iter_))}
 
 
 def run_ridge20k(n=20_000):
@@ -181,8 +185,8 @@ def main():
     sets = [s for s in sets if s not in OWN_LINES]
     if not sets:
         return
-    print("| set | system | fit s | predict s | accuracy | #SV | scikit-learn fit s / this |")
-    print("|---|---|---|---|---|---|---|")
+    print("| set | system | fit s | predict s | accuracy | #SV | pair updates | scikit-learn fit s / this |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in sets:
         if name in ("a9a", "w8a") and not (DATA / name).exists():
             print(f"| {name} | missing: {DATA / name} |", flush=True)
@@ -193,7 +197,7 @@ def main():
                 continue
             results[system], _ = measured(name, system, args.timeout)
         print_rows(name, results, "fit",
-                   lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']}", 4)
+                   lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']} | {r['n_iter']}", 5)
 
 
 def measured(name, system, timeout):

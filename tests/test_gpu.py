@@ -16,7 +16,8 @@ from svmkit.kernels.device import DeviceKernel, device_gram, device_kernel_produ
 from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.kinds import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
-from svmkit.solvers import factorisations, newton, nystrom
+from svmkit.models.duals import c_svc, nu_svc
+from svmkit.solvers import _smo_cuda, _smo_loops, factorisations, newton, nystrom
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
 
@@ -572,3 +573,90 @@ def test_gpu_fit_whose_data_exceeds_the_memory_pool_limit_reaches_the_same_optim
         pool.set_limit(size=limit)
     assert sources[0].kernel.streamed and sources[0].capacity < X.shape[0]
     np.testing.assert_allclose(capped.objective_, whole.objective_, rtol=1e-4)
+
+
+def block_problem(nu_mode=False):
+    """breast_cancer's C-SVC (C = 10) or ν-SVC (ν = 0.3) dual as one block: its float32 kernel,
+    labels, bounds, p and the feasible start."""
+    X, y = breast_cancer()
+    y = np.where(y > 0, 1.0, -1.0)
+    K = kernel_block(make_kernel("rbf", X, 0.05), X, X).astype(np.float32)
+    if nu_mode:
+        problem, alpha0 = nu_svc(y, np.ones(y.size), 0.3, np.arange(y.size))
+    else:
+        problem, alpha0 = c_svc(y, np.full(y.size, 10.0), np.arange(y.size))[0], np.zeros(y.size)
+    return K, problem, alpha0
+
+
+def block_gradient(K, problem, alpha):
+    y = problem.y
+    return y * (K.astype(np.float64) @ (y * alpha)) + problem.p
+
+
+def test_a_newton_step_from_near_the_optimum_lands_on_it():
+    """Q is quadratic: with the optimum's free set, one step from a feasible point near the
+    optimum on that set reaches the optimum (to the float32 kernel's rounding)."""
+    K, problem, _ = block_problem()
+    best = solve(problem, row_source(matrix=K.astype(np.float64)), tol=1e-8)
+    free = np.flatnonzero((best.alpha > 1e-6) & (best.alpha < problem.upper - 1e-6))
+    assert free.size > 10
+    rng = np.random.default_rng(0)
+    v = rng.uniform(-1.0, 1.0, free.size)
+    v -= problem.y[free] * (problem.y[free] @ v) / free.size  # yᵀv = 0
+    alpha = best.alpha.copy()
+    alpha[free] += 1e-3 * v * np.minimum(alpha[free], problem.upper[free] - alpha[free]).min() / np.abs(v).max()
+    G = block_gradient(K, problem, alpha)
+    assert _smo_cuda.newton_step(np, K, problem.y, alpha, G, problem.upper, False)
+    np.testing.assert_allclose(alpha, best.alpha, atol=1e-6 * problem.upper.max())
+    np.testing.assert_allclose(G, block_gradient(K, problem, alpha), atol=1e-9)
+
+
+@pytest.mark.parametrize("nu_mode", [False, True])
+def test_a_newton_step_keeps_the_constraints_and_lowers_the_objective(nu_mode):
+    K, problem, alpha0 = block_problem(nu_mode)
+    rng = np.random.default_rng(1)
+    alpha = alpha0 if nu_mode else np.where(problem.y > 0, 1.0, problem.y[problem.y > 0].size / (problem.y < 0).sum())
+    alpha = np.clip(alpha * rng.uniform(0.5, 1.5, alpha.size), 0.0, problem.upper)
+    G = block_gradient(K, problem, alpha)
+    before, sums = alpha @ (0.5 * (G + problem.p)), [alpha[problem.y > 0].sum(), alpha[problem.y < 0].sum()]
+    assert _smo_cuda.newton_step(np, K, problem.y, alpha, G, problem.upper, nu_mode)
+    assert alpha.min() >= 0.0 and (alpha <= problem.upper).all()
+    if nu_mode:
+        np.testing.assert_allclose([alpha[problem.y > 0].sum(), alpha[problem.y < 0].sum()], sums, rtol=1e-12)
+    else:
+        assert problem.y @ alpha == pytest.approx(sums[0] - sums[1], abs=1e-9)
+    np.testing.assert_allclose(G, block_gradient(K, problem, alpha), atol=1e-8)
+    assert alpha @ (0.5 * (G + problem.p)) < before
+
+
+@pytest.mark.parametrize("nu_mode", [False, True])
+def test_pair_updates_with_newton_steps_between_chunks_reach_the_optimum(nu_mode):
+    """The device's inner loop (`alternate`) driving the host's pair updates in chunks of 50
+    with `newton_step` between them: the optimum of the solver, with fewer pair updates."""
+    K, problem, alpha0 = block_problem(nu_mode)
+    n = problem.n
+    store, pos, kidx = K, np.arange(n), np.arange(n)
+    QD = np.diag(K).astype(np.float64)
+    stop = np.zeros(1, dtype=np.bool_)
+
+    def run(every):
+        alpha, G = alpha0.copy(), block_gradient(K, problem, alpha0)
+        steps = []
+
+        def pairs(cap):
+            return _smo_loops.inner_smo(store, pos, kidx, problem.y, alpha, G, problem.upper, QD,
+                                        np.empty((n, n), dtype=np.float32), 1e-3, cap, nu_mode, False, 1e12, stop)
+
+        def newton():
+            steps.append(_smo_cuda.newton_step(np, K, problem.y, alpha, G, problem.upper, nu_mode))
+            return steps[-1]
+
+        updates = _smo_cuda.alternate(pairs, newton, 10**7, every)
+        return alpha @ (0.5 * (G + problem.p)), updates, steps
+
+    objective, updates, steps = run(50)
+    reference, reference_updates, _ = run(0)
+    assert any(steps) and updates < reference_updates
+    np.testing.assert_allclose(objective, reference, rtol=1e-4)
+    np.testing.assert_allclose(objective, solve(problem, row_source(matrix=K.astype(np.float64)),
+                                                alpha0=alpha0).objective, rtol=1e-4)
