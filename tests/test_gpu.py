@@ -303,46 +303,37 @@ def test_gpu_dense_expansions_equal_the_cpu_fits(name, monkeypatch):
     assert_same_dense_fit(gpu, cpu, X)
 
 
-PROBABILITY_MODELS = [svmkit.SVC(C=10.0, gamma=0.5, probability=True, random_state=0),
-                      svmkit.NuSVC(nu=0.3, gamma=0.5, probability=True, random_state=0)]
+#: Models calibrated on their device rows, with their data: Platt's sigmoid per class pair,
+#: SVR's Laplace scale, the one-class density marks.
+PROBABILITY_MODELS = [(svmkit.SVC(C=10.0, gamma=0.5, probability=True, random_state=0), "iris"),
+                      (svmkit.NuSVC(nu=0.3, gamma=0.5, probability=True, random_state=0), "iris"),
+                      (svmkit.SVR(C=3.0, epsilon=0.1, probability=True, random_state=0), "diabetes"),
+                      (svmkit.OneClassSVM(nu=0.2, gamma=0.5, probability=True), "iris")]
 
 
-def assert_same_calibration(gpu, cpu, X):
-    """Platt's (A, B) per pair and the coupled probabilities, from float32 kernel rows on
-    both sides (the device's GEMM rounds them differently)."""
-    np.testing.assert_allclose(gpu.probA_, cpu.probA_, rtol=1e-3, atol=1e-3)
-    np.testing.assert_allclose(gpu.probB_, cpu.probB_, rtol=1e-3, atol=1e-3)
-    np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), atol=1e-3)
-
-
-@pytest.mark.parametrize("model", PROBABILITY_MODELS)
-def test_probability_calibration_through_the_device_rows_equals_the_cpu_calibration(model, numpy_as_cuda):
-    X, y = iris()
+def assert_same_calibration(model, data):
+    """The calibration's fitted values and the probabilities of the device fit as the CPU
+    fit's, from float32 kernel rows on both sides (the device's GEMM rounds them differently)."""
+    X, y = iris() if data == "iris" else diabetes()
     cpu = clone(model).fit(X, y)
-    assert_same_calibration(clone(model).set_params(device="cuda").fit(X, y), cpu, X)
+    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    names = [name for name in ("probA_", "probB_", "prob_density_marks_") if hasattr(cpu, name)]
+    assert names
+    for name in names:
+        np.testing.assert_allclose(getattr(gpu, name), getattr(cpu, name), rtol=1e-3, atol=1e-3)
+    if hasattr(cpu, "predict_proba"):
+        np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), atol=1e-3)
+
+
+@pytest.mark.parametrize("model, data", PROBABILITY_MODELS)
+def test_probability_calibration_through_the_device_rows_equals_the_cpu_calibration(model, data, numpy_as_cuda):
+    assert_same_calibration(model, data)
 
 
 @needs_cuda
-@pytest.mark.parametrize("model", PROBABILITY_MODELS)
-def test_gpu_probability_calibration_equals_the_cpu_calibration(model):
-    X, y = iris()
-    cpu = clone(model).fit(X, y)
-    assert_same_calibration(clone(model).set_params(device="cuda").fit(X, y), cpu, X)
-
-
-@pytest.mark.parametrize("values", [2, 9])  # below and above the CPU's eigendecomposition route
-def test_device_loo_searches_equal_the_cpu_searches(values, numpy_as_cuda, device_linear_algebra):
-    """Every cell by a Cholesky factor and triangular inverse on the device."""
-    X, y = diabetes()
-    regs = list(np.logspace(-3, 1, values))
-    cpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0]).fit(X, y)
-    gpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0], device="cuda").fit(X, y)
-    np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-8)
-    assert gpu.best_params_ == cpu.best_params_ and gpu.best_estimator_.device == "cuda"
-    Cs = [1.0 / r for r in regs]
-    cpu = LSSVMCV(svmkit.LSSVR(), Cs=Cs, gammas=[5.0]).fit(X, y)
-    gpu = LSSVMCV(svmkit.LSSVR(device="cuda"), Cs=Cs, gammas=[5.0]).fit(X, y)
-    np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-8)
+@pytest.mark.parametrize("model, data", PROBABILITY_MODELS)
+def test_gpu_probability_calibration_equals_the_cpu_calibration(model, data):
+    assert_same_calibration(model, data)
 
 
 @pytest.mark.parametrize("system", ["cholesky", "cg"])
