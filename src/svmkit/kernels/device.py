@@ -278,15 +278,23 @@ _PREDICT_VALUES = 2**26
 
 def device_kernel_products(xp, spec: KernelSpec, X, centres, W, dtype=np.float32) -> np.ndarray:
     """K(X, centres) @ W (float64, on the host) with the kernel blocks computed on the device
-    in `dtype`, a bounded number of rows of X at a time (W: n_centres × k)."""
+    in `dtype`, a bounded number of rows of X at a time (W: n_centres × k). The centres go to
+    the device whole when their dense copy takes at most DATA_SHARE of the device memory left,
+    else a block of them at a time, the blocks' products summed."""
     shift = column_means(centres) if spec.uses_norms else None
-    C, c_sq = device_rows(xp, spec, centres, shift, dtype)
-    W_d = xp.asarray(W, dtype=np.float64)
+    m, d = centres.shape
+    size = np.dtype(dtype).itemsize
+    per_block = int(min(m, max(1, DATA_SHARE * device_memory_free(xp) // max(size * d, 1))))
     n = X.shape[0]
-    out = np.empty((n, W.shape[1]))
-    # bounded by the centres (the kernel block) and by the features (the block of X made dense)
-    step = max(1, min(n, _PREDICT_VALUES // max(C.shape[0], C.shape[1], 1)))
-    for s in range(0, n, step):
-        A, a_sq = device_rows(xp, spec, X[s:s + step], shift, dtype)
-        out[s:s + step] = to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64, copy=False) @ W_d)
+    out = np.zeros((n, W.shape[1]))
+    for lo in range(0, m, per_block):
+        C, c_sq = device_rows(xp, spec, centres[lo:lo + per_block], shift, dtype)
+        W_d = xp.asarray(W[lo:lo + per_block], dtype=np.float64)
+        # bounded by the centres (the kernel block, and 1 byte a value for the RBF refinement's
+        # mask) and by the features (the block of X made dense)
+        values = min(_PREDICT_VALUES, BLOCK_SHARE * device_memory_free(xp) / (size + 1))
+        step = int(max(1, min(n, values // max(C.shape[0], C.shape[1], 1))))
+        for s in range(0, n, step):
+            A, a_sq = device_rows(xp, spec, X[s:s + step], shift, dtype)
+            out[s:s + step] += to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64, copy=False) @ W_d)
     return out
