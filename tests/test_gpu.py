@@ -88,12 +88,14 @@ def test_device_kernel_products_over_blocks_of_centres_equal_those_over_all(name
     X, _ = heart_scale()
     spec = make_kernel(name, X, params.get("gamma", "scale"), params.get("degree", 3), params.get("coef0", 0.0))
     W = np.random.default_rng(0).standard_normal((60, 3))
-    whole = device_kernel_products(np, spec, X, X[:60], W)
-    monkeypatch.setattr(device, "NUMPY_DEVICE_BYTES", 4 * 13 * 10 * 4)  # 10 centres a block
     placed = []
     real = device.device_rows
     monkeypatch.setattr(device, "device_rows", lambda xp, spec, rows, *a: placed.append(rows.shape[0]) or
                         real(xp, spec, rows, *a))
+    whole = device_kernel_products(np, spec, X, X[:60], W)
+    assert placed == [60, X.shape[0]]
+    monkeypatch.setattr(device, "NUMPY_DEVICE_BYTES", 4 * 13 * 10 * 4)  # 10 centres a block
+    placed.clear()
     blocked = device_kernel_products(np, spec, X, X[:60], W)
     assert placed.count(10) >= 6 and max(placed) < X.shape[0]
     # float32 kernel values from GEMMs of other shapes: rounded differently

@@ -284,7 +284,7 @@ def device_kernel_products(xp, spec: KernelSpec, X, centres, W, dtype=np.float32
     shift = column_means(centres) if spec.uses_norms else None
     m, d = centres.shape
     size = np.dtype(dtype).itemsize
-    per_block = int(min(m, max(1, DATA_SHARE * device_memory_free(xp) // max(size * d, 1))))
+    per_block = int(max(1, min(m, DATA_SHARE * device_memory_free(xp) / max(size * d, 1))))
     n = X.shape[0]
     out = np.zeros((n, W.shape[1]))
     for lo in range(0, m, per_block):
