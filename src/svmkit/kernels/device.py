@@ -133,23 +133,17 @@ PLACE_BYTES = 1 << 26
 
 
 def _float64_block(xp, block):
-    """A block of rows of X (on the host, dense or CSR) as a fresh dense float64 array of `xp`,
-    made dense where it lands (cuSPARSE for CuPy)."""
-    if not sp.issparse(block):
-        return xp.array(block, dtype=np.float64)
-    if xp is np:
-        return block.toarray().astype(np.float64, copy=False)
-    import cupyx.scipy.sparse
-
-    return cupyx.scipy.sparse.csr_matrix(sp.csr_matrix(block, dtype=np.float64)).toarray()
+    """A block of rows of X (on the host, dense or CSR: made dense there, one block at a time)
+    as a fresh dense float64 array of `xp`."""
+    return xp.array(block.toarray() if sp.issparse(block) else block, dtype=np.float64)
 
 
 def device_rows(xp, spec: KernelSpec, X, centre=None, dtype=np.float32):
     """X as the dense `dtype` array the device kernels read, on the device of `xp`, and its
-    squared row norms (RBF only, else None). X is sent as it is (dense or CSR) by blocks of
-    rows, each made dense there, centred for RBF (on `centre`, default X's column means) in
-    float64 — data far from the origin keeps its digits — and rounded to `dtype` there: the
-    host makes no dense or float32 copy of it."""
+    squared row norms (RBF only, else None). X is sent by blocks of rows (a CSR block made
+    dense first), each centred for RBF (on `centre`, default X's column means) in float64 on
+    the device — data far from the origin keeps its digits — and rounded to `dtype` there: the
+    host makes no centred or float32 copy of the whole of X."""
     _check_dense(spec, X, dtype)
     n, d = X.shape
     shift = xp.asarray(column_means(X) if centre is None else centre) if spec.uses_norms else None
