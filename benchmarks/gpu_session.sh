@@ -50,7 +50,9 @@ python -c "import sys, numpy, cupy, sklearn; print('python', sys.version.split()
 'cupy', cupy.__version__, 'scikit-learn', sklearn.__version__)" 2>&1 | tail -1
 ls shared/data 2>/dev/null | tr '\n' ' '; echo
 
-part test_gpu 130 25 python -m pytest -q -x -p no:cacheprovider -p no:warnings tests/test_gpu.py
+part test_gpu 130 4 python -m pytest -vv -x -p no:cacheprovider -p no:warnings tests/test_gpu.py
+# the tests that need the GPU, each with its outcome (-vv: the project's addopts hold -q)
+sed -nE 's/.*::(test_gpu_[^ ]*) (PASSED|FAILED|SKIPPED|ERROR).*/\2 \1/p' "$LOGS/test_gpu.log"
 part check_gpu 40 12 python benchmarks/check_gpu.py --sets heart_scale,a9a,w8a,satimage,mnist
 part bench_synthetic 120 10 python benchmarks/bench_gpu.py --sets binary,mnist10 \
     --systems "svmkit cuda,svmkit cuda pairs" --timeout 40
