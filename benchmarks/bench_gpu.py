@@ -1,31 +1,45 @@
 """Time svmkit's SVC on the GPU (`device='cuda'`) beside svmkit on the CPU and scikit-learn, and
 the physical floor: one full n × n Gram matrix by float32 GEMM on the same GPU.
 
-    python benchmarks/bench_gpu.py [--sets binary,mnist10,a9a,w8a,covtype-like] [--systems ...]
+    python benchmarks/bench_gpu.py [--sets binary,mnist10,a9a,w8a,covtype-like,ridge20k,capped]
+                                   [--systems ...] [--timeout SECONDS] [--no-floor]
 
+Systems: 'svmkit cuda', 'svmkit cuda pairs' (the same with the device's block solved by pair
+updates only, without its Newton steps), 'svmkit cpu', 'scikit-learn'.
 Sets: 'binary' (make_classification, 60,000 × 784, RBF γ = 1/784, C = 10), 'mnist10' (10
-classes, 60,000 × 784, same kernel), a9a and w8a (RBF as in bench_proba.py) and
-'covtype-like' (500,000 × 54 synthetic; CPU systems skipped there unless asked for). Each
-(set, system) runs in its own process: fit and predict seconds on 10,000 held-out rows,
-accuracy, #SV. Needs a CUDA device and CuPy (the `gpu` extra); without them it says so and
-stops.
+classes, 60,000 × 784, same kernel), a9a and w8a (RBF as in bench_proba.py; read from
+`workers.data_dir()`, skipped when missing) and 'covtype-like' (500,000 × 54 synthetic; CPU
+systems skipped there unless asked for). Each (set, system) runs in its own process, stopped
+after --timeout seconds: fit and predict seconds on 10,000 held-out rows, accuracy, #SV, pair updates.
+Two sets print lines of their own: 'ridge20k' (KernelRidge, RBF, 20,000 × 20, fitted on the
+GPU and on the CPU in one process: both times and the largest difference of β and of the
+predictions, relative to the largest) and 'capped' (SVC on 30,000 × 6,000, 0.72 GB in float32,
+fitted on the GPU as it is, then with CuPy's memory pool limited to 512 MiB, less than the data:
+both fit times, the objectives' relative difference, and both models' predictions on 2,000
+rows, the capped one's centres going to the device a block at a time).
+Needs a CUDA device and CuPy (the `gpu` extra); without them it says so and stops.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import time
-from pathlib import Path
 
 import numpy as np
 
-from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
+from workers import data_dir, print_rows, run_worker  # beside this script, whose folder is on sys.path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = data_dir()
 SYSTEMS = ("svmkit cuda", "svmkit cpu", "scikit-learn")
 #: Sets on which the CPU systems run only when named in --systems explicitly.
 GPU_ONLY = {"covtype-like"}
+#: Sets measured by a function of their own (one process, its own line).
+OWN_LINES = {"ridge20k", "capped"}
+#: CuPy's pool limit of the 'capped' set (512 MiB), and its data's shape (float32: 0.72 GB).
+CAP_BYTES = 2**29
+CAPPED_SHAPE = (30_000, 6_000)
 
 
 def load(name):
@@ -76,9 +90,11 @@ def run(name, system):
 
         model = svmkit.SVC(kernel="rbf", cache_size=4096, device=system.split()[1], **params)
         if model.device == "cuda":  # every variant of the solver's CUDA kernels, as after a first use
-            from svmkit.solvers._smo_cuda import compile_kernels
+            from svmkit.solvers import _smo_cuda
 
-            compile_kernels()
+            _smo_cuda.compile_kernels()
+            if system.endswith("pairs"):  # the block solved by pair updates only, no Newton steps
+                _smo_cuda.NEWTON_EVERY = 0
         # compiled loops, CUDA context; on the GPU past one block, so that CuPy's first-use
         # compilations of the outer loop's kernels (kept on disk afterwards) fall outside the timing
         warm = 500 if model.device == "cpu" else min(X.shape[0], FULL_BLOCK + 1000)
@@ -90,17 +106,73 @@ def run(name, system):
     predicted = model.predict(Xt)
     predict = time.perf_counter() - t0
     return {"fit": fit, "predict": predict, "accuracy": float(np.mean(predicted == yt)),
-            "n_sv": int(model.n_support_.sum())}
+            "n_sv": int(model.n_support_.sum()), "n_iter": int(np.sum(model.n_iter_))}
+
+
+def run_ridge20k(n=20_000):
+    """KernelRidge (RBF, α = 10⁻³) on n × 20 on the GPU and on the CPU."""
+    import svmkit
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, (n, 20))
+    y = np.sin(X[:, :5].sum(axis=1)) + 0.1 * rng.standard_normal(X.shape[0])
+    params = {"kernel": "rbf", "alpha": 1e-3, "gamma": 0.1}
+    svmkit.KernelRidge(device="cuda", **params).fit(X[:500], y[:500]).predict(X[:10])  # CUDA context, cuSOLVER
+    out, models = {}, {}
+    for device in ("cuda", "cpu"):
+        t0 = time.perf_counter()
+        models[device] = svmkit.KernelRidge(device=device, **params).fit(X, y)
+        out[f"fit {device}"] = time.perf_counter() - t0
+    gpu, cpu = models["cuda"], models["cpu"]
+    out["beta rel diff"] = float(np.abs(gpu.dual_coef_ - cpu.dual_coef_).max() / np.abs(cpu.dual_coef_).max())
+    p_gpu, p_cpu = gpu.predict(X[:5000]), cpu.predict(X[:5000])
+    out["predict rel diff"] = float(np.abs(p_gpu - p_cpu).max() / np.abs(p_cpu).max())
+    return out
+
+
+def run_capped():
+    """SVC on data larger than CuPy's pool limit: the fit streams it from the host."""
+    import cupy
+
+    import svmkit
+    from svmkit.solvers._smo_cuda import compile_kernels
+
+    compile_kernels()
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal(CAPPED_SHAPE, dtype=np.float32).astype(np.float64)
+    y = (X[:, :20].sum(axis=1) + 2.0 * rng.standard_normal(X.shape[0]) > 0).astype(int)
+    params = {"C": 1.0, "gamma": 1.0 / X.shape[1], "cache_size": 4096}
+    svmkit.SVC(device="cuda").fit(X[:300], y[:300])
+    out = {"data GB (float32)": 4 * X.size / 1e9, "cap GB": CAP_BYTES / 1e9}
+    pool = cupy.get_default_memory_pool()
+    predicted = {}
+    for name, limit in (("in memory", 0), ("capped", CAP_BYTES)):
+        pool.free_all_blocks()
+        pool.set_limit(size=limit)
+        t0 = time.perf_counter()
+        model = svmkit.SVC(device="cuda", **params).fit(X, y)
+        out[f"fit {name}"] = time.perf_counter() - t0
+        out[f"objective {name}"] = float(np.sum(model.objective_))
+        out[f"#SV {name}"] = int(model.n_support_.sum())
+        t0 = time.perf_counter()
+        predicted[name] = model.predict(X[:2000])
+        out[f"predict 2,000 {name}"] = time.perf_counter() - t0
+    out["objective rel diff"] = abs(out["objective capped"] - out["objective in memory"]) / abs(out["objective in memory"])
+    out["equal predictions"] = float(np.mean(predicted["capped"] == predicted["in memory"]))
+    return out
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sets", default="binary,mnist10,a9a,w8a,covtype-like")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--timeout", type=float, default=7200.0, help="seconds each measuring process may take")
+    parser.add_argument("--no-floor", action="store_true", help="skip the Gram matrix floor")
     parser.add_argument("--worker", nargs=2)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(run(*args.worker)))
+        name, system = args.worker
+        print(json.dumps(run_ridge20k() if name == "ridge20k" else run_capped() if name == "capped" else run(name, system)))
         return
     from svmkit.backend import DeviceUnavailableError, cupy_module
 
@@ -108,18 +180,38 @@ def main():
         cupy_module()
     except DeviceUnavailableError as err:
         raise SystemExit(f"bench_gpu.py needs a CUDA device: {err}") from None
-    print(f"# one 60,000 x 60,000 Gram matrix (784 features) by float32 GEMM: {gram_floor(60_000, 784):.3f} s")
+    if not args.no_floor:
+        print(f"# one 60,000 x 60,000 Gram matrix (784 features) by float32 GEMM: {gram_floor(60_000, 784):.3f} s")
     named = args.systems.split(",")
-    print("| set | system | fit s | predict s | accuracy | #SV | scikit-learn fit s / this |")
-    print("|---|---|---|---|---|---|---|")
-    for name in args.sets.split(","):
+    sets = args.sets.split(",")
+    for name in (s for s in sets if s in OWN_LINES):
+        result, _ = measured(name, "svmkit cuda", args.timeout)
+        print(f"# {name}: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in result.items()),
+              flush=True)
+    sets = [s for s in sets if s not in OWN_LINES]
+    if not sets:
+        return
+    print("| set | system | fit s | predict s | accuracy | #SV | pair updates | scikit-learn fit s / this |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in sets:
+        if name in ("a9a", "w8a") and not (DATA / name).exists():
+            print(f"| {name} | missing: {DATA / name} |", flush=True)
+            continue
         results = {}
         for system in named:
             if name in GPU_ONLY and system != "svmkit cuda" and args.systems == ",".join(SYSTEMS):
                 continue
-            results[system], _ = run_worker(__file__, [name, system], timeout=7200)
+            results[system], _ = measured(name, system, args.timeout)
         print_rows(name, results, "fit",
-                   lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']}", 4)
+                   lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']} | {r['n_iter']}", 5)
+
+
+def measured(name, system, timeout):
+    """One measuring process's result, or {"error": …} when it failed or ran past `timeout`."""
+    try:
+        return run_worker(__file__, [name, system], timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"stopped after {timeout:g} s"}, ""
 
 
 if __name__ == "__main__":

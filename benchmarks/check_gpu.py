@@ -4,18 +4,21 @@ both fit times.
 
     python benchmarks/check_gpu.py [--sets heart_scale,a9a,w8a,satimage,mnist]
 
-Needs a CUDA device and CuPy (the `gpu` extra); the data sets are read from ../shared/data.
+Needs a CUDA device and CuPy (the `gpu` extra); the data sets are read from `workers.data_dir()`
+($SVMKIT_DATA, shared/data in the repository, or ../shared/data); a set whose file is missing
+is reported and skipped.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from workers import data_dir  # beside this script, whose folder is on sys.path
+
+DATA = data_dir()
 #: (training file, test file or None for the last 20 % of the rows, features, SVC parameters)
 SETS = {"heart_scale": ("heart_scale", None, 13, {"C": 10.0, "gamma": 0.05}),
         "a9a": ("a9a", "a9a.t", 123, {"C": 1.0, "gamma": 0.05}),
@@ -46,6 +49,9 @@ def main():
     print("| set | rows | classes | CPU fit s | GPU fit s | worst objective rel. diff | equal predictions | #SV CPU / GPU |")
     print("|---|---|---|---|---|---|---|---|")
     for name in args.sets.split(","):
+        if not (DATA / SETS[name][0]).exists():
+            print(f"| {name} | missing: {DATA / SETS[name][0]} |", flush=True)
+            continue
         X, y, Xt, yt, params = load(name)
         fits = {}
         for device in ("cpu", "cuda"):

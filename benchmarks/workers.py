@@ -4,8 +4,22 @@ own: the benchmark script runs itself with `--worker …` and prints one JSON li
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+#: Where the data sets are looked for, in order: $SVMKIT_DATA, shared/data in the repository
+#: (what a copy of the working tree to another machine carries), shared/data beside it.
+_REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def data_dir() -> Path:
+    """The first of $SVMKIT_DATA, <repository>/shared/data and <repository>/../shared/data that
+    exists (the last when none does, so that a missing file is named where it was expected)."""
+    candidates = [Path(os.environ["SVMKIT_DATA"])] if os.environ.get("SVMKIT_DATA") else []
+    candidates += [_REPOSITORY / "shared" / "data", _REPOSITORY.parent / "shared" / "data"]
+    return next((c for c in candidates if c.is_dir()), candidates[-1])
 
 
 def run_worker(script, args, timeout):

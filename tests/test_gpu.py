@@ -8,15 +8,16 @@ import scipy.sparse as sp
 from sklearn.base import clone, is_regressor
 
 import svmkit
-import svmkit.models.dense_expansion as dense_expansion
-from conftest import breast_cancer, diabetes, heart_scale, iris
+from conftest import breast_cancer, diabetes, digits, heart_scale, iris
 from svmkit import backend
 from svmkit.backend import DeviceUnavailableError, cuda_available
+from svmkit.kernels import device
 from svmkit.kernels.device import DeviceKernel, device_gram, device_kernel_products, device_rows
 from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels.kinds import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
-from svmkit.solvers import factorisations, newton, nystrom
+from svmkit.models.duals import c_svc, nu_svc
+from svmkit.solvers import _smo_cuda, _smo_loops, factorisations, newton, nystrom
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
 
@@ -35,9 +36,8 @@ def numpy_as_cuda(monkeypatch):
 @pytest.fixture
 def device_linear_algebra(monkeypatch):
     """The linear algebra of a device array module (its own Cholesky, triangular solves, general
-    products) run on NumPy arrays."""
-    for module in (factorisations, nystrom):
-        monkeypatch.setattr(module, "on_host", lambda xp: False)
+    products, eigendecomposition) run on NumPy arrays."""
+    monkeypatch.setattr(factorisations, "on_host", lambda xp: False)
 
 
 @pytest.mark.parametrize("name, params", KERNELS)
@@ -53,6 +53,23 @@ def test_device_gram_equals_the_cpu_kernel_in_float32(name, params, sparse):
     np.testing.assert_allclose(K, expected, rtol=2e-5, atol=2e-5 * np.abs(expected).max())
 
 
+def test_device_rows_are_centred_in_float64_by_blocks_and_leave_x_as_it_was(monkeypatch):
+    """Data 10⁴ from the origin: centred before it is rounded to float32, its RBF rows keep
+    their digits; dense and CSR data, sent by blocks of 10 rows, give the same rows."""
+    monkeypatch.setattr(device, "PLACE_BYTES", 8 * 13 * 10)
+    X, _ = heart_scale()
+    X = X.toarray() + 1e4
+    given = X.copy()
+    spec = make_kernel("rbf", X, 0.3)
+    D, sq = device_rows(np, spec, X)
+    np.testing.assert_array_equal(X, given)
+    np.testing.assert_allclose(device_gram(np, spec, D[:40], D, sq[:40], sq), kernel_block(spec, X[:40], X),
+                               atol=2e-5)
+    D_csr, sq_csr = device_rows(np, spec, sp.csr_matrix(X))
+    np.testing.assert_array_equal(D_csr, D)
+    np.testing.assert_array_equal(sq_csr, sq)
+
+
 @pytest.mark.parametrize("name, params", KERNELS)
 def test_device_kernel_products_equal_the_cpu_products(name, params):
     """Prediction on the device: K(X, centres) @ W in float32 blocks, X and the centres centred
@@ -63,6 +80,26 @@ def test_device_kernel_products_equal_the_cpu_products(name, params):
     got = device_kernel_products(np, spec, X, X[:60], W)
     expected = kernel_block(spec, X, X[:60]) @ W
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("name, params", KERNELS)
+def test_device_kernel_products_over_blocks_of_centres_equal_those_over_all(name, params, monkeypatch):
+    """Centres that take more than the device memory left go a block at a time."""
+    X, _ = heart_scale()
+    spec = make_kernel(name, X, params.get("gamma", "scale"), params.get("degree", 3), params.get("coef0", 0.0))
+    W = np.random.default_rng(0).standard_normal((60, 3))
+    placed = []
+    real = device.device_rows
+    monkeypatch.setattr(device, "device_rows", lambda xp, spec, rows, *a: placed.append(rows.shape[0]) or
+                        real(xp, spec, rows, *a))
+    whole = device_kernel_products(np, spec, X, X[:60], W)
+    assert placed == [60, X.shape[0]]
+    monkeypatch.setattr(device, "NUMPY_DEVICE_BYTES", 4 * 13 * 10 * 4)  # 10 centres a block
+    placed.clear()
+    blocked = device_kernel_products(np, spec, X, X[:60], W)
+    assert placed.count(10) >= 6 and max(placed) < X.shape[0]
+    # float32 kernel values from GEMMs of other shapes: rounded differently
+    np.testing.assert_allclose(blocked, whole, rtol=1e-5, atol=1e-5 * np.abs(whole).max())
 
 
 def test_device_kernel_writes_the_rows_asked_for_into_the_host_store():
@@ -97,19 +134,41 @@ def assert_same_fit(gpu, cpu, X):
         assert np.mean(gpu.predict(X) == cpu.predict(X)) >= 0.995
 
 
-def test_multiclass_pairs_share_the_device_rows(numpy_as_cuda):
+@pytest.mark.parametrize("model", [svmkit.SVC(C=100.0), svmkit.NuSVC(nu=0.2)])
+def test_multiclass_pairs_get_device_rows_over_their_own_columns(model, numpy_as_cuda):
+    """Each class pair's rows over the pair's 100 columns, not the fit's 150: the same optimum."""
     X, y = iris()
-    cpu = svmkit.SVC(C=100.0).fit(X, y)
-    gpu = svmkit.SVC(C=100.0, device="cuda").fit(X, y)
-    np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-3)
+    sources = []
+    real = backend.row_source
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+        gpu = clone(model).set_params(device="cuda").fit(X, y)
+    cpu = clone(model).fit(X, y)
+    assert [s.n for s in sources] == [150, 100, 100, 100] and sources[0].computed_rows == 0
+    np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-4)
     np.testing.assert_array_equal(gpu.predict(X), cpu.predict(X))
+    np.testing.assert_array_equal(gpu.support_, cpu.support_)
+
+
+def test_rows_shared_by_several_fits_are_not_narrowed_to_a_pair(numpy_as_cuda):
+    X, y = iris()
+    cuda = backend.backend_for("cuda")
+    kernel = make_kernel("rbf", X, 0.5)
+    shared = cuda.training_rows(kernel, X, 10.0)
+    pair = np.arange(50, 150)
+    assert cuda.problem_rows(shared, pair) == (shared, pair)
+    own = cuda.training_rows(kernel, X, 10.0, per_problem=True)
+    narrowed, kidx = cuda.problem_rows(own, pair)
+    np.testing.assert_array_equal(kidx, np.arange(100))
+    store, pos = narrowed.fetch(np.array([0, 99]))
+    np.testing.assert_allclose(store[pos], kernel_block(kernel, X[[50, 149]], X[50:]), rtol=1e-5, atol=1e-6)
 
 
 def test_model_selection_takes_the_estimators_device(numpy_as_cuda, monkeypatch):
     X, y = heart_scale()
     kernels = []
-    real = backend.CudaBackend._rows
-    monkeypatch.setattr(backend.CudaBackend, "_rows", lambda *a: kernels.append(1) or real(*a))
+    real = DeviceKernel.__init__
+    monkeypatch.setattr(DeviceKernel, "__init__", lambda *a: kernels.append(1) or real(*a))
     grid = {"C": [1.0, 10.0], "gamma": [0.05]}
     gpu = SVMSearchCV(svmkit.SVC(device="cuda"), grid, cv=3, n_jobs=1).fit(X, y)
     cpu = SVMSearchCV(svmkit.SVC(), grid, cv=3, n_jobs=1).fit(X, y)
@@ -195,31 +254,106 @@ def test_device_cholesky_solves_and_inverse_diagonal_equal_dense_linear_algebra(
     assert singular32.factor32 is None
 
 
-def test_closed_form_solvers_without_a_device_path_say_they_run_on_the_cpu(numpy_as_cuda, device_linear_algebra,
-                                                                         monkeypatch):
+def test_the_device_refuses_only_what_has_no_device_path_and_names_it(numpy_as_cuda, device_linear_algebra):
     X, y = diabetes()
-    with pytest.raises(ValueError, match="solver='eigen' runs on device='cpu'"):
-        svmkit.KernelRidge(kernel="rbf", solver="eigen", device="cuda").fit(X, y)
     with pytest.raises(ValueError, match="loo=True needs an exact solver"):
         svmkit.KernelRidge(kernel="rbf", solver="nystrom", loo=True, device="cuda").fit(X, y)
-    monkeypatch.setattr(dense_expansion, "NYSTROM_DIRECT_MAX", 50)
-    with pytest.raises(ValueError, match="Nyström with 60 centres .* 'nystrom' with at most 50 centres"):
-        svmkit.KernelRidge(kernel="rbf", solver="nystrom", n_components=60, device="cuda").fit(X, y)
+    assert backend.CudaBackend.solvers == backend.HostBackend.solvers - {"dask"}
+    with pytest.raises(ValueError, match="a Dask array X runs on device='cpu'"):
+        backend.backend_for("cuda").require("dask", "a Dask array X")
 
 
-@pytest.mark.parametrize("values", [2, 9])  # below and above the CPU's eigendecomposition route
-def test_device_loo_searches_equal_the_cpu_searches(values, numpy_as_cuda, device_linear_algebra):
-    """Every cell by a Cholesky factor and triangular inverse on the device."""
-    X, y = diabetes()
-    regs = list(np.logspace(-3, 1, values))
-    cpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0]).fit(X, y)
-    gpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0], device="cuda").fit(X, y)
-    np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-8)
-    assert gpu.best_params_ == cpu.best_params_ and gpu.best_estimator_.device == "cuda"
-    Cs = [1.0 / r for r in regs]
-    cpu = LSSVMCV(svmkit.LSSVR(), Cs=Cs, gammas=[5.0]).fit(X, y)
-    gpu = LSSVMCV(svmkit.LSSVR(device="cuda"), Cs=Cs, gammas=[5.0]).fit(X, y)
-    np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-8)
+#: Device fits of the closed-form models and KLR, each with what its CPU fit is compared on.
+DENSE_CASES = {
+    "ridge-cholesky": (svmkit.KernelRidge(kernel="rbf", alpha=1e-3, gamma=0.5), "diabetes"),
+    "ridge-eigen-loo": (svmkit.KernelRidge(kernel="rbf", alpha=1e-2, gamma=0.5, solver="eigen", loo=True), "diabetes"),
+    "ridge-nystrom-cg": (svmkit.KernelRidge(kernel="rbf", alpha=1e-2, gamma=0.5, solver="nystrom", n_components=60,
+                                            random_state=0), "diabetes"),
+    "lssvr-loo": (svmkit.LSSVR(C=100.0, gamma=0.5, loo=True), "diabetes"),
+    "lssvr-eigen-loo": (svmkit.LSSVR(C=10.0, gamma=0.5, solver="eigen", loo=True), "diabetes"),
+    "lssvc-ovo-loo": (svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", loo=True), "iris"),
+    "lssvc-ovr-loo": (svmkit.LSSVC(C=10.0, gamma=0.5, loo=True), "iris"),
+    "klr-newton": (svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, random_state=0), "iris"),
+    "klr-nystrom": (svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, solver="nystrom", n_components=60,
+                                                    random_state=0), "iris"),
+}
+
+
+def dense_case(name):
+    model, data = DENSE_CASES[name]
+    X, y = diabetes() if data == "diabetes" else iris()
+    return clone(model), X, y
+
+
+def assert_same_dense_fit(gpu, cpu, X, rtol=1e-5):
+    """The issue's agreement of the dense expansions: β, b, the LOO values and the predictions
+    (probabilities for KLR) of the device fit within `rtol` of the CPU's, relative to their
+    largest."""
+    def close(a, b):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * max(np.abs(b).max(), 1e-12))
+
+    close(gpu.dual_coef_, cpu.dual_coef_)
+    close(gpu.intercept_, cpu.intercept_)
+    for name in ("loo_residuals_", "loo_decision_"):
+        if getattr(cpu, name, None) is not None:
+            close(getattr(gpu, name), getattr(cpu, name))
+    close(gpu.predict_proba(X) if hasattr(cpu, "predict_proba") else gpu.predict(X),
+          cpu.predict_proba(X) if hasattr(cpu, "predict_proba") else cpu.predict(X))
+
+
+@pytest.mark.parametrize("name", list(DENSE_CASES))
+def test_dense_expansions_through_the_device_code_equal_the_cpu_fits(name, numpy_as_cuda, device_linear_algebra,
+                                                                    monkeypatch):
+    """Every exact and Nyström solver of kernel ridge, LS-SVM and KLR through the device code
+    (Nyström past NYSTROM_DIRECT_MAX by the device's CG)."""
+    monkeypatch.setattr(nystrom, "NYSTROM_DIRECT_MAX", 50)
+    model, X, y = dense_case(name)
+    cpu = clone(model).fit(X, y)
+    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    assert_same_dense_fit(gpu, cpu, X)
+
+
+@needs_cuda
+@pytest.mark.parametrize("name", list(DENSE_CASES))
+def test_gpu_dense_expansions_equal_the_cpu_fits(name, monkeypatch):
+    monkeypatch.setattr(nystrom, "NYSTROM_DIRECT_MAX", 50)
+    model, X, y = dense_case(name)
+    cpu = clone(model).fit(X, y)
+    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    assert_same_dense_fit(gpu, cpu, X)
+
+
+#: Models calibrated on their device rows, with their data: Platt's sigmoid per class pair,
+#: SVR's Laplace scale, the one-class density marks.
+PROBABILITY_MODELS = [(svmkit.SVC(C=10.0, gamma=0.5, probability=True, random_state=0), "iris"),
+                      (svmkit.NuSVC(nu=0.3, gamma=0.5, probability=True, random_state=0), "iris"),
+                      (svmkit.SVR(C=3.0, epsilon=0.1, probability=True, random_state=0), "diabetes"),
+                      (svmkit.OneClassSVM(nu=0.2, gamma=0.5, probability=True), "iris")]
+
+
+def assert_same_calibration(model, data):
+    """The calibration's fitted values and the probabilities of the device fit as the CPU
+    fit's, from float32 kernel rows on both sides (the device's GEMM rounds them differently)."""
+    X, y = iris() if data == "iris" else diabetes()
+    cpu = clone(model).fit(X, y)
+    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    names = [name for name in ("probA_", "probB_", "prob_density_marks_") if hasattr(cpu, name)]
+    assert names
+    for name in names:
+        np.testing.assert_allclose(getattr(gpu, name), getattr(cpu, name), rtol=1e-3, atol=1e-3)
+    if hasattr(cpu, "predict_proba"):
+        np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), atol=1e-3)
+
+
+@pytest.mark.parametrize("model, data", PROBABILITY_MODELS)
+def test_probability_calibration_through_the_device_rows_equals_the_cpu_calibration(model, data, numpy_as_cuda):
+    assert_same_calibration(model, data)
+
+
+@needs_cuda
+@pytest.mark.parametrize("model, data", PROBABILITY_MODELS)
+def test_gpu_probability_calibration_equals_the_cpu_calibration(model, data):
+    assert_same_calibration(model, data)
 
 
 @pytest.mark.parametrize("system", ["cholesky", "cg"])
@@ -233,25 +367,42 @@ def test_device_kernel_logistic_regression_equals_the_cpu_fit(system, numpy_as_c
     assert gpu.n_iter_ == cpu.n_iter_ and gpu.objective_ == pytest.approx(cpu.objective_, rel=1e-12)
     np.testing.assert_allclose(gpu.dual_coef_, cpu.dual_coef_, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), rtol=1e-8, atol=1e-12)
-    with pytest.raises(ValueError, match="solver='nystrom' runs on device='cpu'"):
-        make(device="cuda", solver="nystrom").fit(X, y)
 
 
 @needs_cuda
-def test_gpu_kernel_logistic_regression_equals_the_cpu_fit():
+@pytest.mark.parametrize("solver", ["newton", "nystrom"])
+def test_gpu_kernel_logistic_regression_equals_the_cpu_fit(solver):
     X, y = iris()
-    cpu = svmkit.KernelLogisticRegression(C=10.0, gamma=0.5).fit(X, y)
-    gpu = svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, device="cuda").fit(X, y)
+    make = lambda **kw: svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, solver=solver, n_components=60,  # noqa: E731
+                                                        random_state=0, **kw)
+    cpu, gpu = make().fit(X, y), make(device="cuda").fit(X, y)
     assert gpu.objective_ == pytest.approx(cpu.objective_, rel=1e-8)
     np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), rtol=1e-6, atol=1e-9)
 
 
 @needs_cuda
-def test_gpu_loo_search_equals_the_cpu_search():
+@pytest.mark.parametrize("values", [2, 9])
+def test_gpu_loo_searches_equal_the_cpu_searches(values):
     X, y = diabetes()
-    cpu = KernelRidgeCV(alphas=[1e-3, 1e-1], gammas=[1.0, 5.0]).fit(X, y)
-    gpu = KernelRidgeCV(alphas=[1e-3, 1e-1], gammas=[1.0, 5.0], device="cuda").fit(X, y)
+    regs = list(np.logspace(-3, 1, values))
+    cpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0]).fit(X, y)
+    gpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0], device="cuda").fit(X, y)
     np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-6)
+    assert gpu.best_params_ == cpu.best_params_
+    Cs = [1.0 / r for r in regs]
+    cpu = LSSVMCV(svmkit.LSSVR(), Cs=Cs, gammas=[5.0]).fit(X, y)
+    gpu = LSSVMCV(svmkit.LSSVR(device="cuda"), Cs=Cs, gammas=[5.0]).fit(X, y)
+    np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-6)
+
+
+@needs_cuda
+def test_gpu_svm_search_shares_each_gammas_kernel_and_equals_the_cpu_search():
+    X, y = heart_scale()
+    grid = {"C": [1.0, 10.0], "gamma": [0.05, 0.2]}
+    gpu = SVMSearchCV(svmkit.SVC(device="cuda"), grid, cv=3, n_jobs=1).fit(X, y)
+    cpu = SVMSearchCV(svmkit.SVC(), grid, cv=3, n_jobs=1).fit(X, y)
+    assert gpu.best_params_ == cpu.best_params_
+    np.testing.assert_allclose(gpu.cv_results_["mean_test_score"], cpu.cv_results_["mean_test_score"], atol=0.005)
 
 
 @pytest.mark.parametrize("model", [svmkit.KernelRidge(kernel="rbf", alpha=0.01, gamma=5.0), svmkit.LSSVR(C=30.0, gamma=5.0)])
@@ -290,6 +441,15 @@ def test_gpu_fit_equals_the_cpu_fit(model):
     gpu = clone(model).set_params(device="cuda").fit(cupy.asarray(X.toarray()), cupy.asarray(y))
     assert_same_fit(gpu, cpu, X)
     assert isinstance(gpu.support_vectors_, np.ndarray)
+
+
+@needs_cuda
+def test_gpu_multiclass_fit_on_each_pairs_own_columns_equals_the_cpu_fit():
+    X, y = digits()
+    cpu = svmkit.SVC(C=10.0, gamma=0.05).fit(X, y)
+    gpu = svmkit.SVC(C=10.0, gamma=0.05, device="cuda").fit(X, y)
+    np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-3)
+    assert np.mean(gpu.predict(X) == cpu.predict(X)) >= 0.995
 
 
 def small_cache_problem():
@@ -350,3 +510,164 @@ def test_device_fit_with_identical_rows_of_opposite_labels_equals_the_cpu_fit_at
     cpu = clone(model).fit(X, y)
     gpu = clone(model).set_params(device="cuda").fit(X, y)
     np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-4)
+
+
+@pytest.fixture
+def small_device(monkeypatch):
+    """A device of 100 kB where the device code runs on NumPy, and blocks of at most 2,000
+    kernel values: breast_cancer's data (68 kB in float32) is streamed from the host, its row
+    cache holds the 64 rows of the minimum, and each row request takes many column blocks."""
+    monkeypatch.setattr(device, "NUMPY_DEVICE_BYTES", 100_000)
+    monkeypatch.setattr(device, "BLOCK_VALUES", 2_000)
+
+
+@pytest.mark.parametrize("name, params", KERNELS)
+def test_streamed_device_rows_equal_the_rows_from_the_data_on_the_device(name, params, small_device):
+    X, _ = breast_cancer()
+    spec = make_kernel(name, X, params.get("gamma", "scale"), params.get("degree", 3), params.get("coef0", 0.0))
+    streamed = DeviceKernel(np, spec, X)
+    assert streamed.streamed and streamed._column_step(100) < X.shape[0] // 5
+    idx = np.array([5, 400, 3, 568, 0])
+    got = np.zeros((8, X.shape[0]), dtype=np.float32)
+    streamed.rows_into(idx, got, np.array([7, 1, 2, 3, 4]))
+    device.NUMPY_DEVICE_BYTES = np.inf
+    whole = DeviceKernel(np, spec, X)
+    assert not whole.streamed
+    expected = np.zeros_like(got)
+    whole.rows_into(idx, expected, np.array([7, 1, 2, 3, 4]))
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6 * np.abs(expected).max())
+    assert not got[[0, 5, 6]].any()
+
+
+@pytest.mark.parametrize("model", [svmkit.SVC(C=10.0, gamma=0.05), svmkit.SVR(C=3.0, epsilon=0.2),
+                                   svmkit.NuSVC(nu=0.3, gamma=0.05)])
+def test_a_fit_whose_data_exceeds_the_device_memory_streams_it_to_the_same_optimum(model, numpy_as_cuda,
+                                                                                   small_device):
+    """Streamed data and a row cache of the memory left: the optimum of the fit with the data on
+    the device and a cache of every row, to the solver's tolerance (their paths differ: 32
+    variables a step against one block)."""
+    X, y = breast_cancer()
+    sources = []
+    real = backend.row_source
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+        capped = clone(model).set_params(device="cuda").fit(X, y)
+    assert [s.capacity for s in sources] == [64] and sources[0].kernel.streamed
+    device.NUMPY_DEVICE_BYTES = np.inf
+    whole = clone(model).set_params(device="cuda").fit(X, y)
+    np.testing.assert_allclose(capped.objective_, whole.objective_, rtol=1e-4)
+    assert_same_fit(capped, clone(model).fit(X, y), X)
+
+
+@needs_cuda
+def test_gpu_fit_whose_data_exceeds_the_memory_pool_limit_reaches_the_same_optimum():
+    """CuPy's pool limited to 12 MB beyond what it holds: the 4 MB of data stream from pinned
+    host memory and the row cache takes what is left."""
+    import cupy
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5000, 200))
+    y = (X[:, :10].sum(axis=1) + 0.5 * rng.standard_normal(5000) > 0).astype(int)
+    model = svmkit.SVC(C=1.0, device="cuda")
+    whole = clone(model).fit(X, y)
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    limit = pool.get_limit()
+    pool.set_limit(size=pool.used_bytes() + 12 * 2**20)
+    try:
+        sources = []
+        real = backend.row_source
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+            capped = clone(model).fit(X, y)
+    finally:
+        pool.set_limit(size=limit)
+    assert sources[0].kernel.streamed and sources[0].capacity < X.shape[0]
+    np.testing.assert_allclose(capped.objective_, whole.objective_, rtol=1e-4)
+
+
+def block_problem(nu_mode=False):
+    """breast_cancer's C-SVC (C = 10) or ν-SVC (ν = 0.3) dual as one block: its float32 kernel,
+    labels, bounds, p and the feasible start."""
+    X, y = breast_cancer()
+    y = np.where(y > 0, 1.0, -1.0)
+    K = kernel_block(make_kernel("rbf", X, 0.05), X, X).astype(np.float32)
+    if nu_mode:
+        problem, alpha0 = nu_svc(y, np.ones(y.size), 0.3, np.arange(y.size))
+    else:
+        problem, alpha0 = c_svc(y, np.full(y.size, 10.0), np.arange(y.size))[0], np.zeros(y.size)
+    return K, problem, alpha0
+
+
+def block_gradient(K, problem, alpha):
+    y = problem.y
+    return y * (K.astype(np.float64) @ (y * alpha)) + problem.p
+
+
+def test_a_newton_step_from_near_the_optimum_lands_on_it():
+    """Q is quadratic: with the optimum's free set, one step from a feasible point near the
+    optimum on that set reaches the optimum (to the float32 kernel's rounding)."""
+    K, problem, _ = block_problem()
+    best = solve(problem, row_source(matrix=K.astype(np.float64)), tol=1e-8)
+    free = np.flatnonzero((best.alpha > 1e-6) & (best.alpha < problem.upper - 1e-6))
+    assert free.size > 10
+    rng = np.random.default_rng(0)
+    v = rng.uniform(-1.0, 1.0, free.size)
+    v -= problem.y[free] * (problem.y[free] @ v) / free.size  # yᵀv = 0
+    alpha = best.alpha.copy()
+    alpha[free] += 1e-3 * v * np.minimum(alpha[free], problem.upper[free] - alpha[free]).min() / np.abs(v).max()
+    G = block_gradient(K, problem, alpha)
+    assert _smo_cuda.newton_step(np, K, problem.y, alpha, G, problem.upper, False)
+    np.testing.assert_allclose(alpha, best.alpha, atol=1e-6 * problem.upper.max())
+    np.testing.assert_allclose(G, block_gradient(K, problem, alpha), atol=1e-9)
+
+
+@pytest.mark.parametrize("nu_mode", [False, True])
+def test_a_newton_step_keeps_the_constraints_and_lowers_the_objective(nu_mode):
+    K, problem, alpha0 = block_problem(nu_mode)
+    rng = np.random.default_rng(1)
+    alpha = alpha0 if nu_mode else np.where(problem.y > 0, 1.0, problem.y[problem.y > 0].size / (problem.y < 0).sum())
+    alpha = np.clip(alpha * rng.uniform(0.5, 1.5, alpha.size), 0.0, problem.upper)
+    G = block_gradient(K, problem, alpha)
+    before, sums = alpha @ (0.5 * (G + problem.p)), [alpha[problem.y > 0].sum(), alpha[problem.y < 0].sum()]
+    assert _smo_cuda.newton_step(np, K, problem.y, alpha, G, problem.upper, nu_mode)
+    assert alpha.min() >= 0.0 and (alpha <= problem.upper).all()
+    if nu_mode:
+        np.testing.assert_allclose([alpha[problem.y > 0].sum(), alpha[problem.y < 0].sum()], sums, rtol=1e-12)
+    else:
+        assert problem.y @ alpha == pytest.approx(sums[0] - sums[1], abs=1e-9)
+    np.testing.assert_allclose(G, block_gradient(K, problem, alpha), atol=1e-8)
+    assert alpha @ (0.5 * (G + problem.p)) < before
+
+
+@pytest.mark.parametrize("nu_mode", [False, True])
+def test_pair_updates_with_newton_steps_between_chunks_reach_the_optimum(nu_mode):
+    """The device's inner loop (`alternate`) driving the host's pair updates in chunks of 50
+    with `newton_step` between them: the optimum of the solver, with fewer pair updates."""
+    K, problem, alpha0 = block_problem(nu_mode)
+    n = problem.n
+    store, pos, kidx = K, np.arange(n), np.arange(n)
+    QD = np.diag(K).astype(np.float64)
+    stop = np.zeros(1, dtype=np.bool_)
+
+    def run(every):
+        alpha, G = alpha0.copy(), block_gradient(K, problem, alpha0)
+        steps = []
+
+        def pairs(cap):
+            return _smo_loops.inner_smo(store, pos, kidx, problem.y, alpha, G, problem.upper, QD,
+                                        np.empty((n, n), dtype=np.float32), 1e-3, cap, nu_mode, False, 1e12, stop)
+
+        def newton():
+            steps.append(_smo_cuda.newton_step(np, K, problem.y, alpha, G, problem.upper, nu_mode))
+            return steps[-1]
+
+        updates = _smo_cuda.alternate(pairs, newton, 10**7, every)
+        return alpha @ (0.5 * (G + problem.p)), updates, steps
+
+    objective, updates, steps = run(50)
+    reference, reference_updates, _ = run(0)
+    assert any(steps) and updates < reference_updates
+    np.testing.assert_allclose(objective, reference, rtol=1e-4)
+    np.testing.assert_allclose(objective, solve(problem, row_source(matrix=K.astype(np.float64)),
+                                                alpha0=alpha0).objective, rtol=1e-4)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from svmkit._arrays import to_host
+from svmkit.kernels.device import CACHE_SHARE, device_memory_free
 from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
 from svmkit.solvers.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
@@ -75,16 +76,20 @@ class HostBackend:
         """The closed-form models' 'auto': the kernel kind decides (exact up to `exact_max` rows)."""
         return kernel.auto_solver(n, exact_max)
 
-    def training_rows(self, kernel, Xk, cache_size: float, min_rows: int = MIN_ROWS) -> RowSource:
+    def training_rows(self, kernel, Xk, cache_size: float, min_rows: int = MIN_ROWS,
+                      per_problem: bool = False) -> RowSource:
         """The training kernel's rows for the solver: a given matrix whole, else computed into a
-        cache of `cache_size` MB holding at least `min_rows` rows."""
+        cache of `cache_size` MB holding at least `min_rows` rows. `per_problem`: the rows are
+        the fit's own, not shared with other fits, so that `problem_rows` may narrow them."""
         matrix = kernel.given_matrix(Xk)
         if matrix is not None:
             return row_source(matrix=matrix)
-        return row_source(self._rows(kernel, Xk), cache_size, min_rows=min_rows)
+        return row_source(kernel.training_rows(Xk), cache_size, min_rows=min_rows)
 
-    def _rows(self, kernel, Xk):
-        return kernel.training_rows(Xk)
+    def problem_rows(self, rows: RowSource, kidx: np.ndarray):
+        """(row source, kidx in it) for a problem on the rows `kidx` of `rows`: the host keeps
+        one source, whose rows every class pair shares."""
+        return rows, kidx
 
     def matrix(self, kernel, Xk, scale=None):
         """K(X, X) in float64 (times scale_i·scale_j when `scale` is given), a fresh array of
@@ -147,7 +152,7 @@ class HostBackend:
         EigenShift, 'cholesky' in float64 with `exact` (diag(H⁻¹) needs it), else in float32
         refined to float64 (MixedCholeskyShift)."""
         if solver == "eigen":
-            return EigenShift(K).at(shift)
+            return EigenShift(K, self.xp).at(shift)
         return (CholeskyShift if exact else MixedCholeskyShift)(K, shift, self.xp)
 
     def shifted_scores(self, K, shifts, score):
@@ -156,10 +161,11 @@ class HostBackend:
 
 
 class CudaBackend(HostBackend):
-    """An NVIDIA GPU through CuPy: kernel rows and matrices by cuBLAS, Cholesky by cuSOLVER."""
+    """An NVIDIA GPU through CuPy: kernel rows and matrices by cuBLAS, Cholesky and eigen by
+    cuSOLVER. It runs every solver of the host but the Dask cluster's."""
 
     device = "cuda"
-    solvers = frozenset({"cholesky", "nystrom", "newton"})
+    solvers = HostBackend.solvers - {"dask"}
 
     def __init__(self):
         self.xp = cupy_module()
@@ -167,8 +173,33 @@ class CudaBackend(HostBackend):
     def auto_solver(self, kernel, n, exact_max):
         return "cholesky"
 
-    def _rows(self, kernel, Xk):
-        return kernel.device_training_rows(self.xp, Xk)
+    def training_rows(self, kernel, Xk, cache_size, min_rows=MIN_ROWS, per_problem=False):
+        """The host's, with the kernel rows computed on the device and cached there in at most
+        `cache_size` MB and at most CACHE_SHARE of the device memory left once the data is
+        placed (or streamed: `kernels.device.DeviceKernel`)."""
+        matrix = kernel.given_matrix(Xk)
+        if matrix is not None:
+            return row_source(matrix=matrix)
+        return self._cached(kernel.device_training_rows(self.xp, Xk), cache_size, min_rows, per_problem)
+
+    def _cached(self, device_kernel, cache_size, min_rows, narrowable):
+        cache_size = min(cache_size, CACHE_SHARE * device_memory_free(self.xp) / 2**20)
+        rows = row_source(device_kernel, cache_size, min_rows=min_rows)
+        rows.narrowable = narrowable
+        rows.cache_size = cache_size
+        return rows
+
+    def problem_rows(self, rows, kidx):
+        """A source of the problem's rows over its own columns when `rows` is narrowable and the
+        problem reads fewer rows than it holds (a one-vs-one class pair: rows of 12,000 values
+        where the fit's have 60,000, and a cache of as many MB holding five times the rows); the
+        fit's `cache_size` bounds it, and the memory left."""
+        if not getattr(rows, "narrowable", False):
+            return rows, kidx
+        used, local = np.unique(np.asarray(kidx, dtype=np.int64), return_inverse=True)
+        if used.size == rows.n:
+            return rows, kidx
+        return self._cached(rows.kernel.subset(used), rows.cache_size, MIN_ROWS, False), local.astype(np.int64)
 
     def _matrix(self, kernel, Xk):
         return kernel.device_matrix(self.xp, Xk)

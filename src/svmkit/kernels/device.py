@@ -2,9 +2,11 @@
 float32, written for any array library with NumPy's API (CuPy on the GPU, NumPy to test the
 same code on the CPU).
 
-The data goes to the device once, dense: a CSR matrix is densified there (its dense float32
-copy must fit `DEVICE_DENSE_BYTES`). For the RBF kernel the columns are centred first, which
-leaves distances unchanged and keeps ||a||² + ||b||² − 2<a, b> free of float32 cancellation.
+The data goes to the device once, dense (a CSR matrix is densified; its dense float32 copy
+must fit `DEVICE_DENSE_BYTES`), or, for the solver's kernel rows, stays on the host and is
+streamed to the device by blocks when it would take too much of the device's memory. For the
+RBF kernel the columns are centred first, which leaves distances unchanged and keeps
+||a||² + ||b||² − 2<a, b> free of float32 cancellation.
 """
 
 from __future__ import annotations
@@ -101,26 +103,110 @@ def refuse_on_device(spec: KernelSpec):
     raise ValueError(f"device='cuda' computes kernels from the data; kernel={spec.name!r} runs on device='cpu'")
 
 
-def device_rows(xp, spec: KernelSpec, X, centre=None, dtype=np.float32):
-    """X as the dense `dtype` array the device kernels read (for RBF, columns centred: on
-    `centre`, default X's column means), and its squared row norms (RBF only, else None)."""
+def _check_dense(spec: KernelSpec, X, dtype) -> None:
+    """Refuse a kernel the device cannot compute, and data whose dense copy is too large."""
     if spec.is_callable or spec.is_precomputed:
         refuse_on_device(spec)
     nbytes = np.dtype(dtype).itemsize * X.shape[0] * X.shape[1]
     if nbytes > DEVICE_DENSE_BYTES:
         raise ValueError(f"device='cuda' holds X densely in {np.dtype(dtype).name} ({nbytes / 2**30:.1f} GiB here), "
                          f"more than {DEVICE_DENSE_BYTES / 2**30:.0f} GiB; use device='cpu' for data this wide")
+
+
+def column_means(X) -> np.ndarray:
+    """X's column means in float64 (X dense or CSR): the centre of the RBF kernel's data."""
+    return np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
+
+
+def _dense_rows(spec: KernelSpec, X, dtype=np.float32) -> np.ndarray:
+    """X on the host as the dense C-ordered `dtype` array the device kernels read (for RBF,
+    columns centred on X's column means in float64 first, as `device_rows` centres them)."""
+    _check_dense(spec, X, dtype)
     dense = X.toarray() if sp.issparse(X) else np.asarray(X)
     if spec.uses_norms:
-        dense = dense - (dense.mean(axis=0) if centre is None else centre)
-    D = xp.asarray(np.ascontiguousarray(dense, dtype=dtype))
+        dense = dense - column_means(X)
+    return np.ascontiguousarray(dense, dtype=dtype)
+
+
+#: Bytes of float64 data sent to the device at once when the data is placed there.
+PLACE_BYTES = 1 << 26
+
+
+def _float64_block(xp, block):
+    """A block of rows of X (on the host, dense or CSR: made dense there, one block at a time)
+    as a fresh dense float64 array of `xp`."""
+    return xp.array(block.toarray() if sp.issparse(block) else block, dtype=np.float64)
+
+
+def device_rows(xp, spec: KernelSpec, X, centre=None, dtype=np.float32):
+    """X as the dense `dtype` array the device kernels read, on the device of `xp`, and its
+    squared row norms (RBF only, else None). X is sent by blocks of rows (a CSR block made
+    dense first), each centred for RBF (on `centre`, default X's column means) in float64 on
+    the device — data far from the origin keeps its digits — and rounded to `dtype` there: the
+    host makes no centred or float32 copy of the whole of X."""
+    _check_dense(spec, X, dtype)
+    n, d = X.shape
+    shift = xp.asarray(column_means(X) if centre is None else centre) if spec.uses_norms else None
+    D = xp.empty((n, d), dtype=dtype)
+    step = max(1, PLACE_BYTES // max(8 * d, 1))
+    for lo in range(0, n, step):
+        block = _float64_block(xp, X[lo:lo + step])
+        if shift is not None:
+            block -= shift
+        D[lo:lo + step] = block
     return D, (xp.einsum("ij,ij->i", D, D) if spec.uses_norms else None)
+
+
+#: Bytes a fit may take where the device code runs on NumPy (the CPU); tests set it to make
+#: the training data "not fit" and stream.
+NUMPY_DEVICE_BYTES = np.inf
+#: Share of the device memory left to a fit that its training data may take; past it, the data
+#: stays on the host and is streamed to the device a block of rows at a time.
+DATA_SHARE = 0.25
+#: Share of the device memory left, once the data is placed, that the kernel row cache may take
+#: (the rest: the blocks of kernel values being computed, the solver's block).
+CACHE_SHARE = 0.5
+#: Kernel values computed at once from one block of columns: at most this many, and at most
+#: BLOCK_SHARE of the device memory left (each takes 4 bytes, and 1 for the RBF refinement's mask).
+BLOCK_VALUES = 1 << 27
+BLOCK_SHARE = 0.25
+
+
+def device_memory_free(xp) -> float:
+    """Bytes a fit may still allocate on the device of `xp`: the driver's free memory plus
+    what CuPy's pool holds unused, within the pool's limit when one is set
+    (`cupy.get_default_memory_pool().set_limit`); NUMPY_DEVICE_BYTES for NumPy."""
+    if xp is np:
+        return float(NUMPY_DEVICE_BYTES)
+    pool = xp.get_default_memory_pool()
+    free = xp.cuda.runtime.memGetInfo()[0] + pool.free_bytes()
+    limit = pool.get_limit()
+    return float(min(free, limit - pool.used_bytes()) if limit else free)
+
+
+def _pinned(xp, a: np.ndarray) -> np.ndarray:
+    """A copy of `a` in page-locked host memory (which the device reads by DMA, without a
+    staging copy) for CuPy; `a` itself for NumPy."""
+    if xp is np:
+        return a
+    import cupyx
+
+    out = cupyx.empty_pinned(a.shape, dtype=a.dtype)
+    out[...] = a
+    return out
 
 
 class DeviceKernel:
     """Kernel rows K(x_i, ·) over the training data, computed on the device a block at a time:
     the `Kernel` of `solvers.row_source`, whose cache then stays on the device (`xp`), where
-    the solver runs on it."""
+    the solver runs on it.
+
+    The data goes to the device when its float32 copy takes at most DATA_SHARE of the device
+    memory left (`device_memory_free`); else it stays on the host (`streamed`; in page-locked
+    memory) and each request of rows copies the requested rows, then X by blocks of rows, to
+    the device, where the kernel values of each block are computed: the same float32 values
+    as from the data on the device, so the same optimum. Either way the kernel values are
+    computed by blocks of columns bounded by BLOCK_VALUES and the memory left."""
 
     def __init__(self, xp, spec: KernelSpec, X):
         self.xp = xp
@@ -128,17 +214,56 @@ class DeviceKernel:
         self.n = X.shape[0]
         self.diag = kernel_diag(spec, X)
         self.host_X = X
-        self.X, self.sq = device_rows(xp, spec, X)
+        self.streamed = 4 * X.shape[0] * X.shape[1] > DATA_SHARE * device_memory_free(xp)
+        if self.streamed:
+            dense = _dense_rows(spec, X)
+            self.X = _pinned(xp, dense)
+            self.sq = np.einsum("ij,ij->i", dense, dense) if spec.uses_norms else None
+        else:
+            self.X, self.sq = device_rows(xp, spec, X)
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray:
         """K(X[idx], X[idx]) in float64 on the host, from the data as given."""
         return kernel_block(self.spec, self.host_X[idx], self.host_X[idx])
 
+    def subset(self, idx: np.ndarray) -> "DeviceKernel":
+        """The kernel of the rows `idx` only, K(x_idx[a], x_idx[b]): its rows are computed over
+        those columns alone (a one-vs-one class pair's). The data is gathered where it is kept."""
+        sub = object.__new__(DeviceKernel)
+        sub.xp, sub.spec, sub.n, sub.streamed = self.xp, self.spec, idx.size, self.streamed
+        sub.diag, sub.host_X = self.diag[idx], self.host_X[idx]
+        at = np.asarray(idx) if self.streamed else self.xp.asarray(idx)
+        sub.X = _pinned(self.xp, self.X[at]) if self.streamed else self.X[at]
+        sub.sq = None if self.sq is None else self.sq[at]
+        return sub
+
+    def _column_step(self, n_rows: int) -> int:
+        """Columns of one block of kernel values for `n_rows` rows (with the block of X they
+        come from, when it is streamed)."""
+        per_column = 5 * n_rows + (4 * self.X.shape[1] if self.streamed else 0)
+        budget = min(5 * BLOCK_VALUES, BLOCK_SHARE * device_memory_free(self.xp))
+        return int(min(self.n, max(1, budget // per_column)))
+
     def rows_into(self, idx: np.ndarray, out, out_rows: np.ndarray) -> None:
         """Write K(X[idx], X) into rows `out_rows` of `out`, an array of `xp` (the row cache)."""
-        rows = self.xp.asarray(idx)
-        a_sq = None if self.sq is None else self.sq[rows]
-        out[self.xp.asarray(out_rows)] = device_gram(self.xp, self.spec, self.X[rows], self.X, a_sq, self.sq)
+        xp = self.xp
+        idx = np.asarray(to_host(idx), dtype=np.int64)
+        there = xp.asarray(out_rows)
+        if self.streamed:
+            A = xp.asarray(self.X[idx])
+            a_sq = None if self.sq is None else xp.asarray(self.sq[idx])
+        else:
+            at = xp.asarray(idx)
+            A, a_sq = self.X[at], None if self.sq is None else self.sq[at]
+        step = self._column_step(idx.size)
+        for lo in range(0, self.n, step):
+            cols = slice(lo, min(self.n, lo + step))
+            B = xp.asarray(self.X[cols])  # a copy to the device when streamed, else a view
+            b_sq = None if self.sq is None else xp.asarray(self.sq[cols])
+            if step >= self.n:
+                out[there] = device_gram(xp, self.spec, A, B, a_sq, b_sq)
+            else:
+                out[there, cols] = device_gram(xp, self.spec, A, B, a_sq, b_sq)
 
 
 #: Kernel values (and dense values of X) of one prediction block on the device.
@@ -147,16 +272,23 @@ _PREDICT_VALUES = 2**26
 
 def device_kernel_products(xp, spec: KernelSpec, X, centres, W, dtype=np.float32) -> np.ndarray:
     """K(X, centres) @ W (float64, on the host) with the kernel blocks computed on the device
-    in `dtype`, a bounded number of rows of X at a time (W: n_centres × k)."""
-    dense = centres.toarray() if sp.issparse(centres) else np.asarray(centres)
-    shift = dense.mean(axis=0) if spec.uses_norms else None
-    C, c_sq = device_rows(xp, spec, dense, shift, dtype)
-    W_d = xp.asarray(W, dtype=np.float64)
+    in `dtype`, a bounded number of rows of X at a time (W: n_centres × k). The centres go to
+    the device whole when their dense copy takes at most DATA_SHARE of the device memory left,
+    else a block of them at a time, the blocks' products summed."""
+    shift = column_means(centres) if spec.uses_norms else None
+    m, d = centres.shape
+    size = np.dtype(dtype).itemsize
+    per_block = int(max(1, min(m, DATA_SHARE * device_memory_free(xp) / max(size * d, 1))))
     n = X.shape[0]
-    out = np.empty((n, W.shape[1]))
-    # bounded by the centres (the kernel block) and by the features (the block of X made dense)
-    step = max(1, min(n, _PREDICT_VALUES // max(C.shape[0], C.shape[1], 1)))
-    for s in range(0, n, step):
-        A, a_sq = device_rows(xp, spec, X[s:s + step], shift, dtype)
-        out[s:s + step] = to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64, copy=False) @ W_d)
+    out = np.zeros((n, W.shape[1]))
+    for lo in range(0, m, per_block):
+        C, c_sq = device_rows(xp, spec, centres[lo:lo + per_block], shift, dtype)
+        W_d = xp.asarray(W[lo:lo + per_block], dtype=np.float64)
+        # bounded by the centres (the kernel block, and 1 byte a value for the RBF refinement's
+        # mask) and by the features (the block of X made dense)
+        values = min(_PREDICT_VALUES, BLOCK_SHARE * device_memory_free(xp) / (size + 1))
+        step = int(max(1, min(n, values // max(C.shape[0], C.shape[1], 1))))
+        for s in range(0, n, step):
+            A, a_sq = device_rows(xp, spec, X[s:s + step], shift, dtype)
+            out[s:s + step] += to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64, copy=False) @ W_d)
     return out

@@ -62,10 +62,11 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     random_state : int, Generator or None, default None
         Draws the Nyström centres and the preconditioner's columns.
     device : {'cpu', 'cuda'}, default 'cpu'
-        'cuda' (with solver='newton'): the float64 kernel matrix on the GPU through CuPy, and
+        'cuda': with solver='newton', the float64 kernel matrix on the GPU through CuPy, and
         the Newton systems' products with it there (the rest of each step on the host; up to
-        2,500 rows × classes each system is factorised on the host, from one copy of K);
-        prediction computes its kernel blocks there in float64.
+        2,500 rows × classes each system is factorised on the host, from one copy of K); with
+        'nystrom', the blocks of K_NM computed there in float64 and the Newton steps on the
+        host. Prediction computes its kernel blocks there in float64.
 
     Attributes
     ----------
@@ -142,7 +143,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
             centres = self._centres(n, kernel, Xk, 1.0 / self.C)
             rows = backend.centre_rows(kernel, Xk, centres, NYSTROM_BLOCK_ELEMENTS)
             step = max(1, NYSTROM_BLOCK_ELEMENTS // centres.size)
-            K_NM = np.vstack([rows(slice(lo, lo + step), keep=True) for lo in range(0, n, step)])
+            K_NM = np.vstack([backend.to_host(rows(slice(lo, lo + step), keep=True)) for lo in range(0, n, step)])
             C_k = Xk[centres]
             Phi, T_mm = nystrom_features(K_NM, kernel.block(C_k, C_k))
             del K_NM

@@ -136,8 +136,8 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     loo : bool, default=False
         Also compute the exact leave-one-out residuals α_i / (M⁻¹)_ii (Cawley & Talbot 2004).
     device : {'cpu', 'cuda'}, default='cpu'
-        As KernelRidge's: the kernel and the 'cholesky' solver on the GPU, and 'nystrom''s
-        K_NM blocks and normal equations.
+        As KernelRidge's: the kernel and the 'cholesky' or 'eigen' solver on the GPU, and
+        'nystrom''s K_NM blocks with the normal equations or CG products.
 
     Attributes
     ----------

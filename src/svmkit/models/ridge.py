@@ -64,10 +64,11 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         Also compute the exact leave-one-out residuals (exact solvers only): one more N³/3
         with 'cholesky', O(N²) with 'eigen'.
     device : {'cpu', 'cuda'}, default='cpu'
-        'cuda': the float64 kernel and the 'cholesky' solver (cuSOLVER) on the GPU through
-        CuPy ('auto' is 'cholesky' there); 'nystrom' computes its K_NM blocks and sums the
-        normal equations there (up to 4,096 centres; the M × M solve on the host); 'eigen' and
-        Dask arrays are refused there (device='cpu' runs them). Prediction computes its kernel
+        'cuda': the float64 kernel and the 'cholesky' or 'eigen' solver (cuSOLVER) on the GPU
+        through CuPy ('auto' is 'cholesky' there); 'nystrom' computes its K_NM blocks there and
+        sums the normal equations there (up to 4,096 centres; the M × M solve on the host) or
+        runs its CG products there (more centres; the M × M preconditioner on the host). Dask
+        arrays are refused there (device='cpu' runs them). Prediction computes its kernel
         blocks there in float64.
 
     Attributes

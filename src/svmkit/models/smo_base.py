@@ -145,7 +145,7 @@ class SMOModel(KernelExpansion):
         X, target, weight = session.X, session.target, session.weight
         rows = session.rows
         if rows is None:
-            rows = session.backend.training_rows(session.kernel, session.Xk, self.cache_size)
+            rows = session.backend.training_rows(session.kernel, session.Xk, self.cache_size, per_problem=True)
         row_index = session.index()
         warm_key = None
         if self.warm_start:

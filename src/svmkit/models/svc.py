@@ -86,11 +86,15 @@ class BaseSVC(ClassifierMixin, SMOModel):
 
     def _solve_problems(self, rows, row_index, y_enc, weight, starts):
         fits = []
+        backend = self._backend()
         for k, (a, b) in enumerate(ovo.class_pairs(self.classes_.shape[0])):
             idx, ypair = self._pair_rows(y_enc, weight, a, b)
-            problem, res, scale = self._solve_pair(rows, row_index[idx], ypair, weight[idx], (a, b),
+            # on a device, the pair's rows over its own columns when the fit's rows are its own
+            pair_rows, kidx = backend.problem_rows(rows, row_index[idx])
+            problem, res, scale = self._solve_pair(pair_rows, kidx, ypair, weight[idx], (a, b),
                                                    starts[k] if starts else None)
             fit = read_back(idx, problem, res, scale)
+            del pair_rows  # a pair's own rows leave the device before the next pair's are sized
             self._summary(fit, self._pair_summary(res, (a, b)))
             fits.append(fit)
         return fits

@@ -216,36 +216,41 @@ class MixedCholeskyShift:
 
 
 class EigenShift:
-    """K = V diag(w) Vᵀ factorised once (LAPACK syevd); `at(s)` gives H = K + sI for any shift
-    s at the cost of products with V. A shift that leaves an eigenvalue of H at or below
-    1e-12·max|w| (an indefinite kernel, or a singular one at s = 0) is refused."""
+    """K = V diag(w) Vᵀ factorised once (LAPACK syevd on the host, the array module's own
+    `eigh` on a device: `xp`); `at(s)` gives H = K + sI for any shift s at the cost of products
+    with V. A shift that leaves an eigenvalue of H at or below 1e-12·max|w| (an indefinite
+    kernel, or a singular one at s = 0) is refused."""
 
-    def __init__(self, K: np.ndarray):
-        with factor_threads(K):
-            self.w, self.V = la.eigh(_fortran_view(K), overwrite_a=True, check_finite=False, driver="evd")
+    def __init__(self, K, xp=np):
+        self.xp = xp
+        if on_host(xp):
+            with factor_threads(K):
+                self.w, self.V = la.eigh(_fortran_view(K), overwrite_a=True, check_finite=False, driver="evd")
+        else:
+            self.w, self.V = xp.linalg.eigh(K)
         self._V2 = self.V * self.V
-        self._scale = max(float(np.max(np.abs(self.w))), np.finfo(float).tiny) if self.w.size else 1.0
+        self._scale = max(float(xp.max(xp.abs(self.w))), np.finfo(float).tiny) if self.w.size else 1.0
 
     def at(self, shift: float) -> "ShiftedEigen":
         values = self.w + shift
-        if values.size and np.min(values) <= 1e-12 * self._scale:
-            raise not_positive_definite(shift, f"smallest eigenvalue {np.min(values):.3g}")
+        if values.size and float(self.xp.min(values)) <= 1e-12 * self._scale:
+            raise not_positive_definite(shift, f"smallest eigenvalue {float(self.xp.min(values)):.3g}")
         return ShiftedEigen(self, 1.0 / values)
 
 
 class ShiftedEigen:
     """(K + sI)⁻¹ as V diag(1/(w + s)) Vᵀ, with CholeskyShift's `solve` and `inverse_diag`."""
 
-    def __init__(self, eigen: EigenShift, inverse_values: np.ndarray):
+    def __init__(self, eigen: EigenShift, inverse_values):
         self.eigen = eigen
         self.inv = inverse_values
 
-    def solve(self, B: np.ndarray) -> np.ndarray:
-        """H⁻¹B = V diag(1/(w + s)) VᵀB."""
-        VtB = self.eigen.V.T @ B
+    def solve(self, B):
+        """H⁻¹B = V diag(1/(w + s)) VᵀB (an array of the factorisation's `xp`)."""
+        VtB = self.eigen.V.T @ self.eigen.xp.asarray(B)
         return self.eigen.V @ (self.inv[:, None] * VtB if VtB.ndim == 2 else self.inv * VtB)
 
-    def inverse_diag(self) -> np.ndarray:
+    def inverse_diag(self):
         """diag(H⁻¹) = Σ_j V_ij² / (w_j + s)."""
         return self.eigen._V2 @ self.inv
 
@@ -258,7 +263,8 @@ EIGEN_MIN_SHIFTS = 8
 def shifted_scores(K, shifts, score, xp=np):
     """score(H) for H = K + sI factorised for each s of `shifts`, in order (H with `solve(B)`
     and `inverse_diag()`, arrays of `xp`): on the host one eigendecomposition of K for
-    EIGEN_MIN_SHIFTS shifts or more, else (and always on a device) a Cholesky factor per shift,
+    EIGEN_MIN_SHIFTS shifts or more, else (and always on a device, where syevd costs tens of
+    potrf) a Cholesky factor per shift,
     each of a copy of K but the last (K is overwritten either way). A shift at which H is not
     positive definite gives a NotPositiveDefiniteError in place of its score, and the other
     shifts go on. The two routes refuse at different margins: the

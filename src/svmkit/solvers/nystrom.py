@@ -9,7 +9,7 @@ import numpy as np
 import scipy.linalg as la
 
 from svmkit._arrays import to_host
-from svmkit.solvers.factorisations import conjugate_gradient, not_positive_definite, on_host
+from svmkit.solvers.factorisations import conjugate_gradient, not_positive_definite
 
 
 #: Step limit of the Nyström CG.
@@ -50,7 +50,8 @@ def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, 
     buffer it reuses unless `keep`, an array of `xp` (CuPy: the blocks and their products on
     the GPU). Up to NYSTROM_DIRECT_MAX centres, the normal equations are summed over row
     blocks in one pass and solved by Cholesky on the host (see `nystrom_normal_solve`); past
-    it, on the host only, by CG preconditioned as Falkon does, stopping at relative residual
+    it by CG preconditioned as Falkon does (the products where the blocks are, the M × M
+    preconditioner on the host), stopping at relative residual
     `tol` (b, unpenalised, is preconditioned by 1/n), with K_NM kept whole only when it fits
     NYSTROM_KEEP_BYTES."""
     m = K_MM.shape[0]
@@ -59,10 +60,7 @@ def nystrom_solve(block, n: int, K_MM: np.ndarray, B: np.ndarray, shift: float, 
     spans = [slice(s, min(n, s + step)) for s in range(0, n, step)]
     if m <= NYSTROM_DIRECT_MAX:
         return _nystrom_direct(block, spans, K_MM, B, shift, bias, xp)
-    if not on_host(xp):
-        raise ValueError(f"Nyström with {m} centres solves by CG, on NumPy arrays only; arrays of "
-                         f"{xp.__name__} take at most {NYSTROM_DIRECT_MAX} centres")
-    return _nystrom_cg(block, spans, K_MM, B, shift, bias, tol)
+    return _nystrom_cg(block, spans, K_MM, B, shift, bias, tol, xp)
 
 
 def _nystrom_direct(block, spans, K_MM, B, shift, bias, xp=np):
@@ -92,30 +90,32 @@ def _nystrom_direct(block, spans, K_MM, B, shift, bias, xp=np):
     return z[:m], z[m]
 
 
-def _nystrom_cg(block, spans, K_MM, B, shift, bias, tol):
-    """The CG route of `nystrom_solve` over the row blocks `spans`."""
+def _nystrom_cg(block, spans, K_MM, B, shift, bias, tol, xp=np):
+    """The CG route of `nystrom_solve` over the row blocks `spans`: the products with K_NM and
+    the iterates where the blocks are (`xp`), the M × M preconditioner on the host."""
     n, k = B.shape
     m = K_MM.shape[0]
     kept = [block(rows, keep=True) for rows in spans] if 8 * n * m <= NYSTROM_KEEP_BYTES else None
+    B_there, K_MM_there = xp.asarray(B), xp.asarray(K_MM)
 
     def blocks():
         for i, rows in enumerate(spans):
             yield rows, (kept[i] if kept is not None else block(rows))
 
-    rhs = np.zeros((m + 1, k))
+    rhs = xp.zeros((m + 1, k))
     for rows, Kb in blocks():
-        rhs[:m] += Kb.T @ B[rows]
-        rhs[m] += B[rows].sum(axis=0)
+        rhs[:m] += Kb.T @ B_there[rows]
+        rhs[m] += B_there[rows].sum(axis=0)
 
     def matvec(z):
         z = z.reshape(m + 1, k)
-        beta, b = z[:m], z[m] if bias else np.zeros(k)
-        out = np.zeros((m + 1, k))
+        beta, b = z[:m], z[m] if bias else xp.zeros(k)
+        out = xp.zeros((m + 1, k))
         for rows, Kb in blocks():
             u = Kb @ beta + b
             out[:m] += Kb.T @ u
             out[m] += u.sum(axis=0)
-        out[:m] += shift * (K_MM @ beta)
+        out[:m] += shift * (K_MM_there @ beta)
         if not bias:
             out[m] = 0.0
         return out
@@ -123,14 +123,16 @@ def _nystrom_cg(block, spans, K_MM, B, shift, bias, tol):
     falkon = falkon_preconditioner(K_MM, n, shift)
 
     def precondition(r):
+        r = to_host(r)
         out = np.empty_like(r)
         out[:m] = falkon(r[:m])
         out[m] = r[m] / n if bias else 0.0
-        return out
+        return xp.asarray(out)
 
     if not bias:
         rhs[m] = 0.0
-    z, _ = conjugate_gradient(matvec, rhs, precondition, tol, NYSTROM_MAX_ITER)
+    z, _ = conjugate_gradient(matvec, rhs, precondition, tol, NYSTROM_MAX_ITER, xp=xp)
+    z = to_host(z)
     return z[:m], z[m]
 
 

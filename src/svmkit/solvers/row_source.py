@@ -127,7 +127,12 @@ class CachedRows:
 
     `cache_size` bounds the store in MB; it holds at least `min_rows` rows. The solver sizes
     its working sets to `capacity`. The store is kept where the kernel computes its rows.
+    `narrowable`: whether a problem on a subset of the rows may be given a source of its own,
+    over those rows' columns only (set by the backend that made it; see
+    `backend.CudaBackend.problem_rows`).
     """
+
+    narrowable = False
 
     def __init__(self, kernel: Kernel, cache_size: float, min_rows: int = MIN_ROWS):
         self.kernel = kernel
@@ -140,7 +145,9 @@ class CachedRows:
             self.store = _scratch.take((self.capacity, self.n), np.float32)
             weakref.finalize(self, _scratch.give, self.store)
         else:
-            self.store = self.xp.empty((self.capacity, self.n), dtype=np.float32)
+            # taken at the first fetch: a device source whose problems each get a narrower one
+            # of their own (one-vs-one pairs) never holds the memory
+            self.store = None
         self.slot_of = np.full(self.n, -1, dtype=np.int64)
         self.owner = np.full(self.capacity, -1, dtype=np.int64)
         self.last_used = np.zeros(self.capacity, dtype=np.int64)
@@ -158,6 +165,8 @@ class CachedRows:
         self.clock += 1
         slots = self.slot_of[idx]
         missing = np.flatnonzero(slots < 0)
+        if self.store is None:
+            self.store = self.xp.empty((self.capacity, self.n), dtype=np.float32)
         if missing.size:
             miss_idx = np.unique(idx[missing])
             new_slots = self._claim(miss_idx.size, protect=slots[slots >= 0])

@@ -18,8 +18,9 @@ rows all fit in the row source is one block: that is LIBSVM's SMO, run to tol in
 
 The loop is written once for NumPy and CuPy: it runs where the row source keeps its rows, its
 compiled loops being Numba's (`_smo_loops`) on the host and CUDA kernels (`_smo_cuda`) on a GPU.
-The device's block solver runs pair updates only: the host's Newton steps on the free variables
-(`_smo_newton`) and its shrinking within a block are not done there.
+The device's block solver runs pair updates in chunks with a Newton step on the free variables
+between them (by a fresh Cholesky factor each, where the host's `_smo_newton` keeps one), and
+no shrinking within a block.
 """
 
 from __future__ import annotations
@@ -81,8 +82,7 @@ class DualResult:
 
 def _compiled_loops(xp):
     """The module of `inner_smo` and `update_gradient` for arrays of `xp`: Numba's loops for
-    NumPy, CUDA kernels for CuPy, whose `inner_smo` runs pair updates only (no Newton steps,
-    no shrinking within the block)."""
+    NumPy, CUDA kernels for CuPy, whose `inner_smo` has no shrinking within the block."""
     if xp is np:
         return _smo_loops
     from svmkit.solvers import _smo_cuda

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The GPU checks and figures of issue 45 in one run of under 8 minutes, from the repository root
+# of a machine with one CUDA device and CuPy:
+#
+#   bash benchmarks/gpu_session.sh               run every part, each stopped at its own limit
+#   bash benchmarks/gpu_session.sh --stage DIR   before the working tree is sent: copy the real
+#                                                data sets from DIR into shared/data
+#
+# Parts, in order, with their limits in seconds (460 in all): tests/test_gpu.py (130),
+# check_gpu.py (40), bench_gpu.py's binary and 10-class 60,000 × 784 fits, each also with the
+# block solved by pair updates only (120), a9a and w8a against scikit-learn (85), KernelRidge
+# on 20,000 rows, GPU against CPU (35), and an SVC fit whose data is larger than CuPy's pool
+# limit (50). The real data sets (a9a, a9a.t, w8a,
+# satimage, mnist.scale.t, heart_scale) are read from $SVMKIT_DATA, shared/data or
+# ../shared/data; a part whose file is missing says so. Each part's whole output goes to
+# $OUT/<part>.log (or /tmp/gpu_session when $OUT is not set); the last lines of each are printed.
+set -u
+cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--stage" ]; then
+    mkdir -p shared/data
+    for f in a9a a9a.t w8a satimage.scale satimage.scale.t mnist.scale.t.bz2 heart_scale; do
+        cp "$2/$f" shared/data/ || echo "not staged: $2/$f"
+    done
+    ls -l shared/data
+    exit 0
+fi
+
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+LOGS="${OUT:-/tmp/gpu_session}"
+mkdir -p "$LOGS"
+START=$SECONDS
+
+part() {  # part NAME LIMIT LINES COMMAND...: run COMMAND under LIMIT seconds, print its last LINES lines
+    local name=$1 limit=$2 lines=$3
+    shift 3
+    local t0=$SECONDS
+    timeout -k 2 "$limit" "$@" > "$LOGS/$name.log" 2>&1
+    local rc=$?
+    local state="exit $rc"
+    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && state="STOPPED at its ${limit} s limit"
+    echo
+    echo "=== $name: $state after $((SECONDS - t0)) s (session $((SECONDS - START)) s) ==="
+    tail -n "$lines" "$LOGS/$name.log"
+}
+
+echo "=== machine ==="
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -2
+python -c "import sys, numpy, cupy, sklearn; print('python', sys.version.split()[0], 'numpy', numpy.__version__, \
+'cupy', cupy.__version__, 'scikit-learn', sklearn.__version__)" 2>&1 | tail -1
+ls shared/data 2>/dev/null | tr '\n' ' '; echo
+
+part test_gpu 130 4 python -m pytest -vv -x -p no:cacheprovider -p no:warnings tests/test_gpu.py
+# the tests that need the GPU, each with its outcome (-vv: the project's addopts hold -q)
+sed -nE 's/.*::(test_gpu_[^ ]*) (PASSED|FAILED|SKIPPED|ERROR).*/\2 \1/p' "$LOGS/test_gpu.log"
+part check_gpu 40 12 python benchmarks/check_gpu.py --sets heart_scale,a9a,w8a,satimage,mnist
+part bench_synthetic 120 10 python benchmarks/bench_gpu.py --sets binary,mnist10 \
+    --systems "svmkit cuda,svmkit cuda pairs" --timeout 40
+part bench_a9a_w8a 85 8 python benchmarks/bench_gpu.py --sets a9a,w8a --systems "svmkit cuda,scikit-learn" \
+    --timeout 38 --no-floor
+part bench_ridge20k 35 4 python benchmarks/bench_gpu.py --sets ridge20k --timeout 30 --no-floor
+part bench_capped 50 4 python benchmarks/bench_gpu.py --sets capped --timeout 45 --no-floor
+echo
+echo "=== done in $((SECONDS - START)) s; logs in $LOGS ==="
