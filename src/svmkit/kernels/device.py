@@ -81,8 +81,11 @@ def _fused_rbf(xp, P, A, B, a_sq, b_sq, gamma):
 
 
 def _refine(xp, D2, A, B, r, c):
-    """D2[r, c] = ||A[r] − B[c]||², from the row differences a bounded number at a time."""
-    step = max(1, _REFINE_VALUES // max(A.shape[1], 1))
+    """D2[r, c] = ||A[r] − B[c]||², from the row differences a bounded number at a time: at
+    most _REFINE_VALUES, and at most BLOCK_SHARE of the device memory left for the three
+    arrays of values each chunk makes (A[r], B[c] and their difference)."""
+    values = min(_REFINE_VALUES, BLOCK_SHARE * device_memory_free(xp) / (3 * A.itemsize))
+    step = int(max(1, values // max(A.shape[1], 1)))
     for s in range(0, int(r.shape[0]), step):
         rs, cs = r[s:s + step], c[s:s + step]
         diff = A[rs] - B[cs]

@@ -3,8 +3,8 @@
 With the arguments of `_smo_loops`' functions, they do on the device the working-set
 subproblem (LIBSVM's SMO with second-order selection, Fan, Chen & Lin 2005) in one thread
 block, and the gradient update over the rows of the variables that moved. The subproblem runs
-pair updates in chunks of NEWTON_EVERY; between two chunks that did not reach the tolerance,
-one Newton step on the free variables (`newton_step`: the reduced KKT system by cuSOLVER's
+pair updates, with NEWTON_EVERY > 0 in chunks of that many; between two chunks that did not
+reach the tolerance, one Newton step on the free variables (`newton_step`: the reduced KKT system by cuSOLVER's
 Cholesky, as the host loop's `_smo_newton` does with a kept factor) takes them to the
 minimiser of the block on the free set, or as far towards it as the box allows. There is no
 shrinking within the block. Notation as there: min ½αᵀQα + pᵀα, yᵀα = Δ, 0 ≤ α ≤ U,
@@ -24,12 +24,14 @@ from svmkit.solvers.factorisations import CholeskyShift, NotPositiveDefiniteErro
 BLOCK_THREADS = 1024
 #: Threads per block of the gradient update.
 UPDATE_THREADS = 256
-#: Pair updates between two Newton steps (0: pair updates only). A Newton step (a float64
-#: Cholesky of up to 2,048 free variables and some twenty small launches) should cost about as
-#: much as a few hundred pair updates at 5.5 µs each. In a NumPy port of the block kernel's
-#: pair updates, Newton steps every 300 of them cut heart_scale's C = 1000 block from 3,888
-#: updates to 1,500 (5 steps), breast_cancer's C = 10 one from 537 to 304 (1 step).
-NEWTON_EVERY = 500
+#: Pair updates between two Newton steps (0: pair updates only). Measured on an H200
+#: (`bench_gpu.py`, 60,000 × 784): every 500, binary 2.29 s and 10-class 15.17 s; every 5,000,
+#: 1.11 s and 10.52 s; pair updates only, 1.20 s and 9.44 s. A step's launches and host syncs
+#: cost more than the updates it saves (10-class: 889k → 795k at 500), so the block runs on
+#: pair updates alone by default; `bench_gpu.py`'s 'svmkit cuda every=N' measures the steps
+#: (in a NumPy port of the block kernel, steps every 300 updates cut heart_scale's C = 1000
+#: block from 3,888 updates to 1,500).
+NEWTON_EVERY = 0
 #: Most free variables of a Newton step (its factorisation is cubic in them).
 NEWTON_MAX_FREE = 4096
 #: Jitter of the Newton system, relative to its largest diagonal: Q_FF of duplicate free rows
