@@ -3,11 +3,13 @@ reduction to hard-margin classification, and the objectives of the linear soft �
 
 The problems, as Bi & Bennett (2003) pose them:
 
-- ε̄-band_inf: ε_inf = min ε̄ s.t. −ε̄ ≤ y_i − (wᵀx_i + b) ≤ ε̄, a linear program (the Chebyshev fit).
+- ε̄-band_inf: ε_inf = min ε̄ s.t. −ε̄ ≤ y_i − (wᵀx_i + b) ≤ ε̄, a linear program (the
+  Chebyshev fit).
 - Hard ε-band hyperplane, the linear hard ε-band SVR: min ½wᵀw s.t. |y_i − (wᵀx_i + b)| ≤ ε.
 - Hard ε̄-band hyperplane: the hard-margin SVC min ½wᵀw + ½η² s.t.
   wᵀx_i + η(y_i + ε̄) + b ≥ 1 on D⁺ and wᵀx_i + η(y_i − ε̄) + b ≤ −1 on D⁻.
-- The linear soft ε-band SVR (Vapnik 1995's linear ε-SVR): min ½wᵀw + C Σ (ξ_i + η_i) s.t. the band constraints relaxed by ξ_i, η_i ≥ 0.
+- The linear soft ε-band SVR (Vapnik 1995's linear ε-SVR): min ½wᵀw + C Σ (ξ_i + η_i) s.t. the
+  band constraints relaxed by ξ_i, η_i ≥ 0.
 - Its dual over (λ, μ) ∈ [0, C]ⁿ × [0, C]ⁿ with Σ (μ_i − λ_i) = 0.
 
 All quantities are in the units of y (ε, ε̄, b) or of y per unit of x (w).

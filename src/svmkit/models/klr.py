@@ -31,8 +31,8 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     by Newton's method in the representer coefficients β.
 
     Minimises J(β, b) = ½ Σ_c β_cᵀKβ_c + C Σ_n w_n ℓ(y_n, f(x_n)), f = Kβ + b, the intercept b
-    not penalised, w_n = sample_weight_n · class_weight[y_n]. This is Zhu & Hastie's (2005) (λ/N)·βᵀKβ + (1/N)·Σ ln(1 + exp(−y_n f(x_n))),
-    multiplied by N/(2λ): `C` = 1/(2λ), so that with the linear kernel it is scikit-learn's
+    not penalised, w_n = sample_weight_n · class_weight[y_n]. This is Zhu & Hastie's (2005)
+    (λ/N)·βᵀKβ + (1/N)·Σ ln(1 + exp(−y_n f(x_n))), multiplied by N/(2λ): `C` = 1/(2λ), so that with the linear kernel it is scikit-learn's
     LogisticRegression(C=C) (whose penalty is ½‖w‖²) on the raw features.
 
     Parameters
