@@ -12,13 +12,19 @@ cell ★; the right one #SV/N, Vapnik's bound on the leave-one-out error (Vapnik
 best, the one with the fewest support vectors (✕ marks the best score when it differs).
 """
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 
 import svmkit
 from svmkit import load_svmlight, plot
 from svmkit.model_selection import SVMSearchCV
 
-X, y = load_svmlight("data/heart_scale")
+# LIBSVM's heart_scale (270 × 13), from the repository root or from examples/, where the
+# documentation runs the script.
+HEART = (Path("data") if Path("data").is_dir() else Path("../data")).resolve() / "heart_scale"
+
+X, y = load_svmlight(HEART)
 grid = {"C": [2.0 ** k for k in range(-5, 16, 2)], "gamma": [2.0 ** k for k in range(3, -16, -2)]}
 search = SVMSearchCV(svmkit.SVC(), param_grid=grid, cv=5, prefer_fewer_sv=True).fit(X, y)
 plot.cv_heatmap(search)

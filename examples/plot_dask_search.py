@@ -9,6 +9,8 @@ same cell by cell. This example starts a small local cluster of threads, runs a 
 and compares the scores with the threaded search.
 """
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 from distributed import Client, LocalCluster
@@ -17,7 +19,11 @@ import svmkit
 from svmkit import load_svmlight, plot
 from svmkit.model_selection import SVMSearchCV
 
-X, y = load_svmlight("data/heart_scale")
+# LIBSVM's heart_scale (270 × 13), from the repository root or from examples/, where the
+# documentation runs the script.
+HEART = (Path("data") if Path("data").is_dir() else Path("../data")).resolve() / "heart_scale"
+
+X, y = load_svmlight(HEART)
 grid = {"C": [2.0 ** k for k in range(-3, 12, 2)], "gamma": [2.0 ** k for k in range(1, -12, -2)]}
 
 if __name__ == "__main__":

@@ -22,7 +22,11 @@ import svmkit
 from svmkit import load_svmlight
 from svmkit.io.libsvm_model import load_libsvm_model, save_libsvm_model
 
-data = Path("data/heart_scale").resolve()
+# LIBSVM's heart_scale (270 × 13), from the repository root or from examples/, where the
+# documentation runs the script.
+HEART = (Path("data") if Path("data").is_dir() else Path("../data")).resolve() / "heart_scale"
+
+
 env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(svmkit.__file__).parents[1]),
                                                       os.environ.get("PYTHONPATH", "")])}
 
@@ -37,13 +41,13 @@ def svmkit_command(*args, cwd):
 
 
 with tempfile.TemporaryDirectory() as folder:
-    svmkit_command("scale", "-l", "-1", "-u", "1", "-s", "heart.range", str(data), cwd=folder)
-    svmkit_command("train", "-q", "-c", "4", "-g", "0.1", str(data), "heart.model", cwd=folder)
-    svmkit_command("train", "-q", "-v", "5", "-c", "4", "-g", "0.1", str(data), cwd=folder)
-    svmkit_command("predict", str(data), "heart.model", "heart.out", cwd=folder)
+    svmkit_command("scale", "-l", "-1", "-u", "1", "-s", "heart.range", str(HEART), cwd=folder)
+    svmkit_command("train", "-q", "-c", "4", "-g", "0.1", str(HEART), "heart.model", cwd=folder)
+    svmkit_command("train", "-q", "-v", "5", "-c", "4", "-g", "0.1", str(HEART), cwd=folder)
+    svmkit_command("predict", str(HEART), "heart.model", "heart.out", cwd=folder)
     svmkit_command("info", "heart.model", cwd=folder)
 
-    X, y = load_svmlight(data)
+    X, y = load_svmlight(HEART)
     from_file = load_libsvm_model(Path(folder) / "heart.model")
     in_python = svmkit.SVC(C=4, gamma=0.1).fit(X, y)
     save_libsvm_model(in_python, Path(folder) / "again.model")
