@@ -355,8 +355,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
 
     Minimises ½‖w‖² + Σ_i C_i·ℓ(y_i − wᵀx_i − b), ℓ(r) = max(0, |r| − ε) ('epsilon_insensitive')
     or its square ('squared_epsilon_insensitive'); C_i = C · sample_weight_i. The linear soft
-    ε-band SVR (Vapnik 1995; Bi & Bennett 2003). The dual by coordinate descent (-s 13 / -s 12) or, for the squared
-    loss, the primal by Newton's method (-s 11).
+    ε-band SVR (Vapnik 1995; Bi & Bennett 2003). The dual by coordinate descent (-s 13 / -s 12)
+    or, for the squared loss, the primal by Newton's method (-s 11).
 
     Parameters
     ----------
