@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _results import write
 from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -112,14 +113,18 @@ def main():
     named = args.systems.split(",")
     print("| set | system | fit s | predict s | accuracy | #SV | scikit-learn fit s / this |")
     print("|---|---|---|---|---|---|---|")
+    table = []
     for name in args.sets.split(","):
         results = {}
         for system in named:
             if name in GPU_ONLY and system != "svmkit cuda" and args.systems == ",".join(SYSTEMS):
                 continue
             results[system], _ = run_worker(__file__, [name, system], timeout=7200)
-        print_rows(name, results, "fit",
-                   lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']}", 4)
+        table += print_rows(name, results, "fit",
+                            lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']}", 4)
+    write("bench_gpu", table, notes="SVC fits on the GPU and the CPU; `speedup` is scikit-learn's fit seconds over "
+          "this system's.", plots=[{"kind": "bars", "value": "speedup", "label": ["set", "system"], "reference": 1,
+                                    "xscale": "log", "xlabel": "scikit-learn fit s / this system's"}])
 
 
 if __name__ == "__main__":
