@@ -15,12 +15,14 @@ import json
 import math
 from pathlib import Path
 
+from plain_docstrings import plain_line, plain_lines
+
 SCRIPTS_SKIPPED = {"_results.py", "workers.py"}
 
 
 def _first_paragraph(script: Path) -> str:
     doc = ast.get_docstring(ast.parse(script.read_text())) or ""
-    return doc.strip().split("\n\n")[0]
+    return "\n".join(plain_lines(doc.strip().split("\n\n")[0].splitlines()))
 
 
 def _cell(value) -> str:
@@ -34,7 +36,7 @@ def _cell(value) -> str:
         if value == 0 or 1e-3 <= abs(value) < 1e6:
             return f"{value:.4g}"
         return f"{value:.3e}"
-    return str(value).replace("|", "/").replace("\n", " ")
+    return plain_line(str(value).replace("\n", " "))
 
 
 def _table(rows: list[dict], columns: list[str]) -> list[str]:
@@ -129,7 +131,7 @@ def _page(script: Path, result_file: Path, out: Path) -> list[str]:
               f":Command: ``{result['command']}``",
               f":Result file: ``benchmarks/results/{result_file.name}``", ""]
     if result.get("notes"):
-        lines += [result["notes"], ""]
+        lines += plain_lines(result["notes"].splitlines()) + [""]
     image = out / f"{name}.png"
     if _figure(result, image):
         lines += [f".. image:: {image.name}", f"   :alt: {name}", ""]
