@@ -25,7 +25,8 @@ def _first_paragraph(script: Path) -> str:
     return "\n".join(plain_lines(doc.strip().split("\n\n")[0].splitlines()))
 
 
-def _cell(value) -> str:
+def _text(value) -> str:
+    """A value as the table and the plot labels show it."""
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -36,7 +37,11 @@ def _cell(value) -> str:
         if value == 0 or 1e-3 <= abs(value) < 1e6:
             return f"{value:.4g}"
         return f"{value:.3e}"
-    return plain_line(str(value).replace("\n", " "))
+    return str(value).replace("\n", " ")
+
+
+def _cell(value) -> str:
+    return plain_line(_text(value))
 
 
 def _table(rows: list[dict], columns: list[str]) -> list[str]:
@@ -78,7 +83,7 @@ def _plot_bars(rows, spec, ax):
     for row in rows:
         v = row.get(value)
         if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-            labels.append(" / ".join(_cell(row.get(k)) for k in spec["label"]))
+            labels.append(" / ".join(_text(row.get(k)) for k in spec["label"]))
             values.append(v)
     ax.barh(range(len(values)), values, color="tab:blue")
     ax.set_yticks(range(len(values)), labels, fontsize="x-small" if len(values) > 12 else "small")
