@@ -48,7 +48,7 @@ def _table(rows: list[dict], columns: list[str]) -> list[str]:
     lines = [".. list-table::", "   :header-rows: 1", "   :class: benchmark-table", ""]
     for i, row in enumerate([{c: c for c in columns}] + rows):
         for j, column in enumerate(columns):
-            text = _cell(row.get(column)) if i else column
+            text = _cell(row.get(column)) if i else plain_line(column)
             lines.append(("   * - " if j == 0 else "     - ") + (text or "—"))
     return lines
 
