@@ -32,6 +32,7 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb", "
 templates_path = []
 source_suffix = {".rst": "restructuredtext"}
 root_doc = "index"
+smartquotes = False  # parameter values such as 'rbf' keep their straight quotes
 
 # numpydoc renders the Parameters / Attributes / Examples sections; the classes' members are
 # listed by autodoc, not by a numpydoc table of stubs.
