@@ -2,7 +2,7 @@
 ridge with an unpenalised intercept, for regression and classification.
 
 The regularisation γ of Suykens & Vandewalle is svmkit's `C` (so that it cannot be confused with the RBF γ,
-`gamma`), their α and b are `dual_coef_` and `intercept_`. Regression solves (Suykens et al. 2002, §3.3)
+`gamma`), their α and b are `dual_coef_` and `intercept_`. Regression solves (Suykens et al. 2002, ch. 3)
 
     [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y],   f(x) = Σ_i α_i K(x, x_i) + b,
 
@@ -122,7 +122,7 @@ class BaseLSSVM(DenseExpansionModel):
 
 
 class LSSVR(RegressorMixin, BaseLSSVM):
-    """Least-squares SVM regression (Suykens et al. 2002, §3.3): min ½wᵀw + (C/2)Σe_i² subject to
+    """Least-squares SVM regression (Suykens et al. 2002, ch. 3): min ½wᵀw + (C/2)Σe_i² subject to
     y_i = wᵀφ(x_i) + b + e_i, solved in the dual as the bordered system above.
 
     Parameters
