@@ -21,7 +21,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def machine() -> dict:
-    """CPU model, cores, memory and system of this machine, as the pages print them."""
+    """CPU model, cores, memory, the 1-minute load average when the result is written (other work
+    on the machine slows every system) and the system, as the pages print them."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -35,7 +36,8 @@ def machine() -> dict:
         memory = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
     except (ValueError, OSError, AttributeError):
         pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gb": memory,
+    load = round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gb": memory, "load_average": load,
             "system": f"{platform.system()} {platform.release()}", "python": platform.python_version()}
 
 

@@ -132,7 +132,9 @@ def _page(script: Path, result_file: Path, out: Path) -> list[str]:
     machine = result.get("machine", {})
     lines += [f":Date: {result['date']}",
               f":Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores, "
-              f"{machine.get('memory_gb', '?')} GB; {machine.get('system', '')}; Python {machine.get('python', '')}",
+              f"{machine.get('memory_gb', '?')} GB; {machine.get('system', '')}; Python {machine.get('python', '')}"
+              + (f"; load average {machine['load_average']} at the end of the run"
+                 if machine.get("load_average") is not None else ""),
               f":Command: ``{result['command']}``",
               f":Result file: ``benchmarks/results/{result_file.name}``", ""]
     if result.get("notes"):
