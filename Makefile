@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test install install-dev bench clean
+.PHONY: run test docs install install-dev bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +25,16 @@ run: install
 test: install-dev
 	$(BIN)/python -m pytest
 
+# The documentation: the user guide, the API, the gallery (every examples/plot_*.py is run for
+# its figures) and the benchmark pages drawn from benchmarks/results/*.json; warnings are errors.
+docs: install
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(BIN)/python -m sphinx -W --keep-going -b html docs build/docs
+
 bench: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
 	$(BIN)/python benchmarks/bench_svc.py
 	$(BIN)/python benchmarks/bench_grid.py
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) build src/*.egg-info docs/auto_examples docs/benchmarks/generated

@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from _results import write  # beside this script, whose folder is on sys.path
+
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
 
@@ -75,8 +77,11 @@ def main(argv=None):
                               capture_output=True, text=True).stdout.strip()
     trees = {f"before ({base_sha})": _worktree(args.base, "before"), f"after ({head_sha})": _worktree("HEAD", "after")}
     print(f"# {os.cpu_count()} cores; fastest of {args.rounds} alternating rounds; seconds")
+    warmups = {}
     for label, tree in trees.items():
-        print(f"warm-up from an empty cache, {label}: {_warmup(tree):.1f} s", flush=True)
+        warmups[label] = _warmup(tree)
+        print(f"warm-up from an empty cache, {label}: {warmups[label]:.1f} s", flush=True)
+    table = []
     print("| case | " + " | ".join(trees) + " | after / before | every round (before; after) |")
     print("|---|---|---|---|---|")
     for label, script, worker_args, key in CASES:
@@ -90,6 +95,12 @@ def main(argv=None):
         best = [min(times[name]) for name in trees]
         rounds = "; ".join(" ".join(f"{t:.3f}" for t in times[name]) for name in trees)
         print(f"| {label} | {best[0]:.3f} | {best[1]:.3f} | {best[1] / best[0]:.3f} | {rounds} |", flush=True)
+        table.append({"case": label, "before s": best[0], "after s": best[1], "after/before": best[1] / best[0]})
+    write("before_after", table, notes="Fastest of alternating rounds, before and after: "
+          + ", ".join(trees) + "; warm-up from an empty cache: "
+          + ", ".join(f"{label} {s:.1f} s" for label, s in warmups.items()) + ".",
+          plots=[{"kind": "bars", "value": "after/before", "label": ["case"], "reference": 1,
+                  "xlabel": "after s / before s"}])
     for tree in trees.values():
         subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True)
     shutil.rmtree(ROOT / "build" / "before-after", ignore_errors=True)

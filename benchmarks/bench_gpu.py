@@ -30,7 +30,8 @@ import time
 
 import numpy as np
 
-from workers import data_dir, print_rows, run_worker  # beside this script, whose folder is on sys.path
+from _results import write  # beside this script, whose folder is on sys.path
+from workers import data_dir, print_rows, run_worker
 
 DATA = data_dir()
 SYSTEMS = ("svmkit cuda", "svmkit cpu", "scikit-learn")
@@ -190,15 +191,16 @@ def main():
         print(f"# one 60,000 x 60,000 Gram matrix (784 features) by float32 GEMM: {gram_floor(60_000, 784):.3f} s")
     named = args.systems.split(",")
     sets = args.sets.split(",")
+    table = []
     for name in (s for s in sets if s in OWN_LINES):
         result, _ = measured(name, "svmkit cuda", args.timeout)
         print(f"# {name}: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in result.items()),
               flush=True)
+        table.append({"set": name, "system": "svmkit cuda", **result})
     sets = [s for s in sets if s not in OWN_LINES]
-    if not sets:
-        return
-    print("| set | system | fit s | predict s | accuracy | #SV | pair updates | scikit-learn fit s / this |")
-    print("|---|---|---|---|---|---|---|---|")
+    if sets:
+        print("| set | system | fit s | predict s | accuracy | #SV | pair updates | scikit-learn fit s / this |")
+        print("|---|---|---|---|---|---|---|---|")
     for name in sets:
         if name in ("a9a", "w8a") and not (DATA / name).exists():
             print(f"| {name} | missing: {DATA / name} |", flush=True)
@@ -208,8 +210,12 @@ def main():
             if name in GPU_ONLY and system != "svmkit cuda" and args.systems == ",".join(SYSTEMS):
                 continue
             results[system], _ = measured(name, system, args.timeout)
-        print_rows(name, results, "fit",
-                   lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']} | {r['n_iter']}", 5)
+        table += print_rows(name, results, "fit",
+                            lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']} | {r['n_iter']}",
+                            5)
+    write("bench_gpu", table, notes="SVC fits on the GPU and the CPU; `speedup` is scikit-learn's fit seconds over "
+          "this system's.", plots=[{"kind": "bars", "value": "speedup", "label": ["set", "system"], "reference": 1,
+                                    "xscale": "log", "xlabel": "scikit-learn fit s / this system's"}])
 
 
 def measured(name, system, timeout):

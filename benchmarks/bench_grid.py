@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _results import write
 from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -130,6 +131,7 @@ def main(argv=None):
           "110-cell grid, 5-fold CV")
     print("| data set | system | search s | best cell | CV accuracy % | test accuracy % | GridSearchCV s / this |")
     print("|---|---|---|---|---|---|---|")
+    table = []
     for name in sets:
         rows = {}
         for system in systems:
@@ -137,8 +139,11 @@ def main(argv=None):
                 rows[system] = run_worker(__file__, (name, system), timeout=args.timeout)[0]
             except subprocess.TimeoutExpired:
                 rows[system] = {"error": f"over {args.timeout:g} s"}
-        print_rows(name, rows, "seconds",
-                   lambda r: f"{r['seconds']:.2f} | {r['best']} | {100 * r['cv']:.2f} | {r['test']:.2f}", 4)
+        table += print_rows(name, rows, "seconds",
+                            lambda r: f"{r['seconds']:.2f} | {r['best']} | {100 * r['cv']:.2f} | {r['test']:.2f}", 4)
+    write("bench_grid", table, notes="grid.py's 110-cell grid with 5-fold CV; `speedup` is GridSearchCV's seconds over "
+          "this system's.", plots=[{"kind": "bars", "value": "speedup", "label": ["set", "system"], "reference": 1,
+                                    "xlabel": "GridSearchCV s / this system's"}])
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 # beside this script, whose folder is on sys.path
+from _results import write
 from workers import best_of_rounds, print_runs, run_worker
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -185,6 +186,7 @@ def main():
     print("| set | variant (-s) | system | fit s | passes | objective | held-out accuracy / R² "
           "| scikit-learn s / this | liblinear s / this |")
     print("|---|---|---|---|---|---|---|---|---|")
+    table = []
     for name in args.sets.split(","):
         kinds = DEFAULT_VARIANTS.get(name, DEFAULT_VARIANTS[None])
         variants = [v for v in args.variants.split(",") if v in kinds] if args.variants else kinds
@@ -194,12 +196,21 @@ def main():
                 label = f"| {name} | {variant} ({VARIANTS[variant][0]}) | {system} |"
                 if "error" in r:
                     print(f"{label} error: {r['error']} |" + " |" * 7, flush=True)
+                    table.append({"set": name, "variant": variant, "system": system, "error": r["error"]})
                     continue
                 ratios = " | ".join(f"{results[ref]['seconds'] / r['seconds']:.2f}" if "seconds" in results[ref]
                                     else "" for ref in ("scikit-learn", "liblinear"))
                 print(f"{label} {r['seconds']:.3f} | {r['passes']} | {r['objective']:.6g} | {r['score']:.4f} | "
                       f"{ratios} |", flush=True)
+                table.append({"set": name, "variant": f"{variant} ({VARIANTS[variant][0]})", "system": system,
+                              **{k: v for k, v in r.items() if k != "runs"},
+                              **{f"{ref}/this": results[ref]["seconds"] / r["seconds"] if "seconds" in results[ref]
+                                 else None for ref in ("scikit-learn", "liblinear")}})
             print_runs(results, digits=3)
+    write("bench_linear", table, notes=f"LIBLINEAR's solvers, C={args.C}, tol={args.tol}, -B 1; `liblinear/this` is "
+          "liblinear-official's fit seconds over this system's.",
+          plots=[{"kind": "bars", "value": "liblinear/this", "label": ["set", "variant", "system"], "reference": 1,
+                  "xscale": "log", "xlabel": "liblinear s / this system's"}])
 
 
 if __name__ == "__main__":

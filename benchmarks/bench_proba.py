@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from _results import write
 from workers import best_of_rounds, print_rows, print_runs, run_worker  # beside this script, whose folder is on sys.path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -119,13 +120,19 @@ def main():
           f"Nyström M={args.components}")
     print("| set | system | fit s | log-loss | Brier | accuracy | #SV | vs scikit-learn SVC |")
     print("|---|---|---|---|---|---|---|---|")
+    table = []
     for name in args.sets.split(","):
         results = best_of_rounds(lambda system: in_process(name, system, args.rows, args.components), SYSTEMS,
                                  args.repeat)
-        print_rows(name, results, "seconds",
+        table += print_rows(name, results, "seconds",
                    lambda r: f"{r['seconds']:.2f} | {r['log_loss']:.4f} | {r['brier']:.4f} | {r['accuracy']:.4f} | "
                              f"{r.get('n_sv', '–')}", 5, reference="scikit-learn SVC(probability)")
         print_runs(results)
+    write("bench_proba", table, notes="Probability models: fit seconds, log-loss, Brier score and accuracy on held-out "
+          "rows; `speedup` is scikit-learn SVC(probability=True)'s seconds over this system's.",
+          plots=[{"kind": "bars", "value": "speedup", "label": ["set", "system"], "reference": 1, "xscale": "log",
+                  "xlabel": "scikit-learn SVC(probability) s / this system's"},
+                 {"kind": "bars", "value": "log_loss", "label": ["set", "system"], "xlabel": "held-out log-loss"}])
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from _results import write
 from workers import best_of_rounds, print_runs, run_worker  # beside this script, whose folder is on sys.path
 
 GAMMA, ALPHA, FEATURES = 0.5, 1e-3, 8
@@ -105,19 +106,29 @@ def main():
         plan.append(("search", args.search_size, ("svmkit", "scikit-learn")))
     if "nystrom" in parts:
         plan += [("nystrom", int(n), ("svmkit",)) for n in args.nystrom_sizes.split(",")]
+    table = []
     for part, n, systems in plan:
         results = best_of_rounds(lambda s: in_process(part, n, s, args.components), systems, args.repeat)
         ref = results.get("scikit-learn", {}).get("seconds")
         for system, r in results.items():
             if "error" in r:
                 print(f"| {part} | {n} | {system} | failed: {r['error']} | | | |")
+                table.append({"part": part, "N": n, "system": system, "error": r["error"]})
                 continue
             label = system + (f" (M={args.components})" if part == "nystrom" else "")
             ratio = f"{ref / r['seconds']:.1f}x" if ref else "–"
             best = f" best {r['best']}" if "best" in r else ""
             print(f"| {part} | {n} | {label}{best} | {r['seconds']:.2f} | {r['rmse']:.4f} | {r['peak_mb']:.0f} | {ratio} |",
                   flush=True)
+            table.append({"part": part, "N": n, "system": label, **{k: v for k, v in r.items() if k != "runs"},
+                          "speedup": ref / r["seconds"] if ref else None})
         print_runs(results)
+    write("bench_ridge", table, notes=f"Kernel ridge, RBF γ={GAMMA}, λ={ALPHA}; RMSE on {TEST_ROWS} held-out rows; "
+          "`speedup` is scikit-learn's seconds over this system's.",
+          plots=[{"kind": "lines", "x": "N", "y": "seconds", "series": "system", "where": {"part": "single"},
+                  "title": "one fit: seconds against N", "ylabel": "fit seconds"},
+                 {"kind": "bars", "value": "speedup", "label": ["part", "N", "system"], "reference": 1,
+                  "xlabel": "scikit-learn s / this system's"}])
 
 
 if __name__ == "__main__":

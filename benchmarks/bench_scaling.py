@@ -45,6 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _results import write  # beside this script, whose folder is on sys.path
+
 MODULES = {"svmkit": "svmkit", "sklearn-intelex": "sklearnex.svm", "scikit-learn": "sklearn.svm"}
 PARAMS = {"svc": ("SVC", {"C": 1.0}), "svr": ("SVR", {"C": 1.0, "epsilon": 0.1})}
 POOL, SAMPLE = 1_000_000, 10_000
@@ -159,6 +161,7 @@ def main(argv=None):
     cache = "each system its default" if args.cache is None else f"{args.cache:g} MB for every system"
     print(f"# cache_size: {cache}; fit limit {args.limit:g} s; seed {args.seed}")
     report = {"machine": head, "args": vars(args), "rows": {}, "slopes": {}}
+    table = []
     for model in models:
         print(f"\n## {model.upper()}\n\n| n | system | fit s | fit peak MB | base MB | cache MB | #SV | "
               f"{'train MSE' if model == 'svr' else 'train accuracy %'} (10k rows) |\n|" + "---|" * 8)
@@ -177,6 +180,9 @@ def main(argv=None):
                     print(f"| {n:,} | {s}{note} | {r['fit']:.2f} | {r['peak_mb']:.0f} | {r['base_mb']:.0f} | "
                           f"{r['cache_mb']:g} | {r['n_sv']} | {r['score']:.4g} |")
                 rows[s].append(r if isinstance(r, dict) else {"n": n, "system": s, "result": r})
+                table.append({"model": model, "n": n, "system": s,
+                              **({k: v for k, v in r.items() if k not in ("n", "system")} if isinstance(r, dict)
+                                 else {"result": r})})
                 sys.stdout.flush()
         print()
         fits = {}
@@ -196,6 +202,12 @@ def main(argv=None):
         report["slopes"][model] = {s: fits[s][0] for s in systems}
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
+    write("bench_scaling", table, notes="Fit seconds against n per system (log-log); slopes of log(fit s) on log(n): "
+          + "; ".join(f"{m} {s} {k:.2f}" for m, ks in report["slopes"].items() for s, k in ks.items()
+                      if k is not None) + ".",
+          plots=[{"kind": "lines", "x": "n", "y": "fit", "series": "system", "where": {"model": m},
+                  "title": f"{m.upper()}: fit seconds against n", "xlabel": "n", "ylabel": "fit seconds"}
+                 for m in models])
 
 
 if __name__ == "__main__":

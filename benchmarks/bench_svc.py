@@ -27,6 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file, load_svmlight_files, make_classification, make_regression
 
+from _results import write  # beside this script, whose folder is on sys.path
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
@@ -209,12 +211,14 @@ def main(argv=None):
     print("| data set | system | fit s | predict s | accuracy % / MSE | #SV | fit vs sklearn | "
           "predict vs sklearn | fit vs intelex | predict vs intelex |")
     print("|" + "---|" * 10)
+    table = []
     for name in wanted:
         rows = {s: _run_isolated(name, s, args.timeout, args.cache) for s in systems}
         ref, ex = rows.get("scikit-learn"), rows.get("sklearn-intelex")
         for sysname, row in rows.items():
             if isinstance(row, str):
                 print(f"| {name} | {sysname} | {row} | | | | | | | |")
+                table.append({"set": name, "system": sysname, "error": row})
                 continue
 
             def ratio(base, key):
@@ -223,7 +227,14 @@ def main(argv=None):
             print(f"| {name} | {sysname} | {row['fit']:.2f} | {row['predict']:.3f} | {row['score']:.4g} | "
                   f"{row['n_sv']} | {ratio(ref, 'fit')} | {ratio(ref, 'predict')} | {ratio(ex, 'fit')} | "
                   f"{ratio(ex, 'predict')} |")
+            speedup = {f"{key} {peer}/this": base[key] / row[key] if isinstance(base, dict) else None
+                       for peer, base in (("sklearn", ref), ("intelex", ex)) for key in ("fit", "predict")}
+            table.append({"set": name, "system": sysname, **row, **speedup})
         sys.stdout.flush()
+    write("bench_svc", table, notes="Seconds of fit and predict per data set and system; `fit sklearn/this` is "
+          "scikit-learn's fit seconds over this system's (above 1: faster than scikit-learn).",
+          plots=[{"kind": "bars", "value": "fit sklearn/this", "label": ["set", "system"], "reference": 1,
+                  "xscale": "log", "xlabel": "scikit-learn fit s / this system's"}])
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import os
 import subprocess
 import sys
 
+from _results import write
+
 CASE = r"""
 import json, sys, time, warnings
 import numpy as np
@@ -64,12 +66,19 @@ def main():
         print(f"# {os.cpu_count()} cores; {'no core' if busy is None else 'one core'} busy elsewhere; "
               f"best of {args.repeats}; load average {os.getloadavg()[0]:.1f}")
         print(f"{'model':26s} {'n':>6s} {'part':8s} {'default s':>10s} {'one s':>10s} {'ratio':>6s}")
+        table = []
         for name in args.models.split(","):
             for n in map(int, args.sizes.split(",")):
                 default, one = timed(name, n, args.repeats, {}), timed(name, n, args.repeats, ONE_THREAD)
                 for part in ("fit", "predict"):
                     print(f"{name:26s} {n:6d} {part:8s} {default[part]:10.3f} {one[part]:10.3f} "
                           f"{default[part] / one[part]:6.2f}", flush=True)
+                    table.append({"model": name, "n": n, "part": part, "default s": default[part],
+                                  "one thread s": one[part], "default/one": default[part] / one[part]})
+        write("bench_threads", table, notes=f"{'No core' if busy is None else 'One core'} busy elsewhere; best of "
+              f"{args.repeats}; `default/one` above 1: the default threads are slower than one thread.",
+              plots=[{"kind": "bars", "value": "default/one", "label": ["model", "n", "part"], "reference": 1,
+                      "xlabel": "default threads s / one thread s"}])
     finally:
         if busy is not None:
             busy.kill()

@@ -16,7 +16,8 @@ import time
 
 import numpy as np
 
-from workers import data_dir  # beside this script, whose folder is on sys.path
+from _results import write  # beside this script, whose folder is on sys.path
+from workers import data_dir
 
 DATA = data_dir()
 #: (training file, test file or None for the last 20 % of the rows, features, SVC parameters)
@@ -48,6 +49,7 @@ def main():
     svmkit.SVC(device="cuda").fit(np.eye(4), [0, 0, 1, 1])  # CUDA context and kernels compiled
     print("| set | rows | classes | CPU fit s | GPU fit s | worst objective rel. diff | equal predictions | #SV CPU / GPU |")
     print("|---|---|---|---|---|---|---|---|")
+    table = []
     for name in args.sets.split(","):
         if not (DATA / SETS[name][0]).exists():
             print(f"| {name} | missing: {DATA / SETS[name][0]} |", flush=True)
@@ -64,6 +66,14 @@ def main():
         same = np.mean(gpu.predict(Xt) == cpu.predict(Xt))
         print(f"| {name} | {X.shape[0]} | {cpu.classes_.size} | {t_cpu:.2f} | {t_gpu:.2f} | {rel:.2e} | "
               f"{same:.4f} | {cpu.n_support_.sum()} / {gpu.n_support_.sum()} |", flush=True)
+        table.append({"set": name, "rows": X.shape[0], "classes": cpu.classes_.size, "CPU fit s": t_cpu,
+                      "GPU fit s": t_gpu, "CPU/GPU": t_cpu / t_gpu, "objective rel. diff": rel,
+                      "equal predictions": same, "#SV CPU": int(cpu.n_support_.sum()),
+                      "#SV GPU": int(gpu.n_support_.sum())})
+    write("check_gpu", table, notes="SVC on the CPU and the GPU: the worst relative difference of the dual "
+          "objectives and the share of equal predictions.",
+          plots=[{"kind": "bars", "value": "CPU/GPU", "label": ["set"], "reference": 1,
+                  "xlabel": "CPU fit s / GPU fit s"}])
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ import time
 import warnings
 from pathlib import Path
 
+from _results import write  # beside this script, whose folder is on sys.path
+
 HEART = Path(__file__).resolve().parent.parent / "tests" / "data" / "heart_scale"
 ESTIMATORS = ("SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVC", "LSSVR",
               "KernelLogisticRegression", "LinearSVC", "LinearSVR", "HardBandSVR")
@@ -165,11 +167,15 @@ def main():
         return
     here = str(Path(__file__).resolve().parent)
     print(f"# {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    table = []
     with tempfile.TemporaryDirectory() as cache:
-        print(f"warm-up, empty cache: {warm_up_seconds(cache):.1f} s")
+        warm = warm_up_seconds(cache)
+        print(f"warm-up, empty cache: {warm:.1f} s")
+        table.append({"what": "warm-up, empty cache", "seconds": warm})
         added = json.loads(fresh(f"import sys; sys.path.insert(0, {here!r}); import first_use; "
                                  "first_use.run_battery()", cache))
         print(f"new cache entries after the battery: {len(added)}")
+        table.append({"what": "new cache entries after the battery", "count": len(added)})
         for path in added:
             print(f"#   {Path(path).name}")
     if not args.no_first_fits:
@@ -177,6 +183,11 @@ def main():
             with tempfile.TemporaryDirectory() as cache:
                 seconds = float(fresh(FIRST_FIT.format(here=here, name=name), cache))
             print(f"first fit on heart_scale, empty cache: {name:26s} {seconds:6.1f} s")
+            table.append({"what": f"first fit, empty cache: {name}", "seconds": seconds})
+    write("first_use", table, notes="Compilation on first use: the warm-up on an empty Numba cache, the cache "
+          "entries a battery of ordinary inputs adds after it (0: nothing compiles again), and each estimator's "
+          "first fit on an empty cache.",
+          plots=[{"kind": "bars", "value": "seconds", "label": ["what"], "xlabel": "seconds"}])
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import fuzzing  # noqa: E402  (the harness the tests use)
+from _results import write  # noqa: E402  (beside this script, whose folder is on sys.path)
 
 
 def main():
@@ -34,6 +35,10 @@ def main():
     print("totals:", ", ".join(f"{k} {v}" for k, v in fuzzing.totals(results).items()))
     for line in fuzzing.report(cases, results):
         print(line)
+    write("fuzz_profile", [{"outcome": k, "cases": v} for k, v in fuzzing.totals(results).items()],
+          notes=f"{len(cases)} cases (Hypothesis seed {args.seed}, {args.time_limit:g} s limit per case) in "
+                f"{elapsed:.0f} s; by target: " + ", ".join(f"{t} {n}" for t, n in by_target.items()) + ".",
+          plots=[{"kind": "bars", "value": "cases", "label": ["outcome"], "xscale": "log", "xlabel": "cases"}])
 
 
 if __name__ == "__main__":

@@ -37,14 +37,21 @@ def run_worker(script, args, timeout):
 def print_rows(label, rows, seconds_key, cells, n_cells, reference="scikit-learn", digits=1):
     """One markdown row per system: `label` (the leading columns), the system, `cells(result)`
     (a string of `n_cells` columns), then the `reference` system's seconds over this one's
-    (`digits` decimals); a failed system's row carries its error."""
+    (`digits` decimals); a failed system's row carries its error. Returns the same rows as
+    dicts for the result file (`_results.write`): label, system, the result's numbers and
+    `speedup`, the reference's seconds over this system's."""
     base = rows.get(reference, {}).get(seconds_key)
+    out = []
     for system, r in rows.items():
         if "error" in r:
             print(f"| {label} | {system} | error: {r['error']} |" + " |" * n_cells, flush=True)
+            out.append({"set": label, "system": system, "error": r["error"]})
             continue
         ratio = f"{base / r[seconds_key]:.{digits}f}x" if base else "–"
         print(f"| {label} | {system} | {cells(r)} | {ratio} |", flush=True)
+        out.append({"set": label, "system": system, **{k: v for k, v in r.items() if k != "runs"},
+                    "speedup": base / r[seconds_key] if base else None})
+    return out
 
 
 def best_of_rounds(measure, systems, repeat, key="seconds"):

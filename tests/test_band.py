@@ -1,4 +1,4 @@
-"""Seed 004's ε-band: ε_inf against brute force and its LP dual, the hard ε-band SVR by SMO and by
+"""The ε-band of Bi & Bennett (2003): ε_inf against brute force and its LP dual, the hard ε-band SVR by SMO and by
 the reduction to hard-margin classification, and the soft ε-band primal and dual objectives."""
 
 import doctest
@@ -95,7 +95,7 @@ def test_smo_and_reduction_give_the_same_hard_band(data, margins):
             # The SMO's float32 kernel rows (LIBSVM's) bound the accuracy near 1e-7 relative.
             assert np.abs(y - model.predict(X)).max() <= eps * (1 + 1e-6)
             assert model.epsilon_inf_ == eps_inf
-        # The seed's relation ε = ε̄ − 1/η̄ and its inequalities ε_inf ≤ ε < ε̄.
+        # Bi & Bennett's relation ε = ε̄ − 1/η̄ and its inequalities ε_inf ≤ ε < ε̄.
         assert red.epsilon_bar_ - 1.0 / red.eta_bar_ == pytest.approx(eps, abs=1e-9)
         assert eps_inf <= eps < red.epsilon_bar_ and red.eta_bar_ > 0
 
@@ -152,7 +152,7 @@ def test_soft_band_primal_and_dual_are_the_svr_objective(data, C, eps):
     assert alpha.max() <= C * (1 + 1e-12) and alpha_star.max() <= C * (1 + 1e-12)
     primal = soft_band_primal(X, y, svr.coef_.ravel(), svr.intercept_[0], C, eps)
     dual = soft_band_dual(X, y, alpha, alpha_star, eps)
-    # LIBSVM minimises the negated dual: objective_ = −(the seed's maximised dual).
+    # LIBSVM minimises the negated dual: objective_ = −(the maximised dual).
     assert dual == pytest.approx(-svr.objective_, rel=1e-6)
     assert primal == pytest.approx(-svr.objective_, rel=1e-6)
     assert primal == pytest.approx(dual, rel=1e-6)
@@ -167,7 +167,7 @@ def test_soft_band_primal_and_dual_are_the_svr_objective(data, C, eps):
 
 def test_linear_svr_solves_the_soft_band_svr_where_its_intercept_is_free():
     """LinearSVR regularises b (LIBLINEAR's constant feature); on standardised data the optimum
-    has b ≈ 0, so that its (w, b) reach the seed's LS-ε-band-SVR optimum of SVR(kernel='linear')."""
+    has b ≈ 0, so that its (w, b) reach the linear soft ε-band SVR's optimum of SVR(kernel='linear')."""
     from svmkit import LinearSVR
 
     X, y = load_diabetes(return_X_y=True)

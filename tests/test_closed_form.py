@@ -1,5 +1,5 @@
 """Kernel ridge and LS-SVM against independent oracles: scikit-learn's KernelRidge, dense solves
-of the seeds' bordered systems, brute-force leave-one-out refits."""
+of Suykens & Vandewalle's bordered systems, brute-force leave-one-out refits."""
 
 import numpy as np
 import pytest

@@ -238,7 +238,7 @@ def dump_svmlight(X, y, path, query_id=None, comment=None) -> None:
 
     Only nonzeros are written, with 1-based indices; numbers are the shortest decimals that read
     back exactly. `query_id` (integers) adds `qid:N` after each label; each line of `comment`
-    becomes a `# ` line at the top.
+    becomes a line starting with `#` at the top.
     """
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")

@@ -1,7 +1,7 @@
 """Model selection by exact leave-one-out for the closed-form models: per γ one kernel matrix
 and, for each value of the regularisation (λ for kernel ridge, C for LS-SVM), diag(H⁻¹) from a
 Cholesky factor and its triangular inverse — or, for many values, one eigendecomposition of K
-serving all at O(N²) each (seeds 000, 9.52 and 001, (6.1)/(7.1); Cawley & Talbot 2004)."""
+serving all at O(N²) each (Saunders, Gammerman & Vovk 1998; Suykens & Vandewalle 1999; Cawley & Talbot 2004)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ class _LOOSearch(BaseEstimator):
 
 
 class KernelRidgeCV(_LOOSearch):
-    """Kernel ridge with (λ, γ) chosen by exact leave-one-out R² (seed 000, 9.52): per γ one
+    """Kernel ridge with (λ, γ) chosen by exact leave-one-out R² (Cawley & Talbot 2004): per γ one
     kernel matrix, per λ the residuals (y − ŷ)_i / (1 − H_ii) from one factorisation of K + λI
     (eight λ or more share one eigendecomposition of K).
 

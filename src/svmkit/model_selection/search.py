@@ -1,6 +1,6 @@
 """SVMSearchCV: a cross-validated grid search for every svmkit estimator; for the SMO models it
-shares each kernel across every C and fold and warm-starts the solver along C (seed 003, §4
-"Model selection"), for the others each fold reads one kernel matrix per task (`cells`)."""
+shares each kernel across every C and fold and warm-starts the solver along C (Hsu, Chang & Lin 2003,
+§3.2), for the others each fold reads one kernel matrix per task (`cells`)."""
 
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ def _workers(n_jobs) -> int:
 
 
 class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
-    """Choose an estimator's parameters by V-fold cross-validation over a grid (seed 003, §4;
-    Hsu, Chang & Lin, "A practical guide to support vector classification", 2003).
+    """Choose an estimator's parameters by V-fold cross-validation over a grid (Hsu,
+    Chang & Lin, "A practical guide to support vector classification", 2003, §3.2).
 
     For the SMO models (SVC, NuSVC, SVR, NuSVR, OneClassSVM) every cell that shares a kernel
     (the same γ) is fitted on kernel rows computed once for the whole data: a fold's problem is
@@ -102,8 +102,8 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         Fit the chosen cell on all the data as `best_estimator_`.
     prefer_fewer_sv : bool, default False
         Among the cells whose mean score is within one standard error of the best, choose the
-        one with the fewest support vectors (seed 003); by default the best mean score, as
-        GridSearchCV. Only for models with support vectors.
+        one with the fewest support vectors, whose bound #SV/N on the leave-one-out error is the
+        smallest (Vapnik 1995); by default the best mean score, as GridSearchCV. Only for models with support vectors.
     backend : {'threading', 'loky', 'dask'}, default 'threading'
         Where the tasks run: joblib threads or processes, or a Dask cluster (the `dask` extra).
         Threads are the default: the compiled solver releases the GIL, and threads start at

@@ -1,15 +1,16 @@
-"""Linear ε-band regression (seed 004): the smallest band ε_inf, the hard ε-band SVR and its
+"""Linear ε-band regression (Bi & Bennett 2003): the smallest band ε_inf, the hard ε-band SVR and its
 reduction to hard-margin classification, and the objectives of the linear soft ε-band SVR.
 
-Seed 004 numbers no equations; its problems are cited by the names it gives them:
+The problems, as Bi & Bennett (2003) pose them:
 
-- ε̄-band_inf: ε_inf = min ε̄ s.t. −ε̄ ≤ y_i − (wᵀx_i + b) ≤ ε̄, a linear program (the seed
-  prints the lower bound as +ε̄ and the fit as wᵀx_i − b; both are misprints).
-- Hard ε-band hyperplane / LH-ε-band-SVR: min ½wᵀw s.t. |y_i − (wᵀx_i + b)| ≤ ε.
+- ε̄-band_inf: ε_inf = min ε̄ s.t. −ε̄ ≤ y_i − (wᵀx_i + b) ≤ ε̄, a linear program (the
+  Chebyshev fit).
+- Hard ε-band hyperplane, the linear hard ε-band SVR: min ½wᵀw s.t. |y_i − (wᵀx_i + b)| ≤ ε.
 - Hard ε̄-band hyperplane: the hard-margin SVC min ½wᵀw + ½η² s.t.
   wᵀx_i + η(y_i + ε̄) + b ≥ 1 on D⁺ and wᵀx_i + η(y_i − ε̄) + b ≤ −1 on D⁻.
-- LS-ε-band-SVR: min ½wᵀw + C Σ (ξ_i + η_i) s.t. the band constraints relaxed by ξ_i, η_i ≥ 0.
-- DLS-ε-band-SVR: its dual over (λ, μ) ∈ [0, C]ⁿ × [0, C]ⁿ with Σ (μ_i − λ_i) = 0.
+- The linear soft ε-band SVR (Vapnik 1995's linear ε-SVR): min ½wᵀw + C Σ (ξ_i + η_i) s.t. the
+  band constraints relaxed by ξ_i, η_i ≥ 0.
+- Its dual over (λ, μ) ∈ [0, C]ⁿ × [0, C]ⁿ with Σ (μ_i − λ_i) = 0.
 
 All quantities are in the units of y (ε, ε̄, b) or of y per unit of x (w).
 """
@@ -52,7 +53,7 @@ def _centre_and_scale(v):
 
 
 def epsilon_inf_lp(X, y):
-    """Solve seed 004's ε̄-band_inf linear program with HiGHS; return SciPy's OptimizeResult.
+    """Solve the ε̄-band_inf linear program (Bi & Bennett 2003) with HiGHS; return SciPy's OptimizeResult.
 
     Variables z = (w_1, …, w_d, b, ε̄), w and b free, ε̄ ≥ 0; minimise ε̄ subject to the 2n rows
     A_ub z ≤ b_ub: first y_i − wᵀx_i − b ≤ ε̄ (i = 1…n), then wᵀx_i + b − y_i ≤ ε̄ (i = 1…n).
@@ -84,7 +85,7 @@ def epsilon_inf_lp(X, y):
 
 
 def epsilon_inf(X, y):
-    """The smallest ε for which an ε-band hyperplane exists: seed 004's ε̄-band_inf,
+    """The smallest ε for which an ε-band hyperplane exists (Bi & Bennett 2003),
 
         ε_inf = min over (w, b) of max_i |y_i − (wᵀx_i + b)|   (the Chebyshev, L∞ linear fit).
 
@@ -106,7 +107,7 @@ def _power_of_two_below(top) -> float:
 
 
 class BandReduction(NamedTuple):
-    """Seed 004's reduction for one ε̄: the hard ε-band hyperplane (coef, intercept) for
+    """Bi & Bennett's (2003) reduction for one ε̄: the hard ε-band hyperplane (coef, intercept) for
     epsilon = ε̄ − 1/η̄, read from the hard-margin SVC solution (w_bar, eta_bar, b_bar)."""
     coef: np.ndarray
     intercept: float
@@ -122,7 +123,7 @@ def _reduce(X, y, epsilon_bar, tol, max_iter):
     Z = np.vstack([np.column_stack([X, y + epsilon_bar]), np.column_stack([X, y - epsilon_bar])])
     labels = np.concatenate([np.ones(n), -np.ones(n)])
     svc = SVC(kernel="linear", C=np.inf, tol=tol, max_iter=max_iter).fit(Z, labels)
-    # classes_ is (−1, +1): coef_ is the normal pointing to D⁺, as in the seed's constraints.
+    # classes_ is (−1, +1): coef_ is the normal pointing to D⁺, as in Bi & Bennett's constraints.
     normal = svc.coef_.ravel()
     w_bar, eta_bar, b_bar = normal[:d].copy(), float(normal[d]), float(svc.intercept_[0])
     return BandReduction(coef=-w_bar / eta_bar, intercept=-b_bar / eta_bar, epsilon=epsilon_bar - 1.0 / eta_bar,
@@ -130,14 +131,14 @@ def _reduce(X, y, epsilon_bar, tol, max_iter):
 
 
 def hard_band_reduction(X, y, epsilon_bar, *, tol=1e-9, max_iter=-1):
-    """Seed 004's theorem on the Hard ε̄-band hyperplane, for a given ε̄ > ε_inf.
+    """Bi & Bennett's (2003) theorem on the hard ε̄-band hyperplane, for a given ε̄ > ε_inf.
 
     Solves the hard-margin SVC (svmkit.SVC, kernel='linear', C=inf) on the d + 1 dimensional
     set S_ε̄ = {((x_i, y_i + ε̄), +1)} ∪ {((x_i, y_i − ε̄), −1)} for (w̄, η̄, b̄); then η̄ > 0,
     ε = ε̄ − 1/η̄ satisfies ε_inf ≤ ε < ε̄, and (w*, b*) = (−w̄/η̄, −b̄/η̄) solves the hard
     ε-band problem min ½wᵀw s.t. |y_i − (wᵀx_i + b)| ≤ ε. Returns a BandReduction.
 
-    The seed's first theorem: y = wᵀx + b is a hard ε̄-band hyperplane if and only if it has D⁺
+    Their first theorem: y = wᵀx + b is a hard ε̄-band hyperplane if and only if it has D⁺
     and D⁻ strictly on either side; so ε̄ ≤ ε_inf, where no such line exists, raises a ValueError.
     Near ε_inf, ε = ε_inf exactly on a whole range of ε̄ (the band is then the Chebyshev fit). The SVC's
     dual grows like η̄² = 1/(ε̄ − ε)², so ε̄ just above ε_inf makes a slow, ill-conditioned fit.
@@ -157,11 +158,11 @@ AUTO_FRACTION = 0.1
 
 
 class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
-    """Linear hard ε-band support vector regression (seed 004, LH-ε-band-SVR):
+    """Linear hard ε-band support vector regression (Bi & Bennett 2003):
 
         min ½‖w‖²  s.t.  |y_i − (wᵀx_i + b)| ≤ ε,  i = 1…n,   h(x) = wᵀx + b.
 
-    It has a solution for ε > ε_inf (seed 004's theorem), with w unique. For ε ≥ (max y − min y)/2
+    It has a solution for ε > ε_inf (Bi & Bennett 2003), with w unique. For ε ≥ (max y − min y)/2
     the solution is w = 0 with any b in [max y − ε, min y + ε]; both methods then return the
     exact answer w = 0, b = (max y + min y)/2, the limit of the reduction as ε̄ → ∞.
 
@@ -171,7 +172,7 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
         Half-width of the band, in y's units; must exceed ε_inf (see `epsilon_inf`). 'auto':
         ε_inf + 0.1·((max y − min y)/2 − ε_inf), a band that exists on any data and hugs it.
     method : {'smo', 'reduction'}, default 'smo'
-        'smo': svmkit.SVR(kernel='linear', C=inf, epsilon=ε). 'reduction': seed 004's Hard
+        'smo': svmkit.SVR(kernel='linear', C=inf, epsilon=ε). 'reduction': Bi & Bennett's hard
         ε̄-band hyperplane SVC (see `hard_band_reduction`), with ε̄ found by bisection so that
         ε̄ − 1/η̄ = ε; ε(ε̄) is continuous and nondecreasing, and ε̄ = ε gives ε(ε̄) < ε.
     tol : float, default 1e-9
@@ -303,7 +304,7 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
 
 
 def soft_band_primal(X, y, w, b, C, epsilon):
-    """Objective of seed 004's LS-ε-band-SVR at (w, b) with the optimal slacks:
+    """Objective of the linear soft ε-band SVR (Vapnik 1995; Bi & Bennett 2003) at (w, b) with the optimal slacks:
 
         ½‖w‖² + C Σ_i max(0, |y_i − (wᵀx_i + b)| − ε).
 
@@ -321,13 +322,12 @@ def soft_band_primal(X, y, w, b, C, epsilon):
 
 
 def soft_band_dual(X, y, alpha, alpha_star, epsilon):
-    """Objective of seed 004's DLS-ε-band-SVR (to be maximised) at μ = alpha, λ = alpha_star:
+    """Objective of the linear soft ε-band SVR's dual (Vapnik 1995; to be maximised) at μ = alpha, λ = alpha_star:
 
         −½ ‖Σ_i (μ_i − λ_i) x_i‖² − ε Σ_i (μ_i + λ_i) + Σ_i y_i (μ_i − λ_i).
 
     μ_i multiplies y_i − (wᵀx_i + b) ≤ ε + ξ_i (target above the fit), λ_i the constraint below,
-    so w = Σ (μ_i − λ_i) x_i; LIBSVM's (α, α*) are (μ, λ) and its dual_coef_ is μ − λ. The seed
-    prints the quadratic term as +½; substituting its w into its Lagrangian gives −½. The value
+    so w = Σ (μ_i − λ_i) x_i; LIBSVM's (α, α*) are (μ, λ) and its dual_coef_ is μ − λ. The value
     is the dual objective when Σ (μ_i − λ_i) = 0 and 0 ≤ μ_i, λ_i ≤ C; equal to the primal's
     optimum at the solution. X: (n, d) dense or CSR; y, alpha, alpha_star: (n,) with alpha,
     alpha_star ≥ 0; ε ≥ 0.

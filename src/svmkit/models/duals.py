@@ -20,7 +20,7 @@ def _fill(caps: np.ndarray, total: float) -> np.ndarray:
 
 
 def c_svc(y: np.ndarray, weight: np.ndarray, kidx: np.ndarray):
-    """C-SVC (seed 001 (4)): p = −1, yᵀα = 0, U_i = C_i."""
+    """C-SVC (Chang & Lin 2011, §2.1): p = −1, yᵀα = 0, U_i = C_i."""
     return DualProblem(p=-np.ones(y.size), y=y, upper=weight, kidx=kidx), None
 
 
@@ -35,7 +35,7 @@ def nu_svc(y: np.ndarray, weight: np.ndarray, nu: float, kidx: np.ndarray):
 
 
 def epsilon_svr(target: np.ndarray, weight: np.ndarray, epsilon: float, kidx: np.ndarray):
-    """ε-SVR (seed 000 (9.59)–(9.61), seed 001 (5)) over (α, α*): p = (ε − t, ε + t), y = (+1, −1), yᵀα = 0."""
+    """ε-SVR (Vapnik 1995; Chang & Lin 2011, §2.4) over (α, α*): p = (ε − t, ε + t), y = (+1, −1), yᵀα = 0."""
     n = target.size
     p = np.concatenate([epsilon - target, epsilon + target])
     y = np.concatenate([np.ones(n), -np.ones(n)])

@@ -1,4 +1,5 @@
-"""Kernel logistic regression (seed 000 (9.45)–(9.50)): by the representer theorem the
+"""Kernel logistic regression (Zhu & Hastie 2005): by the representer theorem (Schölkopf,
+Herbrich & Smola 2001) the
 minimiser of the regularised logistic loss over the feature space is f(x) = Σ_n β_n K(x_n, x) + b,
 with β dense — every training point carries weight, unlike an SVM's sparse α."""
 
@@ -30,14 +31,14 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     by Newton's method in the representer coefficients β.
 
     Minimises J(β, b) = ½ Σ_c β_cᵀKβ_c + C Σ_n w_n ℓ(y_n, f(x_n)), f = Kβ + b, the intercept b
-    not penalised, w_n = sample_weight_n · class_weight[y_n]. This is seed 000 (9.48), (λ/N)·βᵀKβ + (1/N)·Σ ln(1 + exp(−y_n f(x_n))),
-    multiplied by N/(2λ): `C` = 1/(2λ), so that with the linear kernel it is scikit-learn's
+    not penalised, w_n = sample_weight_n · class_weight[y_n]. This is Zhu & Hastie's (2005)
+    (λ/N)·βᵀKβ + (1/N)·Σ ln(1 + exp(−y_n f(x_n))), multiplied by N/(2λ): `C` = 1/(2λ), so that with the linear kernel it is scikit-learn's
     LogisticRegression(C=C) (whose penalty is ½‖w‖²) on the raw features.
 
     Parameters
     ----------
     C : float, default 1.0
-        Inverse regularisation, scikit-learn's convention (C = 1/(2λ) in the seed's λ).
+        Inverse regularisation, scikit-learn's convention (C = 1/(2λ) in Zhu & Hastie's λ).
     kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'precomputed'} or callable, default 'rbf'
     gamma : 'scale', 'auto' or float, default 'scale'
     degree : int, default 3

@@ -1,7 +1,8 @@
 """Linear SVMs as LIBLINEAR solves them: LinearSVC (hinge or squared hinge, L2 or L1 penalty,
 one-vs-rest or Crammer–Singer) and LinearSVR (ε-insensitive or its square).
 
-Seed 000 (9.40): the soft-margin SVM is the L2-regularised hinge loss
+The soft-margin SVM is the L2-regularised hinge loss (Hastie, Tibshirani & Friedman 2009,
+§12.3.2; Fan et al. 2008, (1))
 
     min_w ½‖w‖² + Σ_i C_i·max(0, 1 − y_i(wᵀx_i + b))        (squared hinge: the max squared).
 
@@ -177,7 +178,7 @@ class _LinearSVM(PlainState, BaseEstimator):
 class LinearSVC(ClassifierMixin, _LinearSVM):
     """Linear support vector classification as LIBLINEAR solves it, scikit-learn compatible.
 
-    Minimises ½‖w‖² + Σ_i C_i·ℓ(y_i(wᵀx_i + b)) (seed 000 (9.40)), ℓ(t) = max(0, 1 − t) ('hinge')
+    Minimises ½‖w‖² + Σ_i C_i·ℓ(y_i(wᵀx_i + b)) (Fan et al. 2008, (1)), ℓ(t) = max(0, 1 − t) ('hinge')
     or max(0, 1 − t)² ('squared_hinge'), C_i = C · class_weight[y_i] · sample_weight_i; with
     penalty='l1', ‖w‖₁ in place of ½‖w‖². One problem per class against the rest (one for two
     classes), or Crammer and Singer's single multi-class problem. The solver is LIBLINEAR's for
@@ -354,8 +355,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
 
     Minimises ½‖w‖² + Σ_i C_i·ℓ(y_i − wᵀx_i − b), ℓ(r) = max(0, |r| − ε) ('epsilon_insensitive')
     or its square ('squared_epsilon_insensitive'); C_i = C · sample_weight_i. The linear soft
-    ε-band SVR of seed 004. The dual by coordinate descent (-s 13 / -s 12) or, for the squared
-    loss, the primal by Newton's method (-s 11).
+    ε-band SVR (Vapnik 1995; Bi & Bennett 2003). The dual by coordinate descent (-s 13 / -s 12)
+    or, for the squared loss, the primal by Newton's method (-s 11).
 
     Parameters
     ----------

@@ -1,15 +1,15 @@
-"""Least-squares support vector machines (seed 001, (6)–(7.1); seed 000, 9.53–9.54: LS-SVM as
-kernel ridge for classification).
+"""Least-squares support vector machines (Suykens & Vandewalle 1999; Suykens et al. 2002): kernel
+ridge with an unpenalised intercept, for regression and classification.
 
-The seeds' regularisation γ is svmkit's `C` (so that it cannot be confused with the RBF γ,
-`gamma`), their α and b are `dual_coef_` and `intercept_`. Regression solves (seed 001, 7.1)
+The regularisation γ of Suykens & Vandewalle is svmkit's `C` (so that it cannot be confused with the RBF γ,
+`gamma`), their α and b are `dual_coef_` and `intercept_`. Regression solves (Suykens et al. 2002, ch. 3)
 
     [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y],   f(x) = Σ_i α_i K(x, x_i) + b,
 
 by one Cholesky (or eigen) factorisation of H = K + I/C and the Schur complement of the
-border. Classification (seed 001, 6.1) solves [[0, yᵀ], [y, Ω + I/C]]·[b; α] = [0; 1] with
+border. Classification (Suykens & Vandewalle 1999) solves [[0, yᵀ], [y, Ω + I/C]]·[b; α] = [0; 1] with
 Ω = (y yᵀ) ∘ K; since Ω + I/C = D H D for D = diag(y), y_i ∈ {−1, +1}, its solution is the
-regression one on the targets y (α_seed = D·α), so every class of a one-vs-rest fit shares one
+regression one on the targets y (their α is D·α), so every class of a one-vs-rest fit shares one
 factorisation. Every training point is a support vector.
 
 Row weights v_i (`sample_weight`, and `class_weight` for classification) weight each squared
@@ -51,7 +51,7 @@ def _bordered_fit(factor, Y, s, loo):
 
 
 class BaseLSSVM(DenseExpansionModel):
-    """The bordered system of seed 001 on one factorisation per problem."""
+    """The LS-SVM's bordered system (Suykens & Vandewalle 1999) on one factorisation per problem."""
 
     _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool}
 
@@ -122,13 +122,13 @@ class BaseLSSVM(DenseExpansionModel):
 
 
 class LSSVR(RegressorMixin, BaseLSSVM):
-    """Least-squares SVM regression (seed 001, (7)–(7.1)): min ½wᵀw + (C/2)Σe_i² subject to
+    """Least-squares SVM regression (Suykens et al. 2002, ch. 3): min ½wᵀw + (C/2)Σe_i² subject to
     y_i = wᵀφ(x_i) + b + e_i, solved in the dual as the bordered system above.
 
     Parameters
     ----------
     C : float, default=1.0
-        The seeds' γ: the weight of the squared errors; the ridge on K is 1/C.
+        Suykens & Vandewalle's γ: the weight of the squared errors; the ridge on K is 1/C.
     kernel, gamma, degree, coef0 : as SVR's ('rbf', 'scale', 3, 0.0).
     solver : {'auto', 'cholesky', 'eigen', 'nystrom'}, default='auto'
         As KernelRidge's; 'nystrom' fits b unpenalised beside the centres' weights.
@@ -142,7 +142,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     Attributes
     ----------
     dual_coef_ : ndarray of shape (1, n_samples)
-        The seeds' α; every training point is a support vector (`support_` is every row).
+        Suykens & Vandewalle's α; every training point is a support vector (`support_` is every row).
     intercept_ : ndarray of shape (1,)
         b.
     loo_residuals_ : ndarray of shape (n_samples,)
@@ -197,7 +197,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
 
 
 class LSSVC(ClassifierMixin, BaseLSSVM):
-    """Least-squares SVM classification (seed 001, (6)–(6.1)): min ½wᵀw + (C/2)Σe_i² subject to
+    """Least-squares SVM classification (Suykens & Vandewalle 1999): min ½wᵀw + (C/2)Σe_i² subject to
     y_i(wᵀφ(x_i) + b) = 1 − e_i, y_i ∈ {−1, +1}; f(x) = Σ_i α_i y_i K(x, x_i) + b.
 
     Parameters
@@ -217,7 +217,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     classes_ : ndarray
     dual_coef_ : ndarray of shape (n_problems, n_samples)
         (n_problems: 1 for two classes, n_classes for one-vs-rest, n_pairs for one-vs-one)
-        The seeds' α_i y_i per problem (binary: one problem, class classes_[1] positive).
+        Suykens & Vandewalle's α_i y_i per problem (binary: one problem, class classes_[1] positive).
     intercept_ : ndarray of shape (n_problems,)
     loo_decision_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
         Each row's `decision_function` from the fit without it (`loo=True`).

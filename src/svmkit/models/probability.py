@@ -1,6 +1,6 @@
 """Probabilities from decision values, as LIBSVM 3.37 computes them.
 
-- Platt's sigmoid P(y = +1 | f) = 1 / (1 + exp(A·f + B)) (seed 000 (9.41)–(9.44)), fitted by the
+- Platt's sigmoid P(y = +1 | f) = 1 / (1 + exp(A·f + B)) (Platt 1999), fitted by the
   Newton method with backtracking and the smoothed targets of Lin, Lin & Weng (2007).
 - Pairwise coupling of one-vs-one probabilities into class probabilities: the second method
   of Wu, Lin & Weng (2004), min ½ pᵀQp subject to Σp = 1.

@@ -1,4 +1,4 @@
-"""Kernel ridge regression (seed 000, 9.51–9.52): f(x) = Σ_i β_i K(x_i, x) with
+"""Kernel ridge regression (Saunders, Gammerman & Vovk 1998; Bishop 2006, §6.1): f(x) = Σ_i β_i K(x_i, x) with
 β = (K + λI)⁻¹y, λ = `alpha`, as scikit-learn's KernelRidge; exact leave-one-out residuals
 from the same factorisation."""
 
@@ -27,12 +27,12 @@ def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np
 
 
 class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
-    """Kernel ridge regression: β = (K + λI)⁻¹y (seed 000, 9.52), f(x) = Σ_i β_i K(x_i, x).
+    """Kernel ridge regression: β = (K + λI)⁻¹y (Saunders, Gammerman & Vovk 1998), f(x) = Σ_i β_i K(x_i, x).
 
     Parameters
     ----------
     alpha : float, default=1.0
-        The ridge λ > 0 (the seeds' λ; scikit-learn's `alpha`).
+        The ridge λ > 0 (scikit-learn's `alpha`).
     kernel : {'linear', 'rbf', 'poly', 'sigmoid', 'precomputed'} or callable, default='linear'
         As scikit-learn's KernelRidge, the linear kernel by default.
     gamma : float, 'scale', 'auto' or None, default=None

@@ -1,10 +1,10 @@
-"""C-support vector classification (seed 000 (9.32)–(9.39), seed 001 (1)–(4)).
+"""C-support vector classification (Cortes & Vapnik 1995; Chang & Lin 2011, §2.1).
 
-Each class pair (a, b) is the dual (seed 001 (4))
+Each class pair (a, b) is the dual (Cortes & Vapnik 1995; Chang & Lin 2011, §2.1)
 
     min ½ αᵀQα − 1ᵀα,  yᵀα = 0,  0 ≤ α_i ≤ C_i,  Q_ij = y_i y_j K(x_i, x_j)
 
-with C_i = C · class_weight[y_i] · sample_weight_i; C = inf is the hard-margin dual (seed 001 (2)).
+with C_i = C · class_weight[y_i] · sample_weight_i; C = inf is the hard-margin dual (Boser, Guyon & Vapnik 1992).
 """
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ class BaseSVC(ClassifierMixin, SMOModel):
 
     @property
     def coef_(self):
-        """w = Σ y_i α_i x_i per class pair (seed 000 (9.37)); linear kernel only, read-only."""
+        """w = Σ y_i α_i x_i per class pair (Cortes & Vapnik 1995); linear kernel only, read-only."""
         coef = self._primal_weights()
         return read_only(-coef if self.classes_.shape[0] == 2 else coef)
 
@@ -234,13 +234,13 @@ class BaseSVC(ClassifierMixin, SMOModel):
 class SVC(BaseSVC):
     """C-support vector classification, scikit-learn compatible, exact against LIBSVM (-s 0).
 
-    Each class pair solves the dual of seed 001 (4): min ½ αᵀQα − 1ᵀα, yᵀα = 0, 0 ≤ α_i ≤ C_i;
-    the decision is f(x) = Σ y_i α_i K(x_i, x) + b (seed 000 (9.39)), one-vs-one for more classes.
+    Each class pair solves the dual min ½ αᵀQα − 1ᵀα, yᵀα = 0, 0 ≤ α_i ≤ C_i (Cortes & Vapnik 1995;
+    Chang & Lin 2011, §2.1); the decision is f(x) = Σ y_i α_i K(x_i, x) + b, one-vs-one for more classes.
 
     Parameters
     ----------
     C : float, default 1.0
-        Bound on each α (seed 000 (9.32)); `np.inf` fits the hard margin (seed 001 (2)) and
+        Bound on each α (Cortes & Vapnik 1995); `np.inf` fits the hard margin (Boser, Guyon & Vapnik 1992) and
         raises `NotSeparableError` when the kernel cannot separate the classes.
     kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'} or callable, default 'rbf'
     degree : int, default 3
@@ -252,8 +252,8 @@ class SVC(BaseSVC):
     shrinking : bool, default True
         LIBSVM's shrinking of variables that cannot join a violating pair.
     probability : bool, default False
-        Also fit Platt's sigmoid P(y = a | x) = 1 / (1 + exp(A·f(x) + B)) per class pair (seed 000
-        (9.41)–(9.44)) on decision values of an internal 5-fold cross-validation, for
+        Also fit Platt's sigmoid P(y = a | x) = 1 / (1 + exp(A·f(x) + B)) per class pair (Platt
+        1999; Lin, Lin & Weng 2007) on decision values of an internal 5-fold cross-validation, for
         `predict_proba`. It costs about five more fits, on the kernel rows the fit computes.
     tol : float, default 1e-3
         Stop when the maximal KKT violation m(α) − M(α) ≤ tol (LIBSVM's -e).
@@ -298,7 +298,7 @@ class SVC(BaseSVC):
     free_support_, bounded_support_ : ndarray
         Training rows with 0 < α < C and with α = C.
     loo_bound_ : float
-        #SV / N, the bound on the leave-one-out error (seed 003).
+        #SV / N, Vapnik's bound on the expected leave-one-out error (Vapnik 1995).
     probA_, probB_ : ndarray of shape (n_pairs,)
         The sigmoids' A and B per class pair, applied to LIBSVM's decision values (> 0 votes the
         pair's first class); empty when `probability` is False. When a fold's training part

@@ -1,8 +1,8 @@
-"""Support vector regression: ε-SVR (seed 000 (9.55)–(9.64), seed 001 (5)) and ν-SVR.
+"""Support vector regression: ε-SVR (Vapnik 1995; Smola & Schölkopf 2004) and ν-SVR (Schölkopf et al. 2000).
 
 Both solve one dual over the 2N variables (α, α*); the regression function is
 f(x) = Σ (α_i − α*_i) K(x_i, x) + b, with b averaged over the variables on the tube boundary
-(seed 002) and the midpoint of the feasible interval when there are none.
+(Bishop 2006, §7.1.4; Chang & Lin 2011, §4) and the midpoint of the feasible interval when there are none.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ class BaseSVR(RegressorMixin, SMOModel):
 class SVR(BaseSVR):
     """ε-support vector regression, scikit-learn compatible, exact against LIBSVM (-s 3).
 
-    Solves the dual of seed 000 (9.55)–(9.64) over (α, α*); f(x) = Σ (α_i − α*_i) K(x_i, x) + b.
+    Solves the ε-SVR dual (Vapnik 1995; Chang & Lin 2011, §2.4) over (α, α*); f(x) = Σ (α_i − α*_i) K(x_i, x) + b.
 
     Parameters
     ----------
@@ -124,7 +124,8 @@ class SVR(BaseSVR):
         Bound on α and α*; `np.inf` fits the hard ε-tube and raises `TubeTooNarrowError` when
         no function of the kernel fits every target within ε.
     epsilon : float, default 0.1
-        Half-width of the tube inside which errors cost nothing (seed 000 (9.55)), in y's units.
+        Half-width of the tube inside which errors cost nothing (Vapnik's ε-insensitive loss
+        max(0, |y − f| − ε), Vapnik 1995), in y's units.
     probability : bool, default False
         Also fit LIBSVM's noise model, target = f(x) + z with z Laplace, e^(−|z|/σ) / 2σ, σ from
         the residuals of an internal 5-fold cross-validation: `probA_`, `predict_interval`.

@@ -1,5 +1,5 @@
 """Decision regions of a 2-D classifier with its boundary, margins and support-vector
-categories (seed 000's figures), and a gallery of them over (C, γ)."""
+categories (Cortes & Vapnik 1995), and a gallery of them over (C, γ)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sklearn.base import clone
 from svmkit.plot._mpl import axes, pyplot
 from svmkit.model_selection.paths import path_fits
 
-#: Seed 000's markers: non-support vectors as dots, free SVs as squares, bounded ones as triangles.
+#: Markers: non-support vectors as dots, free SVs as squares, bounded ones as triangles.
 MARKERS = {"non-SV": "o", "free SV": "s", "bounded SV": "^", "point": "o"}
 #: Models whose margins f = ±1 are drawn (their dual bounds make the free/bounded split).
 _MARGIN_MODELS = ("SVC", "NuSVC", "LinearSVC")
@@ -106,7 +106,7 @@ def decision_boundary(est, X, y, ax=None, project=None, resolution=200, legend=T
 
 def parameter_gallery(estimator, X, y, C, gamma, axes=None, resolution=120):
     """One small decision-boundary panel per (C, γ) — rows γ, columns C — titled with #SV and
-    training accuracy (seed 000's galleries). Each γ's panels are fitted along growing C on one
+    training accuracy. Each γ's panels are fitted along growing C on one
     shared kernel, each fit starting from the previous one's solution (the model-selection
     machinery). Returns the array of Axes (len(gamma) × len(C))."""
     plt = pyplot()

@@ -1,4 +1,4 @@
-"""A 1-D regression with its ε-tube (SVR, ν-SVR, LinearSVR) or hard ε-band (seed 004)."""
+"""A 1-D regression with its ε-tube (SVR, ν-SVR, LinearSVR) or hard ε-band (Bi & Bennett 2003)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def regression_band(est, X, y, ax=None, resolution=400):
     """Draw a fitted 1-D regression f, its tube f ± ε and the training points: inside the tube
     as dots, on its boundary as squares, outside as triangles (SVR's inside_tube_, on_tube_,
     outside_tube_; from the residuals otherwise), each counted in the legend. For HardBandSVR
-    also the narrowest band, f_inf ± ε_inf (seed 004's ε_inf). A model read from a LIBSVM or
+    also the narrowest band, f_inf ± ε_inf (Bi & Bennett 2003). A model read from a LIBSVM or
     LIBLINEAR file, which does not keep ε, gets f and the points only. Returns the Axes."""
     ax = axes(ax)
     x = (X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64))

@@ -1,5 +1,5 @@
 """The CV score of an SVMSearchCV over log2 C × log2 γ, as grid.py draws it, beside the
-leave-one-out bound #SV/N (seed 003)."""
+leave-one-out bound #SV/N (Vapnik 1995)."""
 
 from __future__ import annotations
 

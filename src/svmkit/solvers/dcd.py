@@ -1,7 +1,7 @@
 """Dual coordinate descent for linear SVMs (Hsieh et al. 2008; Ho & Lin 2012), LIBLINEAR's
 method, compiled with Numba on plain arrays.
 
-Classification (seed 000 (9.40): the soft-margin SVM is L2-regularised hinge loss):
+Classification (the soft-margin SVM is L2-regularised hinge loss; the dual as Hsieh et al. 2008, (4)):
 
     min_α ½ αᵀ(Q + D)α − 1ᵀα,  0 ≤ α_i ≤ U_i,  Q_ij = y_i y_j x_iᵀx_j,
 

@@ -1,11 +1,12 @@
 """Factorisations of H = K + sI for the closed-form kernel models, and conjugate gradient; they
 see plain arrays only.
 
-Kernel ridge solves (K + λI)β = y (seed 000, 9.52); the least-squares SVM solves the bordered
-system [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y] (seed 001, (7.1); the classifier's (6.1) is
-the same system on labels ±1). Both factorise one symmetric matrix H = K + sI: a Cholesky
-factor for one shift, or the eigendecomposition of K, which then serves every shift at the
-cost of two products with its eigenvectors. Exact leave-one-out residuals come from diag(H⁻¹)
+Kernel ridge solves (K + λI)β = y (Saunders, Gammerman & Vovk 1998; Bishop 2006, §6.1); the
+least-squares SVM solves the bordered system [[0, 1ᵀ], [1, K + I/C]]·[b; α] = [0; y] (Suykens
+et al. 2002, ch. 3; the classifier's of Suykens & Vandewalle 1999 is the same system on labels
+±1). Both factorise one symmetric matrix H = K + sI: a Cholesky factor for one shift, or the
+eigendecomposition of K, which then serves every shift at the cost of two products with its
+eigenvectors. Exact leave-one-out residuals come from diag(H⁻¹)
 (Cawley & Talbot 2004).
 """
 

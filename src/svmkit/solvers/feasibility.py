@@ -2,8 +2,8 @@
 
 By the representer theorem a solution, if any, lies in the span of the data,
 f(x) = Σ_j β_j K(x_j, x) + b, so feasibility is that of a linear system in (β, b):
-separable iff y_i f(x_i) ≥ 1 for every i (the hard-margin primal, seed 001 (1)); an ε-tube
-fits iff |f(x_i) − t_i| ≤ ε for every i (the hard ε-tube primal, seed 000 (9.58) with ξ = 0).
+separable iff y_i f(x_i) ≥ 1 for every i (the hard-margin primal, Boser, Guyon & Vapnik 1992); an ε-tube
+fits iff |f(x_i) − t_i| ≤ ε for every i (the ε-SVR primal of Vapnik 1995 with ξ = 0).
 
 HiGHS's tolerances are absolute, and it refuses a matrix entry above 1e15 or so: K is divided
 by its largest magnitude κ (β' = κβ spans the same functions), and t, ε by the targets' largest

@@ -1,4 +1,4 @@
-"""Newton's method for kernel logistic regression (seed 000 (9.45)–(9.50)).
+"""Newton's method for kernel logistic regression (Zhu & Hastie 2005).
 
     min J(β, b) = ½ Σ_c β_cᵀ K β_c + Σ_n c_n ℓ(t_n, f_n),   f = Kβ + b (n × k),
 

@@ -1,18 +1,31 @@
-"""Seed 004's ε-band story on one line of noisy 1-D data, printed step by step.
+"""
+The ε-band: ε_inf, the hard band and its reduction to classification
+=====================================================================
 
-1. ε_inf: the narrowest band any line can fit (a linear program, the Chebyshev fit).
+Bi & Bennett (2003) read linear regression geometrically. On one line of noisy 1-D data:
+
+1. ε_inf: the narrowest band any line can fit, the least ε̄ with
+   :math:`|y_i - (w^\\top x_i + b)| \\le \\bar\\varepsilon` for every i (a linear program, the
+   Chebyshev fit).
 2. The hard ε̄-band: for ε̄ > ε_inf, a hard-margin SVC on D⁺ = {(x_i, y_i + ε̄)} and
    D⁻ = {(x_i, y_i − ε̄)} gives (w̄, η̄, b̄); the line (−w̄/η̄, −b̄/η̄) is the flattest one inside
-   the band ε = ε̄ − 1/η̄, which SVR(kernel='linear', C=inf, epsilon=ε) finds directly.
-3. The soft ε-band: below ε_inf no line fits every point; SVR(kernel='linear', C) pays C per
-   unit of distance outside the band, and its primal and dual objectives meet.
+   the band ε = ε̄ − 1/η̄ (Bi & Bennett 2003, the reduction of regression to classification),
+   which ``SVR(kernel='linear', C=inf, epsilon=ε)`` finds directly (Vapnik 1995's hard ε-tube).
+3. The soft ε-band: below ε_inf no line fits every point; ``SVR(kernel='linear', C)`` pays C per
+   unit of distance outside the band (Vapnik 1995; Smola & Schölkopf 2004), and its primal and
+   dual objectives meet.
 
-Run from the repository root: python examples/epsilon_band.py
+The figure shows the Chebyshev line with its band ε_inf, a hard band above it, and the soft
+band at ε = 0.1 < ε_inf with the points it leaves outside.
+
+Run from the repository root: ``python examples/plot_epsilon_band.py``
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import svmkit
+from svmkit import plot
 from svmkit.models.band import HardBandSVR, epsilon_inf, hard_band_reduction, soft_band_dual, soft_band_primal
 
 rng = np.random.default_rng(0)
@@ -54,3 +67,10 @@ for C in (0.1, 1.0, 10.0):
     outside = int((np.abs(y - x @ w - b) > 0.1 + 1e-9).sum())
     print(f"   C = {C:5.1f}: w = {w[0]:.6f}, b = {b:.6f}, {outside:2d} points outside the band, "
           f"primal = {primal:.8f}, dual = {dual:.8f}")
+
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
+plot.regression_band(HardBandSVR(epsilon=0.6).fit(x, y), x, y, ax=axes[0])
+axes[0].set_title(f"hard band ε = 0.6 and the narrowest band ε_inf = {eps_inf:.3f}")
+plot.regression_band(svmkit.SVR(kernel="linear", C=1.0, epsilon=0.1, tol=1e-8).fit(x, y), x, y, ax=axes[1])
+axes[1].set_title("soft band ε = 0.1 < ε_inf, C = 1")
+plt.show()
