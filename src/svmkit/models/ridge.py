@@ -16,7 +16,7 @@ from svmkit.kernels.spec import check_gamma
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
 from svmkit.parallel.blocks import sum_row_blocks
-from svmkit.parallel.dask import is_dask, map_rows, row_blocks
+from svmkit.parallel.dask import row_blocks
 from svmkit.solvers.nystrom import nystrom_normal_solve
 
 
@@ -116,8 +116,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     def fit(self, X, y, sample_weight=None):
         """Fit β. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: (n_samples,)
         or (n_samples, n_targets); sample_weight scales each row's squared error."""
-        if is_dask(X):
-            return self._fit_dask(X, y, sample_weight)
         return super().fit(X, y, sample_weight)
 
     def _targets(self, X, y, sample_weight):
@@ -211,8 +209,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     def predict(self, X):
         """f(x) for every row of X; a Dask array gives a lazy Dask array, block by block. In
         float32 when X and y were float32 at fit and X is float32, as scikit-learn's."""
-        if is_dask(X):
-            return map_rows(super().predict, X)
         f = super().predict(X)
         return f.astype(np.float32) if getattr(self, "_fit_float32", False) and holds_float32(X) else f
 

@@ -21,6 +21,11 @@ def is_dask(X) -> bool:
     return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
+def route(X, in_memory, on_dask):
+    """The function that takes X: `on_dask` for a Dask collection, else `in_memory`."""
+    return on_dask if is_dask(X) else in_memory
+
+
 def row_blocks(X):
     """A 2-D Dask array with every column in each block (rows chunked only); raises naming X
     otherwise."""
