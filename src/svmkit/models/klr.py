@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_class_weight, check_max_iter, check_seed, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.backend import DEVICES
+from svmkit.models import nystrom_on_cluster
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
@@ -66,6 +67,10 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         the Newton systems' products with it there (the rest of each step on the host; up to
         2,500 rows × classes each system is factorised on the host, from one copy of K);
         prediction computes its kernel blocks there in float64.
+    scheduler_address : str or None, default None
+        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
+        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
+        of two worker processes started for the fit. In-memory data ignores it.
 
     Attributes
     ----------
@@ -97,7 +102,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,
                  class_weight=None, solver="newton", n_components=None, centers="uniform", random_state=None,
-                 device="cpu"):
+                 device="cpu", scheduler_address=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -111,6 +116,9 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         self.centers = centers
         self.random_state = random_state
         self.device = device
+        self.scheduler_address = scheduler_address
+
+    _fit_dask = nystrom_on_cluster.fit_klr
 
     def fit(self, X, y, sample_weight=None):
         """Fit β and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: labels;

@@ -20,8 +20,9 @@ TASK_RETRIES = 2
 def open_cluster(scheduler_address=None):
     """A `Cluster` on the scheduler at `scheduler_address`; without one, on the active
     `distributed.Client` if there is one, else on a LocalCluster of two worker processes of one
-    thread each, started for the call and closed after it. A scheduler that does not answer
-    within CONNECT_TIMEOUT seconds raises a ConnectionError naming its address."""
+    thread each, started for the call and closed after it. While it is open, its client is
+    Dask's default, so that `.compute()` of a collection runs there. A scheduler that does not
+    answer within CONNECT_TIMEOUT seconds raises a ConnectionError naming its address."""
     require_dask()
     from distributed import Client, LocalCluster, default_client
 
@@ -34,11 +35,11 @@ def open_cluster(scheduler_address=None):
             yield Cluster(client)
             return
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local, \
-                Client(local, set_as_default=False) as client:
+                Client(local) as client:
             yield Cluster(client)
         return
     try:
-        client = Client(scheduler_address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        client = Client(scheduler_address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError) as err:
         raise ConnectionError(f"no Dask scheduler answered at {scheduler_address!r} within "
                               f"{CONNECT_TIMEOUT} s: {err}") from None
