@@ -266,6 +266,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
             m = max([p.info["m_up"]] + [e[0] for e in extremes[id(p)]])
             M = min([p.info["m_low"]] + [e[1] for e in extremes[id(p)]])
             p.info["gap"] = m - M
+            p.rounds = rounds
             if not m - M > settings.tol:
                 p.done = True
                 continue
@@ -280,7 +281,6 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
             sets = [cluster.submit(first, f) for f in picks[id(p)]]
             p.root = cluster.submit(solve_set, kernel, settings, p.root, *sets, label=f"round {k}")
             p.info = cluster.gather(cluster.submit(describe, p.root))
-            p.rounds = rounds
             p.n_iter += p.info["n_iter"]
             if on_round is not None:
                 on_round(rounds, k, {**p.info, "violating": int(sum(counts))})
