@@ -10,8 +10,8 @@ afresh per set so that each worker's peak memory (ru_maxrss) is the set's; X is 
 partitions (the synthetic set: 8, generated on the workers, so that neither the client nor the
 in-memory fit reads it from a file). Printed per set: seconds, cascade rounds, #SV, the
 objectives' relative difference and each worker's peak memory. synth1m: 1,000,000 × 50, two
-Gaussian classes 4 apart on the first axis with 0.1 % of the labels flipped (the flipped rows
-are the bounded support vectors), C = 1.
+classes 4 apart on a first axis of unit variance, the other 49 of standard deviation 0.1, with
+0.01 % of the labels flipped (the flipped rows are bounded support vectors), C = 1.
 
 The projection replays the synthetic set's task timings (`cascade_timings_`) on W = 16, 64 and
 256 workers for N = 1M and 10M rows, one partition per worker, under stated assumptions:
@@ -42,12 +42,13 @@ TASK_OVERHEAD = 2e-3
 WORKERS = (16, 64, 256)
 ROWS = (1_000_000, 10_000_000)
 DATA = Path("/work/shared/data")
-SYNTH_ROWS, SYNTH_FEATURES, SYNTH_PARTS, SYNTH_FLIP = 1_000_000, 50, 8, 1e-3
+SYNTH_ROWS, SYNTH_FEATURES, SYNTH_PARTS, SYNTH_FLIP, SYNTH_SPREAD = 1_000_000, 50, 8, 1e-4, 0.1
 
 
 def synthetic_block(seed, rows, d=SYNTH_FEATURES):
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(rows, d))
+    X = SYNTH_SPREAD * rng.normal(size=(rows, d))
+    X[:, 0] = rng.normal(size=rows)
     y = np.where(X[:, 0] > 0, 1, -1)
     X[:, 0] += 2.0 * y
     flip = rng.random(rows) < SYNTH_FLIP
