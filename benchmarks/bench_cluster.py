@@ -115,7 +115,7 @@ def _per_kind(timings, kind):
 
 def project(measured, n, workers):
     """Projected seconds of the cascade on `workers` workers for n rows (see the assumptions)."""
-    timings, history = measured["timings"], measured["history"]
+    timings = measured["timings"]
     n0, d, parts0 = measured["n"], measured["d"], SYNTH_PARTS
     rows0, rows = n0 / parts0, n / workers
     sv_fraction = measured["n_sv_cascade"] / n0

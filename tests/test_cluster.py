@@ -167,6 +167,18 @@ def test_a_model_that_fits_in_memory_only_refuses_dask_input_naming_those_that_f
         svmkit.NuSVC().fit(*on_dask(X, y))
 
 
+@pytest.mark.parametrize("est, message", [
+    (svmkit.SVC(max_rounds=-1), "max_rounds must be None or an integer"),
+    (svmkit.SVR(partitioning="random"), "partitioning must be one of"),
+    (svmkit.SVC(scheduler_address=8786), "scheduler_address must be None or a Dask scheduler's address"),
+    (svmkit.LSSVC(scheduler_address=8786), "scheduler_address must be None"),
+    (svmkit.LinearSVC(scheduler_address=8786), "scheduler_address")])
+def test_the_cluster_parameters_are_checked_at_every_fit(est, message):
+    X, y = iris()
+    with pytest.raises(ValueError, match=message):
+        est.fit(X, y)
+
+
 def test_unknown_chunk_sizes_are_refused_before_any_work(client):
     X, y = iris()
     Xd, yd = on_dask(X, y)

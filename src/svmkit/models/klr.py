@@ -19,6 +19,7 @@ from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
 from svmkit.models.svc import class_weights
+from svmkit.parallel.cluster import check_scheduler_address
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
 from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS
 
@@ -98,7 +99,8 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     _constraints = {**KernelExpansion._constraints, "C": real(low=0), "tol": real(low=0),
                     "max_iter": check_max_iter, "solver": one_of("newton", "nystrom"),
                     "n_components": check_components, "centers": one_of("uniform", "leverage"),
-                    "device": one_of(*DEVICES), "class_weight": check_class_weight, "random_state": check_seed}
+                    "device": one_of(*DEVICES), "class_weight": check_class_weight, "random_state": check_seed,
+                    "scheduler_address": check_scheduler_address}
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,
                  class_weight=None, solver="newton", n_components=None, centers="uniform", random_state=None,

@@ -104,6 +104,7 @@ class _LinearSVM(PlainState, BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "scheduler_address": [None, str],
     }
     #: Losses whose squares the solver minimises.
     _squared_losses: tuple[str, ...] = ()

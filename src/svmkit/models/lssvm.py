@@ -32,6 +32,7 @@ from svmkit.models import nystrom_on_cluster, ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
 from svmkit.models.svc import class_weights
+from svmkit.parallel.cluster import check_scheduler_address
 from svmkit.solvers.factorisations import bordered_loo, bordered_solution
 
 
@@ -53,7 +54,8 @@ def _bordered_fit(factor, Y, s, loo):
 class BaseLSSVM(DenseExpansionModel):
     """The bordered system of seed 001 on one factorisation per problem."""
 
-    _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool}
+    _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool,
+                    "scheduler_address": check_scheduler_address}
 
     def _fit_targets(self, session: FitSession, Y, rows=None):
         """α (n × k), b (k) and, with `loo`, the LOO residuals (n × k) for the targets Y (n × k)

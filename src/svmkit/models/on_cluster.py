@@ -11,14 +11,26 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import check_params
+from svmkit._validation import check_params, one_of
 from svmkit.kernels.kinds import DotKernel, kernel_kind, make_kernel
 from svmkit.models import duals, ovo
-from svmkit.parallel.cluster import open_cluster, row_partitions
+from svmkit.parallel.cluster import check_scheduler_address, open_cluster, row_partitions
 from svmkit.solvers.cascade import Settings, cascade, kmeans_partitions
 
 #: How the cascade's partitions are made.
 PARTITIONINGS = ("rows", "kmeans")
+
+
+def check_max_rounds(value, name="max_rounds"):
+    """None, or a number of rounds ≥ 0."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0):
+        raise ValueError(f"{name} must be None or an integer ≥ 0, got {name}={value!r}")
+    return value
+
+
+#: The checks of the cascade's parameters, for the constraint tables of SVC and SVR.
+CONSTRAINTS = {"scheduler_address": check_scheduler_address, "max_rounds": check_max_rounds,
+               "partitioning": one_of(*PARTITIONINGS)}
 
 
 def _weights(weight, n):
@@ -79,16 +91,11 @@ def _check(est):
                          "runs in memory")
     if est.device != "cpu":
         raise ValueError(f"a Dask X is fitted on the workers' CPUs (device='cpu'), not device={est.device!r}")
-    if est.partitioning not in PARTITIONINGS:
-        raise ValueError(f"partitioning must be one of {PARTITIONINGS}, got {est.partitioning!r}")
-    if est.max_rounds is not None and (isinstance(est.max_rounds, bool) or
-                                       not isinstance(est.max_rounds, (int, np.integer)) or est.max_rounds < 0):
-        raise ValueError(f"max_rounds must be None or an integer ≥ 0, got {est.max_rounds!r}")
 
 
 def _run(est, X, y, sample_weight, forms_of):
     """Check, open the cluster, partition, resolve the kernel there, run the cascade over
-    the forms `forms_of(cluster, y)` gives. Returns (X, kernel, results, history)."""
+    the forms `forms_of(y, sample_weight)` gives. Returns (X, the cascade's results)."""
     _check(est)
     X, y, sample_weight = row_partitions(X, y, sample_weight)
     history = []

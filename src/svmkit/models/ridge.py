@@ -16,7 +16,7 @@ from svmkit.kernels.spec import check_gamma
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
 from svmkit.parallel.blocks import sum_row_blocks
-from svmkit.parallel.cluster import open_cluster
+from svmkit.parallel.cluster import check_scheduler_address, open_cluster
 from svmkit.parallel.dask import row_blocks
 from svmkit.solvers.nystrom import nystrom_normal_solve
 
@@ -101,6 +101,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     """
 
     _constraints = {**DenseExpansionModel._constraints, "alpha": real(low=0), "loo": check_bool,
+                    "scheduler_address": check_scheduler_address,
                     "gamma": lambda value, name: value if value is None else check_gamma(value, name)}
 
     def __init__(self, alpha=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0, solver="auto",

@@ -327,7 +327,7 @@ class SVC(BaseSVC):
     """
 
     _scaled_params = ("C",)
-    _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True)}
+    _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True), **on_cluster.CONSTRAINTS}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,

@@ -179,7 +179,7 @@ class SVR(BaseSVR):
 
     _scaled_params = ("C",)
     _constraints = {**SMOModel._constraints, "C": real(low=0, allow_inf=True),
-                    "epsilon": real(low=0, low_inclusive=True)}
+                    "epsilon": real(low=0, low_inclusive=True), **on_cluster.CONSTRAINTS}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1,

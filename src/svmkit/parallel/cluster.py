@@ -16,6 +16,14 @@ from svmkit.parallel.dask import CONNECT_TIMEOUT, is_dask, require_dask
 TASK_RETRIES = 2
 
 
+def check_scheduler_address(value, name="scheduler_address"):
+    """None, or a scheduler's address as a string ('tcp://host:port')."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be None or a Dask scheduler's address such as 'tcp://host:8786', "
+                         f"got {name}={value!r}")
+    return value
+
+
 @contextlib.contextmanager
 def open_cluster(scheduler_address=None):
     """A `Cluster` on the scheduler at `scheduler_address`; without one, on the active
@@ -47,7 +55,7 @@ def open_cluster(scheduler_address=None):
         yield Cluster(client)
 
 
-def _as_array(name, value, n_rows=None):
+def _as_array(name, value):
     """A Dask array of a Dask array, dataframe or series (rows counted, which reads the
     partitions' lengths only), or of an in-memory array (None stays None)."""
     import dask.array as da
@@ -145,10 +153,6 @@ class Cluster:
         self.timings = []
         self._timed = []
 
-    @property
-    def n_workers(self) -> int:
-        return max(1, len(self.client.scheduler_info().get("workers", {})))
-
     def partitions(self, X, *columns) -> list:
         """Futures of (global rows, X block, *column blocks) for each partition of rows of the
         Dask arrays of `row_partitions` (a column may be None)."""
@@ -180,6 +184,3 @@ class Cluster:
         self._timed = [(label, f) for label, f in self._timed if not f.done()]
         times = self.client.gather([f for _, f in done])
         self.timings.extend(zip((label for label, _ in done), times))
-
-    def scatter(self, value):
-        return self.client.scatter(value, broadcast=True)
