@@ -12,8 +12,8 @@ variables against the current expansion, G_i = y_i Σ_j c_j K(x_i, x_j) + p_i wi
 over row j's variables — a blockwise kernel product — and the maximal KKT violation
 m − M = max_{I_up} −yG − min_{I_low} −yG over every variable is formed from each worker's
 part. While it exceeds `tol`, the most violating variables (those outside the support beyond
-M + tol or m − tol) join the support's variables in the next solve, which starts from the
-current α. Each round lowers the objective, and the last solve's support satisfies the
+M + tol/2 or m − tol/2, at most the support's size or ROUND_VIOLATORS) join the support's
+variables in the next solve, which starts from the current α. Each round lowers the objective, and the last solve's support satisfies the
 stopping rule of the in-memory solve over all variables: the same optimum, to `tol`.
 
 Partitions are the data's own by default; `kmeans_partitions` regroups the rows by kernel
@@ -33,7 +33,8 @@ from svmkit._threads import numba_threads
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, _violations, solve
 
-#: Violators that join a round's solve, at most, per partition, and at least in all.
+#: Violators that join a round's solve at most: this many, or as many as the support holds when
+#: more (fewer rounds, each of whose checks costs a pass over every row).
 ROUND_VIOLATORS = 2048
 
 
@@ -186,10 +187,12 @@ def check_extremes(check: Check) -> tuple[float, float, int, int]:
 
 def violators(form, part, check: Check, m: float, M: float, tol: float, cap: int) -> tuple[Variables, int]:
     """The partition's variables outside the support that violate the optimality conditions
-    at `tol` against the global extremes (f > M + tol in I_up, f < m − tol in I_low), the
-    `cap` most violating of them (α = 0), and how many violate in all."""
+    at tol/2 against the global extremes (f > M + tol/2 in I_up, f < m − tol/2 in I_low), the
+    `cap` most violating of them (α = 0), and how many violate at `tol`. Those within tol/2 of
+    violating join too: a solve to `tol` leaves the variables outside it violating by little
+    more than tol, which would otherwise come in a few per round."""
     excess = np.maximum(np.where(check.up, check.f - M, -np.inf), np.where(check.low, m - check.f, -np.inf))
-    bad = np.flatnonzero(excess > tol)
+    bad = np.flatnonzero(excess > tol / 2)
     if bad.size > cap:
         bad = bad[np.argpartition(-excess[bad], cap - 1)[:cap]]
     v = partition_variables(form, part)
@@ -252,7 +255,6 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
         if on_round is not None:
             on_round(0, k, {**info, "violating": None})
     limit = np.inf if max_rounds is None else max_rounds
-    cap = max(1, ROUND_VIOLATORS // max(1, len(parts)) + 1)
     rounds = 0
     while rounds < limit and not all(p.done for p in problems):
         rounds += 1
@@ -270,6 +272,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
             if not m - M > settings.tol:
                 p.done = True
                 continue
+            cap = max(ROUND_VIOLATORS, p.info["n_sv"]) // len(parts) + 1
             picks[id(p)] = [cluster.submit(violators, p.form, part, c, m, M, settings.tol, cap)
                             for part, c in zip(parts, checks[id(p)])]
         for k, p in enumerate(problems):
