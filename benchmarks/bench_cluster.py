@@ -1,7 +1,7 @@
 """The cascade SVC on a Dask cluster against the in-memory fit, and its time projected to more
 workers from the measured tasks.
 
-    python benchmarks/bench_cluster.py [--sets a9a,w8a,synth1m] [--memory 4GB] [--out DIR]
+    python benchmarks/bench_cluster.py [--sets a9a,w8a,synth1m,synth10m] [--memory 4GB] [--out DIR]
     python benchmarks/bench_cluster.py --project DIR/cluster.json     (the projection only)
 
 Each set is fitted by SVC(C=1, γ='scale') in memory (in this process) and by the cascade on a
@@ -11,7 +11,9 @@ partitions (the synthetic set: 8, generated on the workers, so that neither the 
 in-memory fit reads it from a file). Printed per set: seconds, cascade rounds, #SV, the
 objectives' relative difference and each worker's peak memory. synth1m: 1,000,000 × 50, two
 classes 4 apart on a first axis of unit variance, the other 49 of standard deviation 0.1, with
-0.01 % of the labels flipped (the flipped rows are bounded support vectors), C = 1.
+0.01 % of the labels flipped (the flipped rows are bounded support vectors), C = 1. synth10m:
+the same at 10,000,000 rows in 80 partitions, by the cascade only (the in-memory fit would take
+hours on 2 cores), on workers of `--big-memory` each: X alone is 4 GB.
 
 The projection replays the synthetic set's task timings (`cascade_timings_`) on W = 16, 64 and
 256 workers for N = 1M and 10M rows, one partition per worker, under stated assumptions:
@@ -42,7 +44,10 @@ TASK_OVERHEAD = 2e-3
 WORKERS = (16, 64, 256)
 ROWS = (1_000_000, 10_000_000)
 DATA = Path("/work/shared/data")
-SYNTH_ROWS, SYNTH_FEATURES, SYNTH_PARTS, SYNTH_FLIP, SYNTH_SPREAD = 1_000_000, 50, 8, 1e-4, 0.1
+SYNTH_FEATURES, SYNTH_FLIP, SYNTH_SPREAD = 50, 1e-4, 0.1
+#: Rows and partitions of the synthetic sets, and the partitions the projection's run used.
+SYNTH = {"synth1m": (1_000_000, 8), "synth10m": (10_000_000, 80)}
+SYNTH_PARTS = SYNTH["synth1m"][1]
 
 
 def synthetic_block(seed, rows, d=SYNTH_FEATURES):
@@ -84,11 +89,11 @@ def run_set(name, memory):
 
     import svmkit
 
-    out = {"set": name}
+    out = {"set": name, "worker_memory_limit": memory}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=memory,
                       dashboard_address=None) as cluster, Client(cluster) as client:
-        if name == "synth1m":
-            X, y = synthetic(SYNTH_ROWS, SYNTH_PARTS)
+        if name in SYNTH:
+            X, y = synthetic(*SYNTH[name])
         else:
             Xm, ym = libsvm(name)
             X, y = da.from_array(Xm, chunks=(-(-Xm.shape[0] // 4), -1)), da.from_array(ym, chunks=-(-Xm.shape[0] // 4))
@@ -96,11 +101,13 @@ def run_set(name, memory):
         cascade = svmkit.SVC(C=1.0, cache_size=1000).fit(X, y)
         out["cascade_seconds"] = time.perf_counter() - t
         out["worker_peak_bytes"] = sorted(client.run(peak_rss).values())
-        if name == "synth1m":
+        out.update(rounds=int(cascade.cascade_rounds_[0]), n_sv_cascade=int(cascade.support_.size),
+                   objective_cascade=float(cascade.objective_[0]), history=cascade.cascade_history_,
+                   timings=cascade.cascade_timings_, n=int(X.shape[0]), d=int(X.shape[1]))
+        if name == "synth10m":
+            return out
+        if name in SYNTH:
             Xm, ym = (np.asarray(v) for v in client.compute([X, y], sync=True))
-    out.update(rounds=int(cascade.cascade_rounds_[0]), n_sv_cascade=int(cascade.support_.size),
-               objective_cascade=float(cascade.objective_[0]), history=cascade.cascade_history_,
-               timings=cascade.cascade_timings_, n=int(Xm.shape[0]), d=int(Xm.shape[1]))
     t = time.perf_counter()
     memory_fit = svmkit.SVC(C=1.0, cache_size=1000).fit(Xm, ym)
     out.update(memory_seconds=time.perf_counter() - t, n_sv_memory=int(memory_fit.support_.size),
@@ -168,6 +175,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="a9a,w8a,synth1m")
     parser.add_argument("--memory", default="4GB")
+    parser.add_argument("--big-memory", default="6GB", help="each worker's limit for synth10m")
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--project", default=None, help="a cluster.json to project from, without fitting")
     args = parser.parse_args()
@@ -178,13 +186,18 @@ def main():
     else:
         results = []
         for name in args.sets.split(","):
-            r = run_set(name, args.memory)
+            r = run_set(name, args.big_memory if name == "synth10m" else args.memory)
             results.append(r)
+            (out_dir / "cluster.json").write_text(json.dumps(results, indent=1, default=float))
+            if "memory_seconds" not in r:
+                print(f"{name}: n={r['n']} cascade {r['cascade_seconds']:.1f} s, {r['rounds']} rounds, "
+                      f"#SV {r['n_sv_cascade']}, objective {r['objective_cascade']:.6g} | worker peak MB "
+                      f"{[round(b / 2**20) for b in r['worker_peak_bytes']]}", flush=True)
+                continue
             print(f"{name}: n={r['n']} cascade {r['cascade_seconds']:.1f} s, {r['rounds']} rounds, "
                   f"#SV {r['n_sv_cascade']} | in memory {r['memory_seconds']:.1f} s, #SV {r['n_sv_memory']} | "
                   f"objective rel. diff {r['objective_rel_diff']:.2e} | worker peak MB "
                   f"{[round(b / 2**20) for b in r['worker_peak_bytes']]}", flush=True)
-            (out_dir / "cluster.json").write_text(json.dumps(results, indent=1, default=float))
     synth = [r for r in results if r["set"] == "synth1m"]
     if synth:
         table = plot_projection(synth[0], out_dir)
