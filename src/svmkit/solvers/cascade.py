@@ -114,7 +114,10 @@ def merge(*sets: Variables) -> Variables:
     X = np.concatenate([s.X for s in sets])[first]
     offsets = np.cumsum([0] + [s.row.size for s in sets[:-1]])
     at = np.concatenate([inverse[o + s.at] for o, s in zip(offsets, sets)])
-    cat = lambda name: np.concatenate([getattr(s, name) for s in sets])  # noqa: E731
+
+    def cat(name):
+        return np.concatenate([getattr(s, name) for s in sets])
+
     return Variables(X, unique, at.astype(np.int64), cat("gid"), cat("p"), cat("y"), cat("U"), cat("alpha"))
 
 
@@ -199,12 +202,14 @@ def violators(form, part, check: Check, m: float, M: float, tol: float, cap: int
     return v.take(np.sort(bad)), int(np.count_nonzero(excess > tol))
 
 
-def first(pair):
-    return pair[0]
+def picked(violating):
+    """The variables of a `violators` result."""
+    return violating[0]
 
 
-def count(pair):
-    return pair[1]
+def violating_count(violating):
+    """How many variables of a `violators` result's partition violate at tol."""
+    return violating[1]
 
 
 def describe(solved: Solved) -> dict:
@@ -215,7 +220,8 @@ def describe(solved: Solved) -> dict:
 
 
 def expansion(solved: Solved) -> tuple:
-    """(global rows, their data rows, coefficients c_r, gid, α, U) of a solve's support."""
+    """(global rows, their data rows, coefficients c_r, and per variable gid, α, U and its
+    row's place) of a solve's support."""
     S = solved.support
     return S.row, S.X, S.coefficients(), S.gid, S.alpha, S.U, S.at
 
@@ -280,8 +286,8 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
                 if id(p) in checks and on_round is not None:
                     on_round(rounds, k, {**p.info, "violating": 0})
                 continue
-            counts = cluster.gather([cluster.submit(count, f) for f in picks[id(p)]])
-            sets = [cluster.submit(first, f) for f in picks[id(p)]]
+            counts = cluster.gather([cluster.submit(violating_count, f) for f in picks[id(p)]])
+            sets = [cluster.submit(picked, f) for f in picks[id(p)]]
             p.root = cluster.submit(solve_set, kernel, settings, p.root, *sets, label=f"round {k}")
             p.info = cluster.gather(cluster.submit(describe, p.root))
             p.n_iter += p.info["n_iter"]
