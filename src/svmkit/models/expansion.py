@@ -16,6 +16,12 @@ from svmkit.backend import backend_for
 from svmkit.kernels.kinds import kernel_kind, make_kernel
 from svmkit.kernels.spec import check_coef0, check_degree, check_gamma, check_kernel
 from svmkit.models.session import FitSession
+from svmkit.parallel.blocks import LazyOnDask
+from svmkit.parallel.dask import route
+
+#: The estimators that fit Dask collections, as the error of the others names them.
+ON_DASK = ("SVC and SVR (the cascade), LinearSVC and LinearSVR (dual=False), KernelRidge, "
+           "KernelLogisticRegression, LSSVC and LSSVR (solver='nystrom')")
 
 #: Fitted attributes a model file keeps, when the estimator has them: everything prediction and
 #: the fitted attributes need, nothing that would need code to rebuild.
@@ -31,11 +37,12 @@ def read_only(a: np.ndarray) -> np.ndarray:
     return a
 
 
-class KernelExpansion(BaseEstimator):
+class KernelExpansion(LazyOnDask, BaseEstimator):
     """A fitted kernel expansion: `gamma_` (the resolved γ), the centres `support_vectors_`
     (rows `support_` of the training data), the weights `_dual_coef_` and intercepts
     `_intercept_`; subclasses say what their targets are (`_targets`) and how a session is
-    solved and stored (`_fit_session`). Prediction needs only the fitted state."""
+    solved and stored (`_fit_session`). Prediction needs only the fitted state; on a Dask
+    array or dataframe it is lazy, block by block on the workers (`LazyOnDask`)."""
 
     #: Each parameter's check (name → check(value, name)), run by `check_params` at fit before
     #: any data is read (`make_kernel` checks the kernel's parameters again for its other callers).
@@ -45,8 +52,17 @@ class KernelExpansion(BaseEstimator):
     _device_dtype = np.float32
 
     def fit(self, X, y=None, sample_weight=None):
-        """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
+        """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix; a Dask
+        array or dataframe is fitted where it lives by the estimators that can (`ON_DASK`)."""
+        return route(X, self._fit_in_memory, self._fit_dask)(X, y, sample_weight)
+
+    def _fit_in_memory(self, X, y, sample_weight):
         return self._fit_session(self._open_session(X, y, sample_weight), None)
+
+    def _fit_dask(self, X, y, sample_weight):
+        """The fit of a Dask X: refused by the estimators that fit in memory only."""
+        raise ValueError(f"{type(self).__name__} fits data in memory only: call .compute() on the Dask "
+                         f"collection first, or fit one of {ON_DASK} on the cluster")
 
     def _backend(self):
         """The backend of `device` (models without it run on the host)."""

@@ -15,10 +15,12 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_class_weight, check_max_iter, check_seed, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.backend import DEVICES
+from svmkit.models import nystrom_on_cluster
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
 from svmkit.models.svc import class_weights
+from svmkit.parallel.cluster import check_scheduler_address
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
 from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS
 
@@ -68,6 +70,10 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         2,500 rows × classes each system is factorised on the host, from one copy of K); with
         'nystrom', the blocks of K_NM computed there in float64 and the Newton steps on the
         host. Prediction computes its kernel blocks there in float64.
+    scheduler_address : str or None, default None
+        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
+        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
+        of two worker processes started for the fit. In-memory data ignores it.
 
     Attributes
     ----------
@@ -95,11 +101,12 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     _constraints = {**KernelExpansion._constraints, "C": real(low=0), "tol": real(low=0),
                     "max_iter": check_max_iter, "solver": one_of("newton", "nystrom"),
                     "n_components": check_components, "centers": one_of("uniform", "leverage"),
-                    "device": one_of(*DEVICES), "class_weight": check_class_weight, "random_state": check_seed}
+                    "device": one_of(*DEVICES), "class_weight": check_class_weight, "random_state": check_seed,
+                    "scheduler_address": check_scheduler_address}
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,
                  class_weight=None, solver="newton", n_components=None, centers="uniform", random_state=None,
-                 device="cpu"):
+                 device="cpu", scheduler_address=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -113,6 +120,9 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         self.centers = centers
         self.random_state = random_state
         self.device = device
+        self.scheduler_address = scheduler_address
+
+    _fit_dask = nystrom_on_cluster.fit_klr
 
     def fit(self, X, y, sample_weight=None):
         """Fit β and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: labels;

@@ -29,9 +29,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_real, encode_classes, validate_sample_weight, validate_X, validate_Xy
+from svmkit.models import linear_on_cluster
 from svmkit.models.plain_state import PlainState
 from svmkit.models.smo_base import positive_rows
 from svmkit.models.svc import class_weights
+from svmkit.parallel.dask import route
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.crammer_singer import crammer_singer
 from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_groups
@@ -103,6 +105,7 @@ class _LinearSVM(PlainState, BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "scheduler_address": [None, str],
     }
     #: Losses whose squares the solver minimises.
     _squared_losses: tuple[str, ...] = ()
@@ -213,6 +216,11 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         The order of the coordinates (not used by the primal Newton).
     max_iter : int, default 1000
         Passes (Newton steps for the primal) at most.
+    scheduler_address : str or None, default None
+        A Dask X (array or dataframe) and y are fitted by the primal Newton (dual=False or
+        'auto') with the rows kept on the cluster whose scheduler is at this address
+        ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster of two
+        worker processes started for the fit. In-memory data ignores it.
 
     Attributes
     ----------
@@ -244,7 +252,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0, multi_class="ovr",
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, verbose=0, random_state=None,
-                 max_iter=1000):
+                 max_iter=1000, scheduler_address=None):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
@@ -257,9 +265,16 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         self.verbose = verbose
         self.random_state = random_state
         self.max_iter = max_iter
+        self.scheduler_address = scheduler_address
 
     def fit(self, X, y, sample_weight=None):
-        """Fit w and b. X: (n_samples, n_features) dense or sparse."""
+        """Fit w and b. X: (n_samples, n_features) dense or sparse; a Dask array or dataframe
+        stays on its cluster (dual=False)."""
+        return route(X, self._fit_in_memory, self._fit_dask)(X, y, sample_weight)
+
+    _fit_dask = linear_on_cluster.fit_linear_svc
+
+    def _fit_in_memory(self, X, y, sample_weight):
         self._check_params()
         X, y = validate_Xy(self, X, y)
         self.classes_, y_enc = encode_classes(y, "LinearSVC")
@@ -369,6 +384,11 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     dual : bool or 'auto', default 'auto'
         'auto': the primal for the squared loss when there are at least as many samples as
         features, else the dual (as scikit-learn).
+    scheduler_address : str or None, default None
+        A Dask X (array or dataframe) and y are fitted by the primal Newton (dual=False or
+        'auto') with the rows kept on the cluster whose scheduler is at this address
+        ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster of two
+        worker processes started for the fit. In-memory data ignores it.
 
     Attributes
     ----------
@@ -393,7 +413,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     _squared_losses = ("squared_epsilon_insensitive",)
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive", fit_intercept=True,
-                 intercept_scaling=1.0, dual="auto", verbose=0, random_state=None, max_iter=1000):
+                 intercept_scaling=1.0, dual="auto", verbose=0, random_state=None, max_iter=1000,
+                 scheduler_address=None):
         self.epsilon = epsilon
         self.tol = tol
         self.C = C
@@ -404,6 +425,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         self.verbose = verbose
         self.random_state = random_state
         self.max_iter = max_iter
+        self.scheduler_address = scheduler_address
 
     def _check_params(self):
         """As `_LinearSVM`'s, and ε finite and ≥ 0 (scikit-learn lets any real through to
@@ -412,7 +434,13 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         check_real(self.epsilon, "epsilon", low=0, low_inclusive=True)
 
     def fit(self, X, y, sample_weight=None):
-        """Fit w and b. X: (n_samples, n_features) dense or sparse; y: real targets."""
+        """Fit w and b. X: (n_samples, n_features) dense or sparse; y: real targets; a Dask
+        array or dataframe stays on its cluster (dual=False)."""
+        return route(X, self._fit_in_memory, self._fit_dask)(X, y, sample_weight)
+
+    _fit_dask = linear_on_cluster.fit_linear_svr
+
+    def _fit_in_memory(self, X, y, sample_weight):
         self._check_params()
         X, y = validate_Xy(self, X, y, y_numeric=True)
         dual = resolve_dual(self.dual, self.loss, "l2", "ovr", X)

@@ -28,10 +28,11 @@ from svmkit._metrics import r2_from_residuals
 from svmkit._arrays import to_host
 from svmkit._validation import (check_bool, check_class_weight, check_real, encode_classes, one_of, real, validate_sample_weight,
                                validate_Xy)
-from svmkit.models import ovo
+from svmkit.models import nystrom_on_cluster, ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
 from svmkit.models.svc import class_weights
+from svmkit.parallel.cluster import check_scheduler_address
 from svmkit.solvers.factorisations import bordered_loo, bordered_solution
 
 
@@ -53,7 +54,8 @@ def _bordered_fit(factor, Y, s, loo):
 class BaseLSSVM(DenseExpansionModel):
     """The LS-SVM's bordered system (Suykens & Vandewalle 1999) on one factorisation per problem."""
 
-    _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool}
+    _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool,
+                    "scheduler_address": check_scheduler_address}
 
     def _fit_targets(self, session: FitSession, Y, rows=None):
         """α (n × k), b (k) and, with `loo`, the LOO residuals (n × k) for the targets Y (n × k)
@@ -138,6 +140,10 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     device : {'cpu', 'cuda'}, default='cpu'
         As KernelRidge's: the kernel and the 'cholesky' or 'eigen' solver on the GPU, and
         'nystrom''s K_NM blocks with the normal equations or CG products.
+    scheduler_address : str or None, default None
+        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
+        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
+        of two worker processes started for the fit. In-memory data ignores it.
 
     Attributes
     ----------
@@ -161,7 +167,8 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     """
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
-                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu"):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu",
+                 scheduler_address=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -174,6 +181,9 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         self.tol = tol
         self.loo = loo
         self.device = device
+        self.scheduler_address = scheduler_address
+
+    _fit_dask = nystrom_on_cluster.fit_lssvr
 
     def fit(self, X, y, sample_weight=None):
         """Fit α and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix;
@@ -202,7 +212,8 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     Parameters
     ----------
-    C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo, device : as LSSVR's.
+    C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo, device,
+    scheduler_address : as LSSVR's.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies the weight of each row of a class (C_i = C · class_weight[y_i] ·
         sample_weight_i), as SVC's; 'balanced': n_samples / (n_classes · count of the class).
@@ -237,7 +248,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, multi_class="ovr",
-                 class_weight=None, device="cpu"):
+                 class_weight=None, device="cpu", scheduler_address=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -252,6 +263,9 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         self.multi_class = multi_class
         self.class_weight = class_weight
         self.device = device
+        self.scheduler_address = scheduler_address
+
+    _fit_dask = nystrom_on_cluster.fit_lssvc
 
     def fit(self, X, y, sample_weight=None):
         """Fit one problem (binary), one per class (ovr) or one per pair (ovo); sample_weight

@@ -6,10 +6,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from svmkit.parallel.blocks import LazyOnDask
 
-class PlainState:
+
+class PlainState(LazyOnDask):
     """`fitted_state` / `set_fitted_state` over the names in `_fitted` (`_required` of them
-    needed), with coef_ and intercept_ checked against n_features_in_ and each other."""
+    needed), with coef_ and intercept_ checked against n_features_in_ and each other; prediction
+    on a Dask array or dataframe is lazy (`LazyOnDask`)."""
 
     _fitted: tuple = ("coef_", "intercept_", "n_features_in_")
     _required: tuple = ("coef_", "intercept_", "n_features_in_")

@@ -16,7 +16,8 @@ from svmkit.kernels.spec import check_gamma
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
 from svmkit.parallel.blocks import sum_row_blocks
-from svmkit.parallel.dask import is_dask, map_rows, row_blocks
+from svmkit.parallel.cluster import check_scheduler_address, open_cluster
+from svmkit.parallel.dask import row_blocks
 from svmkit.solvers.nystrom import nystrom_normal_solve
 
 
@@ -70,6 +71,10 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         runs its CG products there (more centres; the M × M preconditioner on the host). Dask
         arrays are refused there (device='cpu' runs them). Prediction computes its kernel
         blocks there in float64.
+    scheduler_address : str or None, default None
+        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
+        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
+        of two worker processes started for the fit. In-memory data ignores it.
 
     Attributes
     ----------
@@ -97,10 +102,11 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     """
 
     _constraints = {**DenseExpansionModel._constraints, "alpha": real(low=0), "loo": check_bool,
+                    "scheduler_address": check_scheduler_address,
                     "gamma": lambda value, name: value if value is None else check_gamma(value, name)}
 
     def __init__(self, alpha=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0, solver="auto",
-                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu"):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu", scheduler_address=None):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -113,12 +119,11 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         self.tol = tol
         self.loo = loo
         self.device = device
+        self.scheduler_address = scheduler_address
 
     def fit(self, X, y, sample_weight=None):
         """Fit β. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: (n_samples,)
         or (n_samples, n_targets); sample_weight scales each row's squared error."""
-        if is_dask(X):
-            return self._fit_dask(X, y, sample_weight)
         return super().fit(X, y, sample_weight)
 
     def _targets(self, X, y, sample_weight):
@@ -180,27 +185,28 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
             raise ValueError("a Dask array X is fitted without sample_weight and without loo")
         import dask.array as da
 
-        X = row_blocks(X)
-        n, d = X.shape
-        y = da.asarray(y).astype(np.float64).rechunk({0: X.chunks[0]})
-        if y.shape[0] != n:
-            raise ValueError(f"y has {y.shape[0]} rows, X has {n}")
-        self._multi_output = y.ndim == 2
-        Y = y if y.ndim == 2 else y[:, None]
-        Y = Y.rechunk({1: -1})
-        centres = self._centres(n)
-        C = np.asarray(X[centres].compute(), dtype=np.float64)
-        check_finite_rows(C)
-        kernel = make_kernel(self.kernel, X, self._gamma_param(), self.degree, self.coef0)
-        c_sq = kernel.sq_norms(C)
+        with open_cluster(self.scheduler_address):
+            X = row_blocks(X)
+            n, d = X.shape
+            y = da.asarray(y).astype(np.float64).rechunk({0: X.chunks[0]})
+            if y.shape[0] != n:
+                raise ValueError(f"y has {y.shape[0]} rows, X has {n}")
+            self._multi_output = y.ndim == 2
+            Y = y if y.ndim == 2 else y[:, None]
+            Y = Y.rechunk({1: -1})
+            centres = self._centres(n)
+            C = np.asarray(X[centres].compute(), dtype=np.float64)
+            check_finite_rows(C)
+            kernel = make_kernel(self.kernel, X, self._gamma_param(), self.degree, self.coef0)
+            c_sq = kernel.sq_norms(C)
 
-        def reduce(Xb, Yb, start):
-            check_finite_rows(np.asarray(Xb), name=f"X (block from row {start})")
-            check_finite_rows(np.asarray(Yb), name=f"y (block from row {start})")
-            K = kernel.block(np.ascontiguousarray(Xb, dtype=np.float64), C, c_sq)
-            return K.T @ K, K.T @ Yb
+            def reduce(Xb, Yb, start):
+                check_finite_rows(np.asarray(Xb), name=f"X (block from row {start})")
+                check_finite_rows(np.asarray(Yb), name=f"y (block from row {start})")
+                K = kernel.block(np.ascontiguousarray(Xb, dtype=np.float64), C, c_sq)
+                return K.T @ K, K.T @ Yb
 
-        KtK, KtY = sum_row_blocks(reduce, X, Y)
+            KtK, KtY = sum_row_blocks(reduce, X, Y)
         beta = nystrom_normal_solve(KtK, KtY, kernel.block(C, C), self.alpha)
         self.n_features_in_ = d
         self.gamma_ = kernel.gamma
@@ -212,8 +218,6 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     def predict(self, X):
         """f(x) for every row of X; a Dask array gives a lazy Dask array, block by block. In
         float32 when X and y were float32 at fit and X is float32, as scikit-learn's."""
-        if is_dask(X):
-            return map_rows(super().predict, X)
         f = super().predict(X)
         return f.astype(np.float32) if getattr(self, "_fit_float32", False) and holds_float32(X) else f
 

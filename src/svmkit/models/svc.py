@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_bool, check_class_weight, check_real, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.exceptions import NotSeparableError
-from svmkit.models import duals, ovo
+from svmkit.models import duals, on_cluster, ovo
 from svmkit.models.expansion import read_only
 from svmkit.models.probability import couple, fit_sigmoid, pairwise_probabilities
 from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, SMOModel, each_task, probability_folds,
@@ -282,6 +282,17 @@ class SVC(BaseSVC):
         (CuPy, the `gpu` extra) by float32 GEMM blocks into a row cache there, where the
         solver's loops run; α, b and every fitted attribute are NumPy arrays, as on the CPU.
         Prediction computes its kernel blocks there too, in float32.
+    scheduler_address : str or None, default None
+        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
+        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
+        of two worker processes started for the fit. In-memory data ignores it.
+    max_rounds : int or None, default None
+        Dask X only: rounds of the cascade's global optimality check at most (None: until no
+        variable violates the optimality conditions at `tol`, the in-memory fit's optimum);
+        0 stops at the root of the cascade's tree, an early model for very large data.
+    partitioning : {'rows', 'kmeans'}, default 'rows'
+        Dask X only: the cascade's partitions are X's own ('rows'), or as many made by kernel
+        k-means on a sample (DC-SVM, Hsieh, Si & Dhillon 2014).
 
     Attributes
     ----------
@@ -303,6 +314,11 @@ class SVC(BaseSVC):
         The sigmoids' A and B per class pair, applied to LIBSVM's decision values (> 0 votes the
         pair's first class); empty when `probability` is False. When a fold's training part
         holds one class only (a class of one sample), its held-out rows get LIBSVM's ±1.
+    cascade_history_ : list of dict
+        Dask X only: per cascade round and problem, #SV, the objective and the variables that
+        violated the optimality conditions (round 0: the tree's root).
+    cascade_timings_ : list of (str, float)
+        Dask X only: each task of the cascade and its seconds on its worker.
 
     Examples
     --------
@@ -315,11 +331,12 @@ class SVC(BaseSVC):
     """
 
     _scaled_params = ("C",)
-    _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True)}
+    _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True), **on_cluster.CONSTRAINTS}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, device="cpu"):
+                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, device="cpu",
+                 scheduler_address=None, max_rounds=None, partitioning="rows"):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -337,7 +354,11 @@ class SVC(BaseSVC):
         self.random_state = random_state
         self.warm_start = warm_start
         self.device = device
+        self.scheduler_address = scheduler_address
+        self.max_rounds = max_rounds
+        self.partitioning = partitioning
 
+    _fit_dask = on_cluster.fit_classifier
 
     def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
         upper = self.C * weight

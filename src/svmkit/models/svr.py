@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_nu, check_real, real, validate_sample_weight, validate_Xy
 from svmkit.exceptions import TubeTooNarrowError
-from svmkit.models import duals
+from svmkit.models import duals, on_cluster
 from svmkit.models.probability import laplace_scale
 from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, SMOModel, each_task, positive_rows,
                                     probability_folds, read_back)
@@ -132,6 +132,17 @@ class SVR(BaseSVR):
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device,
     random_state :
         As for `SVC`.
+    scheduler_address : str or None, default None
+        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
+        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
+        of two worker processes started for the fit. In-memory data ignores it.
+    max_rounds : int or None, default None
+        Dask X only: rounds of the cascade's global optimality check at most (None: until no
+        variable violates the optimality conditions at `tol`, the in-memory fit's optimum);
+        0 stops at the root of the cascade's tree, an early model for very large data.
+    partitioning : {'rows', 'kmeans'}, default 'rows'
+        Dask X only: the cascade's partitions are X's own ('rows'), or as many made by kernel
+        k-means on a sample (DC-SVM, Hsieh, Si & Dhillon 2014).
 
     Attributes
     ----------
@@ -152,6 +163,11 @@ class SVR(BaseSVR):
         Bounded rows, α or α* = C: on or outside it.
     free_support_, bounded_support_, loo_bound_ :
         As for `SVC`.
+    cascade_history_ : list of dict
+        Dask X only: per cascade round and problem, #SV, the objective and the variables that
+        violated the optimality conditions (round 0: the tree's root).
+    cascade_timings_ : list of (str, float)
+        Dask X only: each task of the cascade and its seconds on its worker.
 
     Examples
     --------
@@ -164,11 +180,12 @@ class SVR(BaseSVR):
 
     _scaled_params = ("C",)
     _constraints = {**SMOModel._constraints, "C": real(low=0, allow_inf=True),
-                    "epsilon": real(low=0, low_inclusive=True)}
+                    "epsilon": real(low=0, low_inclusive=True), **on_cluster.CONSTRAINTS}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False, device="cpu"):
+                 random_state=None, warm_start=False, device="cpu",
+                 scheduler_address=None, max_rounds=None, partitioning="rows"):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -184,7 +201,11 @@ class SVR(BaseSVR):
         self.random_state = random_state
         self.warm_start = warm_start
         self.device = device
+        self.scheduler_address = scheduler_address
+        self.max_rounds = max_rounds
+        self.partitioning = partitioning
 
+    _fit_dask = on_cluster.fit_regressor
 
     def _dual(self, target, upper, kidx):
         return duals.epsilon_svr(target, upper, self.epsilon, kidx)

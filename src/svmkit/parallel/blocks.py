@@ -3,6 +3,8 @@ reduced on the cluster."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from svmkit.parallel.dask import is_dask, map_rows, require_dask
@@ -38,3 +40,76 @@ def sum_row_blocks(func, *arrays):
         parts = [dask.delayed(_add_pairs)(parts[i], parts[i + 1]) if i + 1 < len(parts) else parts[i]
                  for i in range(0, len(parts), 2)]
     return dask.compute(parts[0])[0]
+
+
+#: The methods of an estimator that take X and give one result per row.
+ROW_METHODS = ("predict", "decision_function", "predict_proba", "predict_log_proba", "score_samples")
+
+
+def _rows_of(X):
+    """A Dask dataframe as a Dask array (its partitions' lengths unknown, which the blocks
+    need not know); a Dask array as itself."""
+    return X.to_dask_array() if hasattr(X, "to_dask_array") else X
+
+
+def lazy_rows(method):
+    """method(self, X, …), lazily block by block when X is a Dask array or dataframe (a Dask
+    array of the results, rows in X's partitions)."""
+    @functools.wraps(method)
+    def on_rows(self, X, *args, **kwargs):
+        if not is_dask(X):
+            return method(self, X, *args, **kwargs)
+        return map_rows(lambda block: method(self, block, *args, **kwargs), _rows_of(X))
+
+    on_rows.lazy_rows = True
+    return on_rows
+
+
+def lazy_score(score):
+    """score(self, X, y, sample_weight), for a Dask X a lazy 0-d Dask array: the accuracy of
+    a classifier's predictions, the R² of a regressor's (averaged over outputs), as
+    scikit-learn's mixins define them, reduced over the blocks on the workers."""
+    @functools.wraps(score)
+    def on_rows(self, X, y, sample_weight=None):
+        if not is_dask(X):
+            return score(self, X, y, sample_weight)
+        import dask.array as da
+        from sklearn.base import is_classifier
+
+        pred = self.predict(X)
+        chunks = pred.chunks[0]
+        y = _rows_of(y) if is_dask(y) else da.from_array(np.asarray(y), chunks=(chunks,) + np.shape(y)[1:])
+        w = da.ones(pred.shape[0], chunks=chunks) if sample_weight is None else \
+            (_rows_of(sample_weight) if is_dask(sample_weight) else da.from_array(np.asarray(sample_weight), chunks=chunks))
+        if is_classifier(self):
+            return (w * (pred == y)).sum() / w.sum()
+        w2 = w[:, None] if pred.ndim == 2 else w
+        mean = (w2 * y).sum(axis=0) / w.sum()
+        r2 = 1 - (w2 * (y - pred) ** 2).sum(axis=0) / (w2 * (y - mean) ** 2).sum(axis=0)
+        return r2.mean() if pred.ndim == 2 else r2
+
+    on_rows.lazy_rows = True
+    return on_rows
+
+
+def _wrapped(attr, wrap):
+    """`attr` (a function, or scikit-learn's `available_if` descriptor around one) wrapped."""
+    if hasattr(attr, "fn") and hasattr(attr, "check"):  # available_if: keep its check
+        if not getattr(attr.fn, "lazy_rows", False):
+            attr.fn = wrap(attr.fn)
+        return attr
+    return attr if getattr(attr, "lazy_rows", False) else wrap(attr)
+
+
+class LazyOnDask:
+    """A base that makes every subclass's row methods (`ROW_METHODS`) and `score` lazy on a
+    Dask array or dataframe: the result is a Dask array computed block by block on the
+    workers, as `lazy_rows` and `lazy_score` do."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ROW_METHODS:
+            if name in vars(cls):
+                setattr(cls, name, _wrapped(vars(cls)[name], lazy_rows))
+        if callable(getattr(cls, "score", None)):
+            cls.score = _wrapped(cls.score, lazy_score)

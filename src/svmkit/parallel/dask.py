@@ -21,6 +21,11 @@ def is_dask(X) -> bool:
     return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
+def route(X, in_memory, on_dask):
+    """The function that takes X: `on_dask` for a Dask collection, else `in_memory`."""
+    return on_dask if is_dask(X) else in_memory
+
+
 def row_blocks(X):
     """A 2-D Dask array with every column in each block (rows chunked only); raises naming X
     otherwise."""
@@ -44,27 +49,21 @@ def map_rows(func, X):
 
 
 def on_cluster(work, shared, tasks, scheduler_address=None):
-    """(k, work(*shared, *tasks[k])) for every task, as they finish on a Dask cluster: an
-    in-process LocalCluster by default, or the scheduler at `scheduler_address`.
+    """(k, work(*shared, *tasks[k])) for every task, as they finish on a Dask cluster: the one
+    `cluster.open_cluster` gives (the scheduler at `scheduler_address`, else the active client,
+    else a LocalCluster started for the run).
 
     `shared` is scattered once to every worker. A worker lost mid-run makes Dask run its tasks
-    elsewhere; if they cannot finish, the run fails with an error naming the cause."""
-    require_dask()
-    from distributed import Client, LocalCluster, as_completed
+    elsewhere (a task is idempotent, and one that raised is retried); if they cannot finish,
+    the run fails with an error naming the cause."""
+    from distributed import as_completed
 
-    if scheduler_address is None:
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
-    else:
-        cluster = None
-        try:
-            client = Client(scheduler_address, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError) as err:
-            raise ConnectionError(f"no Dask scheduler answered at {scheduler_address!r} within "
-                                  f"{CONNECT_TIMEOUT} s: {err}") from None
-    try:
+    from svmkit.parallel.cluster import TASK_RETRIES, open_cluster
+
+    with open_cluster(scheduler_address) as cluster:
+        client = cluster.client
         scattered = [None if x is None else client.scatter(x, broadcast=True) for x in shared]
-        futures = [client.submit(work, *scattered, *args, pure=False) for args in tasks]
+        futures = [client.submit(work, *scattered, *args, pure=False, retries=TASK_RETRIES) for args in tasks]
         index = {f.key: k for k, f in enumerate(futures)}
         for future in as_completed(futures):
             try:
@@ -75,7 +74,3 @@ def on_cluster(work, shared, tasks, scheduler_address=None):
                                        f"elsewhere ({err}); the run is incomplete") from err
                 raise
             yield index[future.key], result
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()

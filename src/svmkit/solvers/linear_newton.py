@@ -229,7 +229,14 @@ def l2_loss_newton(X, bias: float, y, c, tol: float, max_iter: int, epsilon: flo
 def _newton(X, bias, y, c, tol, max_iter, epsilon, regression):
     problem = _L2Loss(_Rows(X, bias), np.asarray(y, dtype=np.float64), np.asarray(c, dtype=np.float64),
                       float(epsilon), regression)
-    w = np.zeros(X.shape[1] + 1)
+    return minimise(problem, X.shape[1] + 1, tol, max_iter)
+
+
+def minimise(problem, n_weights: int, tol: float, max_iter: int) -> NewtonResult:
+    """The trust-region Newton iterations on `problem` (f, its gradient, Hessian products,
+    diagonal and line search, as `_L2Loss` gives them, over rows in memory or in blocks
+    elsewhere) from w = 0."""
+    w = np.zeros(n_weights)
     f = problem.fun(w)
     g = problem.grad(w)
     g_norm0 = float(np.linalg.norm(g))

@@ -78,7 +78,14 @@ def _nystrom_direct(block, spans, K_MM, B, shift, bias, xp=np):
         xp.matmul(Kb.T, Kb, out=gram)
         H += gram
         KtB1 += Kb.T @ B1[rows]
-    H, KtB1 = to_host(H), to_host(KtB1)
+    return normal_equations_solve(to_host(H), to_host(KtB1), B.sum(axis=0), n, K_MM, shift, bias)
+
+
+def normal_equations_solve(H, KtB1, B_sum, n, K_MM, shift, bias):
+    """(β, b) from the sums of `_nystrom_direct`'s one pass (as a map-reduce over row blocks
+    also gives them): H = K_NMᵀK_NM, KtB1 = K_NMᵀ[B, 1], B_sum = 1ᵀB over n rows."""
+    m = K_MM.shape[0]
+    k = KtB1.shape[1] - 1
     if not bias:
         return nystrom_normal_solve(H, KtB1[:, :k], K_MM, shift), np.zeros(k)
     # b unpenalised: the bordered system [[H + sK_MM, K_NMᵀ1], [1ᵀK_NM, n]]·[β; b] = [K_NMᵀB; 1ᵀB]
@@ -86,7 +93,7 @@ def _nystrom_direct(block, spans, K_MM, B, shift, bias, xp=np):
     H_b[:m, :m] = H + shift * K_MM
     H_b[:m, m] = H_b[m, :m] = KtB1[:, k]
     H_b[m, m] = n
-    z = _cholesky_or_lstsq(H_b, np.vstack([KtB1[:, :k], B.sum(axis=0)]))
+    z = _cholesky_or_lstsq(H_b, np.vstack([KtB1[:, :k], B_sum]))
     return z[:m], z[m]
 
 

@@ -1,0 +1,284 @@
+"""Fits on a Dask cluster (2 worker processes, one thread each): the cascade SVC and SVR reach
+the in-memory optimum, the linear models' primal Newton and the Nyström fits reach the in-memory
+solution over row blocks, predictions of Dask input are lazy and equal the in-memory ones, a
+worker killed mid-fit changes nothing, the client never holds X, and bad input is named
+before any work."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_svmlight_file
+
+import svmkit
+from conftest import breast_cancer, diabetes, iris
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+DATA = "/work/shared/data"
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+def on_dask(X, y=None, rows=100):
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    Xd = da.from_array(X, chunks=(rows, -1))
+    return Xd if y is None else (Xd, da.from_array(np.asarray(y), chunks=rows))
+
+
+def assert_same_optimum(in_memory, cascade, rtol=1e-3):
+    np.testing.assert_allclose(cascade.objective_, in_memory.objective_, rtol=rtol)
+
+
+@pytest.mark.parametrize("data, est", [(breast_cancer, svmkit.SVC(C=10.0)), (iris, svmkit.SVC(C=10.0)),
+                                       (breast_cancer, svmkit.SVC(C=1.0, kernel="poly", degree=2, class_weight="balanced"))],
+                         ids=["binary", "multiclass", "poly-balanced"])
+def test_cascade_svc_reaches_the_in_memory_objective(client, data, est):
+    X, y = data()
+    a = clone(est).fit(X, y)
+    b = clone(est).fit(*on_dask(X, y, rows=60))
+    assert_same_optimum(a, b)
+    assert b.fit_status_ == 0 and b.cascade_history_[-1]["violating"] == 0
+    assert set(b.support_) == set(a.support_)
+    np.testing.assert_allclose(b.intercept_, a.intercept_, atol=2e-3)
+    np.testing.assert_array_equal(b.predict(X), a.predict(X))
+
+
+def test_cascade_svr_reaches_the_in_memory_objective(client):
+    X, y = diabetes()
+    est = svmkit.SVR(C=10.0, epsilon=0.1)
+    a = clone(est).fit(X, y / 100)
+    b = clone(est).fit(*on_dask(X, y / 100, rows=80))
+    assert_same_optimum(a, b)
+    assert b.cascade_rounds_[0] >= 1
+    np.testing.assert_allclose(b.predict(X), a.predict(X), atol=5e-3)
+
+
+def test_cascade_by_kernel_kmeans_partitions_reaches_the_same_objective(client):
+    X, y = breast_cancer()
+    a = svmkit.SVC(C=10.0).fit(X, y)
+    b = svmkit.SVC(C=10.0, partitioning="kmeans", random_state=0).fit(*on_dask(X, y, rows=100))
+    assert_same_optimum(a, b)
+    assert any(label == "kmeans split" for label, _ in b.cascade_timings_)
+
+
+def test_max_rounds_zero_gives_the_trees_root_an_early_model(client):
+    X, y = breast_cancer()
+    a = svmkit.SVC(C=10.0).fit(X, y)
+    early = svmkit.SVC(C=10.0, max_rounds=0).fit(*on_dask(X, y, rows=60))
+    assert early.fit_status_ == 1 and early.cascade_rounds_[0] == 0
+    # the root's optimum is over fewer variables: never below the global one
+    assert early.objective_[0] >= a.objective_[0] - 1e-9 * abs(a.objective_[0])
+    assert np.mean(early.predict(X) == y) > 0.95
+
+
+def test_regression_set_abalone_cascade_svr(client):
+    X, y = load_svmlight_file(f"{DATA}/abalone_scale")
+    est = svmkit.SVR(C=1.0, epsilon=0.5)
+    a = clone(est).fit(X, y)
+    b = clone(est).fit(*on_dask(X, y, rows=1100))
+    assert_same_optimum(a, b)
+
+
+def _libsvm_80(name):
+    X, y = load_svmlight_file(f"{DATA}/{name}")
+    n = int(0.8 * X.shape[0]) if name == "w8a" else X.shape[0]
+    return X[:n], y[:n]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["a9a", "w8a"])
+def test_cascade_svc_on_a9a_and_w8a_reaches_the_in_memory_objective(client, name):
+    X, y = _libsvm_80(name)
+    a = svmkit.SVC(C=1.0).fit(X, y)
+    b = svmkit.SVC(C=1.0).fit(*on_dask(X, y, rows=-(-X.shape[0] // 4)))
+    assert_same_optimum(a, b)
+
+
+@pytest.mark.parametrize("est, data", [
+    (svmkit.LinearSVC(dual=False, C=1.0), breast_cancer),
+    (svmkit.LinearSVC(dual=False, C=0.5, class_weight="balanced"), iris),
+    (svmkit.LinearSVR(dual=False, loss="squared_epsilon_insensitive", C=0.1, epsilon=0.1), diabetes)],
+    ids=["svc-binary", "svc-ovr", "svr"])
+def test_linear_primal_newton_over_blocks_reaches_the_in_memory_objective(client, est, data):
+    X, y = data()
+    a = clone(est).fit(X, y)
+    b = clone(est).fit(*on_dask(X, y, rows=90))
+    np.testing.assert_allclose(np.asarray(b.objective_)[..., 0], np.asarray(a.objective_)[..., 0], rtol=1e-6)
+    np.testing.assert_allclose(b.coef_, a.coef_, rtol=1e-5, atol=1e-8)
+    assert b.n_iter_ == a.n_iter_
+
+
+@pytest.mark.parametrize("est, data", [
+    (svmkit.KernelLogisticRegression(C=10.0, solver="nystrom", n_components=80, random_state=0, tol=1e-10), breast_cancer),
+    (svmkit.KernelLogisticRegression(C=10.0, solver="nystrom", n_components=40, random_state=0, tol=1e-10), iris),
+    (svmkit.LSSVC(C=10.0, solver="nystrom", n_components=80, random_state=1), iris),
+    (svmkit.LSSVR(C=10.0, solver="nystrom", n_components=80, random_state=2), diabetes)],
+    ids=["klr-binary", "klr-multinomial", "lssvc", "lssvr"])
+def test_nystrom_fits_over_blocks_equal_the_in_memory_fit(client, est, data):
+    X, y = data()
+    a = clone(est).fit(X, y)
+    b = clone(est).fit(*on_dask(X, y, rows=70))
+    np.testing.assert_array_equal(b.support_, a.support_)
+    scale = np.abs(a.decision_function(X) if hasattr(a, "decision_function") else a.predict(X)).max()
+    got = b.decision_function(X) if hasattr(b, "decision_function") else b.predict(X)
+    want = a.decision_function(X) if hasattr(a, "decision_function") else a.predict(X)
+    np.testing.assert_allclose(got, want, atol=1e-6 * scale)
+    if hasattr(a, "objective_"):
+        np.testing.assert_allclose(b.objective_, a.objective_, rtol=1e-9)
+
+
+ESTIMATORS = [(svmkit.SVC(probability=True, random_state=0), iris), (svmkit.NuSVC(), iris), (svmkit.SVR(), diabetes),
+              (svmkit.NuSVR(), diabetes), (svmkit.OneClassSVM(), breast_cancer), (svmkit.KernelRidge(kernel="rbf"), diabetes),
+              (svmkit.LSSVC(), iris), (svmkit.LSSVR(), diabetes), (svmkit.KernelLogisticRegression(), iris),
+              (svmkit.LinearSVC(), iris), (svmkit.LinearSVR(), diabetes)]
+
+
+@pytest.mark.parametrize("est, data", ESTIMATORS, ids=[type(e).__name__ for e, _ in ESTIMATORS])
+def test_predictions_of_dask_input_are_lazy_and_equal_the_in_memory_ones(client, est, data):
+    X, y = data()
+    fitted = clone(est).fit(X, y)
+    Xd = on_dask(X, rows=64)
+    for name in ("predict", "decision_function", "predict_proba", "predict_log_proba", "score_samples"):
+        if not hasattr(fitted, name):
+            continue
+        lazy = getattr(fitted, name)(Xd)
+        assert isinstance(lazy, da.Array), name
+        np.testing.assert_allclose(lazy.compute(), getattr(fitted, name)(X), rtol=1e-12, atol=1e-12, err_msg=name)
+    if hasattr(fitted, "score"):
+        score = fitted.score(Xd, da.from_array(y, chunks=64))
+        assert isinstance(score, da.Array)
+        np.testing.assert_allclose(score.compute(), fitted.score(X, y), rtol=1e-10)
+
+
+def test_a_model_that_fits_in_memory_only_refuses_dask_input_naming_those_that_fit_it(client):
+    X, y = iris()
+    with pytest.raises(ValueError, match="NuSVC fits data in memory only.*SVC and SVR"):
+        svmkit.NuSVC().fit(*on_dask(X, y))
+
+
+@pytest.mark.parametrize("est, message", [
+    (svmkit.SVC(max_rounds=-1), "max_rounds must be None or an integer"),
+    (svmkit.SVR(partitioning="random"), "partitioning must be one of"),
+    (svmkit.SVC(scheduler_address=8786), "scheduler_address must be None or a Dask scheduler's address"),
+    (svmkit.LSSVC(scheduler_address=8786), "scheduler_address must be None"),
+    (svmkit.LinearSVC(scheduler_address=8786), "scheduler_address")])
+def test_the_cluster_parameters_are_checked_at_every_fit(est, message):
+    X, y = iris()
+    with pytest.raises(ValueError, match=message):
+        est.fit(X, y)
+
+
+def test_unknown_chunk_sizes_are_refused_before_any_work(client):
+    X, y = iris()
+    Xd, yd = on_dask(X, y)
+    unknown = Xd[Xd[:, 0] > 0]
+    with pytest.raises(ValueError, match="unknown chunk sizes.*compute_chunk_sizes"):
+        svmkit.SVC().fit(unknown, yd)
+
+
+def test_x_and_y_partitioned_differently_are_refused_naming_both(client):
+    X, y = iris()
+    with pytest.raises(ValueError, match="partitioned differently.*X's partitions hold \\(50, 50, 50\\)"):
+        svmkit.SVC().fit(da.from_array(X, chunks=(50, -1)), da.from_array(y, chunks=40))
+    with pytest.raises(ValueError, match="y has 149 rows, X has 150"):
+        svmkit.LinearSVC(dual=False).fit(da.from_array(X, chunks=(50, -1)), da.from_array(y[:149], chunks=50))
+
+
+def test_an_unreachable_scheduler_fails_fast_with_its_address():
+    X, y = iris()
+    started = time.perf_counter()
+    with pytest.raises(ConnectionError, match="127.0.0.1:1"):
+        svmkit.SVC(scheduler_address="tcp://127.0.0.1:1").fit(*on_dask(X, y))
+    assert time.perf_counter() - started < 30
+
+
+def _kill_a_worker_after_the_tree(monkeypatch, client):
+    """Make the cascade kill one worker's process (SIGKILL) when its tree is solved."""
+    from svmkit.models import on_cluster
+
+    pids = list(client.run(os.getpid).values())
+    original = on_cluster.cascade
+    killed = []
+
+    def cascade(*args, **kwargs):
+        on_round = args[6]
+
+        def kill_then_report(k, problem, info):
+            if not killed:
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+            on_round(k, problem, info)
+
+        return original(*args[:6], kill_then_report, **kwargs)
+
+    monkeypatch.setattr(on_cluster, "cascade", cascade)
+    return killed
+
+
+def test_a_worker_killed_mid_cascade_leaves_the_same_objective(monkeypatch):
+    X, y = breast_cancer()
+    undisturbed = None
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        undisturbed = svmkit.SVC(C=10.0).fit(*on_dask(X, y, rows=60))
+        killed = _kill_a_worker_after_the_tree(monkeypatch, c)
+        after = svmkit.SVC(C=10.0).fit(*on_dask(X, y, rows=60))
+    assert killed
+    np.testing.assert_allclose(after.objective_, undisturbed.objective_, rtol=1e-12)
+    assert_same_optimum(svmkit.SVC(C=10.0).fit(X, y), after)
+
+
+def _rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _separable(block, seed):
+    """Rows of two classes 4 apart along the first axis (few support vectors)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=block.shape)
+    X[:, 0] += np.where(X[:, 0] > 0, 2.0, -2.0)
+    return X
+
+
+@pytest.mark.slow
+def test_the_client_never_holds_x(client):
+    n, d, rows = 400_000, 50, 50_000
+    seeds = da.arange(n // rows, chunks=1)
+    X = da.map_blocks(lambda s: _separable(np.empty((rows, d)), int(s[0])), seeds, chunks=((rows,) * (n // rows), (d,)),
+                      new_axis=1, dtype=np.float64)
+    y = X[:, 0].map_blocks(lambda c: np.where(c > 0, 1, -1), dtype=np.int64)
+    x_bytes = n * d * 8
+    before = _rss()
+    peak = [before]
+    stop = threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            peak[0] = max(peak[0], _rss())
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        svc = svmkit.SVC(C=1.0, cache_size=100).fit(X, y)
+        klr = svmkit.KernelLogisticRegression(solver="nystrom", n_components=100, random_state=0).fit(X, y)
+    finally:
+        stop.set()
+        watcher.join()
+    assert peak[0] - before < x_bytes / 2, (peak[0] - before) / 2**20
+    assert svc.fit_status_ == 0
+    sample = X[:2000].compute()
+    assert np.mean(svc.predict(sample) == np.where(sample[:, 0] > 0, 1, -1)) == 1.0
+    assert np.mean(klr.predict(sample) == np.where(sample[:, 0] > 0, 1, -1)) > 0.99
