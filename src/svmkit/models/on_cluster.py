@@ -1,6 +1,6 @@
 """SVC and SVR fitted on data that stays on a Dask cluster, by the exact cascade
 (`solvers.cascade`): each model gives its duals as forms over a partition's rows — C-SVC's per
-class pair (one-vs-one, seed 001 (4)), ε-SVR's over (α, α*) (seed 001 (5)) — and stores the
+class pair (one-vs-one; Cortes & Vapnik 1995), ε-SVR's over (α, α*) (Smola & Schölkopf 2004) — and stores the
 support the cascade returns as the in-memory fit stores its own."""
 
 from __future__ import annotations
