@@ -130,19 +130,8 @@ class SVR(BaseSVR):
         Also fit LIBSVM's noise model, target = f(x) + z with z Laplace, e^(−|z|/σ) / 2σ, σ from
         the residuals of an internal 5-fold cross-validation: `probA_`, `predict_interval`.
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device,
-    random_state :
+    random_state, scheduler_address, max_rounds, partitioning :
         As for `SVC`.
-    scheduler_address : str or None, default None
-        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
-        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
-        of two worker processes started for the fit. In-memory data ignores it.
-    max_rounds : int or None, default None
-        Dask X only: rounds of the cascade's global optimality check at most (None: until no
-        variable violates the optimality conditions at `tol`, the in-memory fit's optimum);
-        0 stops at the root of the cascade's tree, an early model for very large data.
-    partitioning : {'rows', 'kmeans'}, default 'rows'
-        Dask X only: the cascade's partitions are X's own ('rows'), or as many made by kernel
-        k-means on a sample (DC-SVM, Hsieh, Si & Dhillon 2014).
 
     Attributes
     ----------

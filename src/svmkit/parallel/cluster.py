@@ -184,3 +184,29 @@ class Cluster:
         self._timed = [(label, f) for label, f in self._timed if not f.done()]
         times = self.client.gather([f for _, f in done])
         self.timings.extend(zip((label for label, _ in done), times))
+
+
+def on_cluster(work, shared, tasks, scheduler_address=None):
+    """(k, work(*shared, *tasks[k])) for every task, as they finish on a Dask cluster: the one
+    `open_cluster` gives (the scheduler at `scheduler_address`, else the active client,
+    else a LocalCluster started for the run).
+
+    `shared` is scattered once to every worker. A worker lost mid-run makes Dask run its tasks
+    elsewhere (a task is idempotent, and one that raised is retried); if they cannot finish,
+    the run fails with an error naming the cause."""
+    from distributed import as_completed
+
+    with open_cluster(scheduler_address) as cluster:
+        client = cluster.client
+        scattered = [None if x is None else client.scatter(x, broadcast=True) for x in shared]
+        futures = [client.submit(work, *scattered, *args, pure=False, retries=TASK_RETRIES) for args in tasks]
+        index = {f.key: k for k, f in enumerate(futures)}
+        for future in as_completed(futures):
+            try:
+                result = future.result()
+            except Exception as err:
+                if type(err).__name__ == "KilledWorker":
+                    raise RuntimeError(f"a Dask worker died running a task and the task could not be finished "
+                                       f"elsewhere ({err}); the run is incomplete") from err
+                raise
+            yield index[future.key], result

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from svmkit._threads import numba_threads, one_blas_thread
-from svmkit.parallel.dask import on_cluster
+from svmkit.parallel.cluster import on_cluster
 
 
 def run_tasks(work, tasks, *, backend="threads", n_jobs=None, shared=(), limit_threads=False, on_task=None,
@@ -21,7 +21,7 @@ def run_tasks(work, tasks, *, backend="threads", n_jobs=None, shared=(), limit_t
     tasks in turn in this thread where that is one; with `limit_threads`, each task's Numba
     loops on one thread, and BLAS on one in the process, while the threads run. 'threading',
     'loky': joblib's threads or processes, n_jobs as joblib reads it, BLAS on one thread.
-    'dask': `dask.on_cluster` at `scheduler_address`, `shared` sent once. With
+    'dask': `cluster.on_cluster` at `scheduler_address`, `shared` sent once. With
     `limit_threads` on these, each task's Numba loops run on one thread (tasks side by side,
     whose small parallel loops would only contend for the cores with the others').
     `on_task(n_done, n_tasks)` is called as tasks finish; `label` prints "[label] task k/n
