@@ -150,7 +150,6 @@ def run_capped():
     out = {"data GB (float32)": 4 * X.size / 1e9, "cap GB": CAP_BYTES / 1e9}
     pool = cupy.get_default_memory_pool()
     predicted = {}
-    model = None
     for name, limit in (("in memory", 0), ("capped", CAP_BYTES)):
         model = None  # the in-memory fit's device arrays go before the cap is set
         gc.collect()

@@ -7,6 +7,7 @@ import hashlib
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import _num_samples
 
 
 def to_host(a):
@@ -28,6 +29,17 @@ def holds_float32(X) -> bool:
     if dtypes is not None and not hasattr(X, "dtype"):
         return len(dtypes) > 0 and all(np.dtype(t) == np.float32 for t in dtypes)
     return getattr(X, "dtype", None) == np.float32
+
+
+def holds_numbers(X) -> bool:
+    """Whether X is numbers in an array: a SciPy sparse matrix, an array of a numeric dtype, or
+    a DataFrame whose every column is numeric (not a list, strings or objects)."""
+    if sp.issparse(X):
+        return True
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and not hasattr(X, "dtype"):
+        return all(np.dtype(t).kind in "biuf" for t in dtypes)
+    return getattr(X, "dtype", np.dtype(object)).kind in "biuf"
 
 
 def data_fingerprint(*arrays) -> str:
@@ -71,10 +83,3 @@ class RawRows:
 def raw_data(X):
     """The data a callable kernel is given: a RawRows' rows as the user gave them, else X."""
     return X.data if isinstance(X, RawRows) else X
-
-
-def _num_samples(data) -> int:
-    shape = getattr(data, "shape", None)
-    if shape is not None and len(shape) > 0:
-        return int(shape[0])
-    return len(data)

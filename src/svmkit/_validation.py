@@ -12,7 +12,7 @@ from sklearn.utils import check_X_y
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import _check_sample_weight, _check_y, check_consistent_length, validate_data
 
-from svmkit._arrays import RawRows, to_host
+from svmkit._arrays import RawRows, holds_numbers, to_host
 
 
 def encode_classes(y, name) -> tuple[np.ndarray, np.ndarray]:
@@ -229,12 +229,7 @@ def _takes_raw(est, X) -> bool:
     """Whether X goes to `est`'s callable kernel as given: any X but numbers in a NumPy array,
     a SciPy sparse matrix or a DataFrame (lists, strings, objects), as scikit-learn's SVMs
     hand a callable kernel their input."""
-    if not callable(getattr(est, "kernel", None)) or sp.issparse(X):
-        return False
-    dtypes = getattr(X, "dtypes", None)
-    if dtypes is not None and not hasattr(X, "dtype"):
-        return not all(np.dtype(t).kind in "biuf" for t in dtypes)
-    return getattr(X, "dtype", np.dtype(object)).kind not in "biuf"
+    return callable(getattr(est, "kernel", None)) and not holds_numbers(X)
 
 
 def _raw_rows(est, X, reset) -> RawRows:

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from numba import get_num_threads
 
 from svmkit import _scratch
-from svmkit._arrays import RawRows, densify, raw_data
+from svmkit._arrays import RawRows, densify, holds_numbers, raw_data
 from svmkit._threads import numba_threads, one_blas_thread
 from svmkit._validation import check_precomputed
 from svmkit.kernels import device
@@ -336,8 +336,7 @@ class CallableCentres(DataCentres):
 
     def __init__(self, kernel, support_vectors):
         self.kernel = kernel
-        numeric = sp.issparse(support_vectors) or getattr(support_vectors, "dtype", np.dtype(object)).kind in "biuf"
-        self.sv = as_kernel_input(support_vectors) if numeric else RawRows(support_vectors)
+        self.sv = as_kernel_input(support_vectors) if holds_numbers(support_vectors) else RawRows(support_vectors)
         self.rows = CentreKernel(kernel, self.sv)
         self.split = None
 
