@@ -2,6 +2,8 @@
 device kernel code run through NumPy (the same array API CuPy implements) against the CPU
 kernels and the CPU fit, and, where a CUDA device is present, the GPU fit against the CPU's."""
 
+import threading
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -162,6 +164,43 @@ def test_rows_shared_by_several_fits_are_not_narrowed_to_a_pair(numpy_as_cuda):
     np.testing.assert_array_equal(kidx, np.arange(100))
     store, pos = narrowed.fetch(np.array([0, 99]))
     np.testing.assert_allclose(store[pos], kernel_block(kernel, X[[50, 149]], X[50:]), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("model", [svmkit.SVC(C=10.0, gamma=0.05), svmkit.NuSVC(nu=0.1, gamma=0.05)])
+def test_class_pairs_on_a_device_are_solved_side_by_side_each_as_alone(model, numpy_as_cuda, monkeypatch):
+    """iris's three class pairs at once, each from a thread on a stream of its own with a third
+    of the cache: the α each pair gets alone, bit for bit."""
+    X, y = iris()
+    threads, sources = set(), []
+    new_stream, real_source = backend._new_stream, backend.row_source
+    all_started = threading.Barrier(3, timeout=30)
+
+    def each_waits_for_the_others(xp):  # else one thread may take every (small) pair
+        threads.add(threading.get_ident())
+        all_started.wait()
+        return new_stream(xp)
+
+    monkeypatch.setattr(backend, "_new_stream", each_waits_for_the_others)
+    monkeypatch.setattr(backend, "row_source", lambda *a, **k: sources.append(real_source(*a, **k)) or sources[-1])
+    together = clone(model).set_params(device="cuda", cache_size=30.0).fit(X, y)
+    assert len(threads) == 3 and threading.get_ident() not in threads
+    assert [s.cache_size for s in sources] == [30.0, 10.0, 10.0, 10.0]
+    monkeypatch.setattr(backend, "PROBLEM_STREAMS", 1)
+    alone = clone(model).set_params(device="cuda", cache_size=30.0).fit(X, y)
+    assert len(threads) == 3
+    np.testing.assert_array_equal(together.dual_coef_, alone.dual_coef_)
+    np.testing.assert_array_equal(together.intercept_, alone.intercept_)
+    np.testing.assert_array_equal(together.support_, alone.support_)
+
+
+def test_class_pairs_whose_summaries_are_printed_are_solved_in_turn(numpy_as_cuda, monkeypatch, capsys):
+    X, y = iris()
+    threads = set()
+    new_stream = backend._new_stream
+    monkeypatch.setattr(backend, "_new_stream", lambda xp: threads.add(threading.get_ident()) or new_stream(xp))
+    svmkit.SVC(gamma=0.05, device="cuda", verbose=True).fit(X, y)
+    assert threads == set()
+    assert capsys.readouterr().out.count("optimization finished") == 3
 
 
 def test_model_selection_takes_the_estimators_device(numpy_as_cuda, monkeypatch):

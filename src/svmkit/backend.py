@@ -9,6 +9,10 @@ the solvers, kernels and shared helpers."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from svmkit._arrays import to_host
@@ -16,6 +20,7 @@ from svmkit.kernels.device import CACHE_SHARE, device_memory_free
 from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
 from svmkit.solvers.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
+from svmkit.solvers.smo import concurrent_solves_safe
 
 DEVICES = ("cpu", "cuda")
 #: How to install what `device='cuda'` needs.
@@ -86,10 +91,17 @@ class HostBackend:
             return row_source(matrix=matrix)
         return row_source(kernel.training_rows(Xk), cache_size, min_rows=min_rows)
 
-    def problem_rows(self, rows: RowSource, kidx: np.ndarray):
+    def problem_rows(self, rows: RowSource, kidx: np.ndarray, share: float = 1.0):
         """(row source, kidx in it) for a problem on the rows `kidx` of `rows`: the host keeps
-        one source, whose rows every class pair shares."""
+        one source, whose rows every class pair shares. `share`: the part of the fit's cache
+        the problem may take (problems solved side by side split it)."""
         return rows, kidx
+
+    def each_problem(self, rows: RowSource, solve, problems, side_by_side: bool = True) -> list:
+        """[solve(p, problem_rows) for p in `problems`], the independent problems of one fit on
+        its `rows` (one-vs-one class pairs); problem_rows(kidx) gives a problem's
+        (row source, kidx in it). On the host, in turn: each solve spreads over the cores."""
+        return [solve(p, lambda kidx: self.problem_rows(rows, kidx)) for p in problems]
 
     def matrix(self, kernel, Xk, scale=None):
         """K(X, X) in float64 (times scale_i·scale_j when `scale` is given), a fresh array of
@@ -182,36 +194,85 @@ class CudaBackend(HostBackend):
             return row_source(matrix=matrix)
         return self._cached(kernel.device_training_rows(self.xp, Xk), cache_size, min_rows, per_problem)
 
-    def _cached(self, device_kernel, cache_size, min_rows, narrowable):
-        cache_size = min(cache_size, CACHE_SHARE * device_memory_free(self.xp) / 2**20)
+    def _cached(self, device_kernel, cache_size, min_rows, narrowable, share=1.0):
+        cache_size = min(cache_size, share * CACHE_SHARE * device_memory_free(self.xp) / 2**20)
         rows = row_source(device_kernel, cache_size, min_rows=min_rows)
         rows.narrowable = narrowable
         rows.cache_size = cache_size
         return rows
 
-    def problem_rows(self, rows, kidx):
+    def problem_rows(self, rows, kidx, share=1.0):
         """A source of the problem's rows over its own columns when `rows` is narrowable and the
         problem reads fewer rows than it holds (a one-vs-one class pair: rows of 12,000 values
         where the fit's have 60,000, and a cache of as many MB holding five times the rows); the
-        fit's `cache_size` bounds it, and the memory left."""
+        `share` of the fit's `cache_size` bounds it, and that share of the memory left."""
         if not getattr(rows, "narrowable", False):
             return rows, kidx
         used, local = np.unique(np.asarray(kidx, dtype=np.int64), return_inverse=True)
         if used.size == rows.n:
             return rows, kidx
-        return self._cached(rows.kernel.subset(used), rows.cache_size, MIN_ROWS, False), local.astype(np.int64)
+        return self._cached(rows.kernel.subset(used), share * rows.cache_size, MIN_ROWS, False, share), \
+            local.astype(np.int64)
 
-    def _matrix(self, kernel, Xk):
-        return kernel.device_matrix(self.xp, Xk)
+    def each_problem(self, rows, solve, problems, side_by_side=True):
+        """The host's, with up to PROBLEM_STREAMS problems solved at once when each gets rows of
+        its own (`rows` narrowable) and `side_by_side`: each from a host thread, on a CUDA
+        stream of its own (its kernels run beside the others' on the device's other
+        multiprocessors, where one problem's SMO block takes one), with that share of the cache.
+        The problems are independent: each gets the α it gets alone."""
+        problems = list(problems)
+        alone = not (side_by_side and getattr(rows, "narrowable", False) and _streams_possible(self.xp))
+        workers = 1 if alone else min(len(problems), PROBLEM_STREAMS)
+        if workers < 2:
+            return super().each_problem(rows, solve, problems)
+        streams, local = [], threading.local()
 
-    def _centre_rows(self, kernel, Xk, centres, block_elements):
-        return kernel.device_centre_rows(self.xp, Xk, centres)
+        def on_own_stream(problem):
+            if not hasattr(local, "stream"):
+                local.stream = _new_stream(self.xp)
+                streams.append(local.stream)
+            with local.stream:
+                return solve(problem, lambda kidx: self.problem_rows(rows, kidx, 1.0 / workers))
 
-    def products(self, centres, X, W, dtype):
-        return centres.device_products(self.xp, X, W, dtype)
+        # what the fit placed on the device so far is there before other streams read it, and
+        # the default stream's unused pool memory free for theirs
+        _settle(self.xp, [None])
+        try:
+            with ThreadPoolExecutor(workers, thread_name_prefix="svmkit-device") as pool:
+                return list(pool.map(on_own_stream, problems))
+        finally:
+            _settle(self.xp, streams)
 
-    def factorise(self, solver, kernel, Xk, shift, scale=None, exact=False):
-        return self.factor_of(solver, self.matrix(kernel, Xk, scale), shift, exact)
+
+#: Problems of one fit (class pairs) solved at once on a GPU, each on a stream of its own.
+PROBLEM_STREAMS = 8
+
+
+def _new_stream(xp):
+    """A CUDA stream that does not wait on the default stream (a context manager that makes it
+    the thread's current one); for NumPy, which runs in order, a context that does nothing."""
+    return contextlib.nullcontext() if xp is np else xp.cuda.Stream(non_blocking=True)
+
+
+def _streams_possible(xp) -> bool:
+    """Whether problems may run side by side on `xp`'s device: always on a GPU; for NumPy
+    (the device code run on the CPU), where Numba's threading layer allows its loops on
+    several threads."""
+    return xp is not np or concurrent_solves_safe()
+
+
+def _settle(xp, streams):
+    """Wait for the work queued on each of `streams` (None: the current stream), then give
+    their unused pool memory back: a stream's freed blocks serve only that stream, and freeing
+    memory waits on the whole device, so it is done once, when the streams are done."""
+    if xp is np:
+        return
+    streams = [s or xp.cuda.get_current_stream() for s in streams]
+    for stream in streams:
+        stream.synchronize()
+    pool = xp.get_default_memory_pool()
+    for stream in streams:
+        pool.free_all_blocks(stream=stream)
 
 
 _BACKENDS = {"cpu": HostBackend, "cuda": CudaBackend}

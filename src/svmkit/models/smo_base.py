@@ -21,7 +21,7 @@ from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
 from svmkit.parallel.tasks import beside, run_tasks
 from svmkit.solvers.row_source import RowSource
-from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, solve, solved_whole
+from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, gap_observer, solve, solved_whole
 from svmkit.solvers.starts import best_start
 
 #: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
@@ -259,6 +259,11 @@ class SMOModel(KernelExpansion):
         bound = "" if C is None or np.isinf(C) else f"C={C!r} (with its class weights) times "
         return (f"{bound}the kernel values (up to {top:.3g}) overflow float64; lower "
                 f"{'C' if bound else 'the kernel values'} or scale the data and the targets")
+
+    def _side_by_side(self) -> bool:
+        """Whether this fit's problems may be solved at once, where the backend can: not when
+        each one's summary or progress is reported, which would interleave."""
+        return not self.verbose and gap_observer.get() is None
 
     def _summary(self, fit: ProblemFit, extra=()):
         """With `verbose`, LIBSVM's summary of one solved problem."""

@@ -85,19 +85,20 @@ class BaseSVC(ClassifierMixin, SMOModel):
         return idx, ypair
 
     def _solve_problems(self, rows, row_index, y_enc, weight, starts):
-        fits = []
-        backend = self._backend()
-        for k, (a, b) in enumerate(ovo.class_pairs(self.classes_.shape[0])):
+        pairs = list(ovo.class_pairs(self.classes_.shape[0]))
+
+        def solve_pair(k, problem_rows):
+            a, b = pairs[k]
             idx, ypair = self._pair_rows(y_enc, weight, a, b)
             # on a device, the pair's rows over its own columns when the fit's rows are its own
-            pair_rows, kidx = backend.problem_rows(rows, row_index[idx])
+            pair_rows, kidx = problem_rows(row_index[idx])
             problem, res, scale = self._solve_pair(pair_rows, kidx, ypair, weight[idx], (a, b),
                                                    starts[k] if starts else None)
             fit = read_back(idx, problem, res, scale)
-            del pair_rows  # a pair's own rows leave the device before the next pair's are sized
             self._summary(fit, self._pair_summary(res, (a, b)))
-            fits.append(fit)
-        return fits
+            return fit
+
+        return self._backend().each_problem(rows, solve_pair, range(len(pairs)), side_by_side=self._side_by_side())
 
     def _calibrate(self, X, rows, row_index, y_enc, weight):
         """Platt's sigmoid per class pair, fitted on decision values of a 5-fold cross-validation

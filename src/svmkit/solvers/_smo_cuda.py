@@ -211,11 +211,23 @@ extern "C" __global__ void add_rows(double* G, const float* __restrict__ store, 
 """
 
 
+#: The block kernel's variants: variables held per thread (a block of q variables takes the
+#: least PER with q ≤ PER · BLOCK_THREADS).
+PER_VARIANTS = (1, 2, 4, 8)
+#: NVRTC's options for the kernels.
+NVRTC_OPTIONS = ("-std=c++14",)
+
+
+def source(per: int) -> str:
+    """The CUDA source of the kernels, `per` variables a thread."""
+    return _SOURCE.replace("__PER__", str(per))
+
+
 @functools.lru_cache(maxsize=None)
 def _kernels(per: int):
     import cupy
 
-    module = cupy.RawModule(code=_SOURCE.replace("__PER__", str(per)), options=("-std=c++14",))
+    module = cupy.RawModule(code=source(per), options=NVRTC_OPTIONS)
     return module.get_function("smo_block"), module.get_function("add_rows")
 
 
@@ -228,7 +240,7 @@ def _device(a, dtype):
 def compile_kernels():
     """Compile every variant of the kernels now (CuPy keeps them on disk), so that no fit
     pays for compilation."""
-    for per in (1, 2, 4, 8):
+    for per in PER_VARIANTS:
         _kernels(per)
 
 
