@@ -4,8 +4,9 @@ the physical floor: one full n × n Gram matrix by float32 GEMM on the same GPU.
     python benchmarks/bench_gpu.py [--sets binary,mnist10,a9a,w8a,covtype-like,ridge20k,capped]
                                    [--systems ...] [--timeout SECONDS] [--no-floor]
 
-Systems: 'svmkit cuda', 'svmkit cuda every=N' (the same with Newton steps in the device's
-block between chunks of N pair updates), 'svmkit cpu', 'scikit-learn'.
+Systems: 'svmkit cuda', with settings after it: 'every=N' (Newton steps in the device's block
+between chunks of N pair updates), 'threads=N' (blocks of N threads), 'streams=N' (class pairs
+solved N at a time; 1: in turn), e.g. 'svmkit cuda streams=1'; 'svmkit cpu', 'scikit-learn'.
 Sets: 'binary' (make_classification, 60,000 × 784, RBF γ = 1/784, C = 10), 'mnist10' (10
 classes, 60,000 × 784, same kernel), a9a and w8a (RBF as in bench_proba.py; read from
 `workers.data_dir()`, skipped when missing) and 'covtype-like' (500,000 × 54 synthetic; CPU
@@ -13,8 +14,8 @@ systems skipped there unless asked for). Each (set, system) runs in its own proc
 after --timeout seconds: fit and predict seconds on 10,000 held-out rows, accuracy, #SV, pair updates.
 Two sets print lines of their own: 'ridge20k' (KernelRidge, RBF, 20,000 × 20, fitted on the
 GPU and on the CPU in one process: both times and the largest difference of β and of the
-predictions, relative to the largest) and 'capped' (SVC on 30,000 × 6,000, 0.72 GB in float32,
-fitted on the GPU as it is, then with CuPy's memory pool limited to 512 MiB, less than the data:
+predictions, relative to the largest) and 'capped' (SVC on `capped_data`'s 30,000 × 6,000, 0.72 GB
+in float32, fitted on the GPU as it is, then with CuPy's memory pool limited to 512 MiB, less than the data:
 both fit times, the objectives' relative difference, and both models' predictions on 2,000
 rows, the capped one's centres going to the device a block at a time).
 Needs a CUDA device and CuPy (the `gpu` extra); without them it says so and stops.
@@ -91,12 +92,15 @@ def run(name, system):
         from svmkit.solvers.smo import FULL_BLOCK
 
         model = svmkit.SVC(kernel="rbf", cache_size=4096, device=system.split()[1], **params)
-        if model.device == "cuda":  # every variant of the solver's CUDA kernels, as after a first use
+        if model.device == "cuda":
+            from svmkit import backend
             from svmkit.solvers import _smo_cuda
 
-            _smo_cuda.compile_kernels()
-            if "every=" in system:  # Newton steps between chunks of this many pair updates
-                _smo_cuda.NEWTON_EVERY = int(system.split("every=")[1])
+            settings = dict(word.split("=") for word in system.split()[2:])
+            _smo_cuda.NEWTON_EVERY = int(settings.get("every", _smo_cuda.NEWTON_EVERY))
+            _smo_cuda.BLOCK_THREADS = int(settings.get("threads", _smo_cuda.BLOCK_THREADS))
+            backend.PROBLEM_STREAMS = int(settings.get("streams", backend.PROBLEM_STREAMS))
+            _smo_cuda.compile_kernels()  # every variant of the solver's CUDA kernels, as after a first use
         # compiled loops, CUDA context; on the GPU past one block, so that CuPy's first-use
         # compilations of the outer loop's kernels (kept on disk afterwards) fall outside the timing
         warm = 500 if model.device == "cpu" else min(X.shape[0], FULL_BLOCK + 1000)
@@ -134,6 +138,24 @@ def run_ridge20k(n=20_000):
     return out
 
 
+def capped_data(seed=0):
+    """The 'capped' set: 30,000 points near a 10-dimensional subspace of R^6000 (X = ZW + 0.3·noise,
+    Z and W standard normal, W scaled by 1/√10), labelled by a circle in two of the latent
+    coordinates, 2 % of the labels flipped; in float32 values. Distances are set by the latent
+    coordinates, as in images or spectra: on 6,000 independent features they would all be
+    about equal, and with them every kernel value (e^-2 ± 4 % at γ = 1/6,000)."""
+    rng = np.random.default_rng(seed)
+    n, d = CAPPED_SHAPE
+    Z = rng.standard_normal((n, 10))
+    W = rng.standard_normal((10, d)) / np.sqrt(10)
+    X = (Z @ W + 0.3 * rng.standard_normal((n, d))).astype(np.float32).astype(np.float64)
+    radius = (Z[:, :2] ** 2).sum(axis=1)
+    y = (radius > np.median(radius)).astype(int)
+    flip = rng.random(n) < 0.02
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
 def run_capped():
     """SVC on data larger than CuPy's pool limit: the fit streams it from the host."""
     import cupy
@@ -142,9 +164,7 @@ def run_capped():
     from svmkit.solvers._smo_cuda import compile_kernels
 
     compile_kernels()
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal(CAPPED_SHAPE, dtype=np.float32).astype(np.float64)
-    y = (X[:, :20].sum(axis=1) + 2.0 * rng.standard_normal(X.shape[0]) > 0).astype(int)
+    X, y = capped_data()
     params = {"C": 1.0, "gamma": 1.0 / X.shape[1], "cache_size": 4096}
     svmkit.SVC(device="cuda").fit(X[:300], y[:300])
     out = {"data GB (float32)": 4 * X.size / 1e9, "cap GB": CAP_BYTES / 1e9}

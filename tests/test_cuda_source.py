@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from svmkit.solvers import _smo_cuda
+from svmkit.solvers.smo import FULL_BLOCK
 
 nvrtc_package = pytest.importorskip("nvidia.cuda_nvrtc", reason="NVRTC (nvidia-cuda-nvrtc-cu12) is not installed")
 
@@ -44,8 +45,9 @@ def compile_to_ptx(source: str, options) -> tuple[int, str, bytes]:
 
 
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
-@pytest.mark.parametrize("per", _smo_cuda.PER_VARIANTS)
+@pytest.mark.parametrize("per", _smo_cuda.per_variants(256))
 def test_every_variant_of_the_device_solvers_kernels_compiles(per, architecture):
+    """Blocks of 256 threads up to 1,024 take these variants (32 variables a thread down to 1)."""
     result, log, ptx = compile_to_ptx(_smo_cuda.source(per),
                                       [*_smo_cuda.NVRTC_OPTIONS, f"--gpu-architecture={architecture}"])
     assert result == 0, log
@@ -58,3 +60,8 @@ def test_an_error_in_the_source_is_reported_with_its_line():
     broken = _smo_cuda.source(1).replace("double best = inf", "double best = no_such_name")
     result, log, _ = compile_to_ptx(broken, _smo_cuda.NVRTC_OPTIONS)
     assert result != 0 and "no_such_name" in log
+
+
+def test_the_variants_cover_the_largest_block_the_solver_makes():
+    assert _smo_cuda.MOST_VARIABLES == FULL_BLOCK
+    assert max(_smo_cuda.per_variants()) * _smo_cuda.BLOCK_THREADS == FULL_BLOCK

@@ -20,8 +20,12 @@ import numpy as np
 from svmkit._arrays import to_host
 from svmkit.solvers.factorisations import CholeskyShift, NotPositiveDefiniteError
 
-#: Threads of the block that solves a subproblem (the most one block may have).
+#: Threads of the block that solves a subproblem (at most 1,024, the most one block may have;
+#: `bench_gpu.py`'s 'svmkit cuda threads=N' measures fewer, whose block-wide reductions
+#: span fewer warps).
 BLOCK_THREADS = 1024
+#: Most variables of a block (the solver's FULL_BLOCK).
+MOST_VARIABLES = 8192
 #: Threads per block of the gradient update.
 UPDATE_THREADS = 256
 #: Pair updates between two Newton steps (0: pair updates only). Measured on an H200
@@ -211,11 +215,15 @@ extern "C" __global__ void add_rows(double* G, const float* __restrict__ store, 
 """
 
 
-#: The block kernel's variants: variables held per thread (a block of q variables takes the
-#: least PER with q ≤ PER · BLOCK_THREADS).
-PER_VARIANTS = (1, 2, 4, 8)
 #: NVRTC's options for the kernels.
 NVRTC_OPTIONS = ("-std=c++14",)
+
+
+def per_variants(threads: int | None = None) -> tuple[int, ...]:
+    """The block kernel's variants for blocks of `threads` threads (default BLOCK_THREADS): the
+    variables each thread holds, a power of two (a block of q variables takes the least PER
+    with q ≤ PER · threads)."""
+    return tuple(1 << k for k in range(int(np.log2(MOST_VARIABLES // (threads or BLOCK_THREADS))) + 1))
 
 
 def source(per: int) -> str:
@@ -240,7 +248,7 @@ def _device(a, dtype):
 def compile_kernels():
     """Compile every variant of the kernels now (CuPy keeps them on disk), so that no fit
     pays for compilation."""
-    for per in PER_VARIANTS:
+    for per in per_variants():
         _kernels(per)
 
 
