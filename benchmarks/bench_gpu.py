@@ -6,7 +6,8 @@ the physical floor: one full n × n Gram matrix by float32 GEMM on the same GPU.
 
 Systems: 'svmkit cuda', with settings after it: 'every=N' (Newton steps in the device's block
 between chunks of N pair updates), 'threads=N' (blocks of N threads), 'streams=N' (class pairs
-solved N at a time; 1: in turn), e.g. 'svmkit cuda streams=1'; 'svmkit cpu', 'scikit-learn'.
+solved N at a time; 1: in turn), 'profile=1' (the seconds of the solver's parts, `profiled`),
+e.g. 'svmkit cuda streams=1 profile=1'; 'svmkit cpu', 'scikit-learn'.
 Sets: 'binary' (make_classification, 60,000 × 784, RBF γ = 1/784, C = 10), 'mnist10' (10
 classes, 60,000 × 784, same kernel), a9a and w8a (RBF as in bench_proba.py; read from
 `workers.data_dir()`, skipped when missing) and 'covtype-like' (500,000 × 54 synthetic; CPU
@@ -83,6 +84,7 @@ def gram_floor(n, d):
 
 def run(name, system):
     X, y, Xt, yt, params = load(name)
+    spent = None
     if system == "scikit-learn":
         from sklearn.svm import SVC
 
@@ -101,10 +103,13 @@ def run(name, system):
             _smo_cuda.BLOCK_THREADS = int(settings.get("threads", _smo_cuda.BLOCK_THREADS))
             backend.PROBLEM_STREAMS = int(settings.get("streams", backend.PROBLEM_STREAMS))
             _smo_cuda.compile_kernels()  # every variant of the solver's CUDA kernels, as after a first use
+            spent = profiled() if settings.get("profile") == "1" else None
         # compiled loops, CUDA context; on the GPU past one block, so that CuPy's first-use
         # compilations of the outer loop's kernels (kept on disk afterwards) fall outside the timing
         warm = 500 if model.device == "cpu" else min(X.shape[0], FULL_BLOCK + 1000)
         svmkit.SVC(device=model.device).fit(X[:warm], y[:warm]).predict(X[:10])
+    if spent is not None:
+        spent.clear()  # the warm-up's
     t0 = time.perf_counter()
     model.fit(X, y)
     fit = time.perf_counter() - t0
@@ -112,7 +117,39 @@ def run(name, system):
     predicted = model.predict(Xt)
     predict = time.perf_counter() - t0
     return {"fit": fit, "predict": predict, "accuracy": float(np.mean(predicted == yt)),
-            "n_sv": int(model.n_support_.sum()), "n_iter": int(np.sum(model.n_iter_))}
+            "n_sv": int(model.n_support_.sum()), "n_iter": int(np.sum(model.n_iter_)),
+            **({"profile": dict(spent)} if spent is not None else {})}
+
+
+def profiled() -> dict:
+    """Time the device solver's parts from here on, the device synchronised around each call:
+    its blocks (`_smo_cuda.inner_smo`), gradient updates and kernel rows (`DeviceKernel.rows_into`),
+    in seconds, with their calls and the rows computed; what the fit spends besides is the outer
+    loop's selection and transfers. Returns the dict it fills."""
+    import cupy
+
+    from svmkit.kernels import device
+    from svmkit.solvers import _smo_cuda
+
+    spent = {}
+
+    def timed(key, func, rows=False):
+        def wrapper(*args):
+            cupy.cuda.get_current_stream().synchronize()
+            t0 = time.perf_counter()
+            out = func(*args)
+            cupy.cuda.get_current_stream().synchronize()
+            spent[f"{key} s"] = spent.get(f"{key} s", 0.0) + time.perf_counter() - t0
+            spent[f"{key} calls"] = spent.get(f"{key} calls", 0) + 1
+            if rows:
+                spent["rows computed"] = spent.get("rows computed", 0) + len(args[1])
+            return out
+        return wrapper
+
+    _smo_cuda.inner_smo = timed("block", _smo_cuda.inner_smo)
+    _smo_cuda.update_gradient = timed("gradient", _smo_cuda.update_gradient)
+    device.DeviceKernel.rows_into = timed("rows", device.DeviceKernel.rows_into, rows=True)
+    return spent
 
 
 def run_ridge20k(n=20_000):
@@ -232,6 +269,10 @@ def main():
         table += print_rows(name, results, "fit",
                             lambda r: f"{r['fit']:.2f} | {r['predict']:.2f} | {r['accuracy']:.4f} | {r['n_sv']} | {r['n_iter']}",
                             5)
+        for system, r in results.items():
+            if "profile" in r:
+                print(f"# {name}, {system}: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
+                                                         for k, v in r["profile"].items()), flush=True)
     write("bench_gpu", table, notes="SVC fits on the GPU and the CPU; `speedup` is scikit-learn's fit seconds over "
           "this system's.", plots=[{"kind": "bars", "value": "speedup", "label": ["set", "system"], "reference": 1,
                                     "xscale": "log", "xlabel": "scikit-learn fit s / this system's"}])
