@@ -282,3 +282,36 @@ def test_the_client_never_holds_x(client):
     sample = X[:2000].compute()
     assert np.mean(svc.predict(sample) == np.where(sample[:, 0] > 0, 1, -1)) == 1.0
     assert np.mean(klr.predict(sample) == np.where(sample[:, 0] > 0, 1, -1)) > 0.99
+
+
+def on_dask_frames(X, y, rows):
+    """X as a Dask dataframe (named columns) and y as a Dask series, both in partitions of `rows`."""
+    import dask.dataframe
+    import pandas
+
+    frame = pandas.DataFrame(np.asarray(X, dtype=np.float64), columns=[f"f{j}" for j in range(X.shape[1])])
+    return (dask.dataframe.from_pandas(frame, chunksize=rows, sort=False),
+            dask.dataframe.from_pandas(pandas.Series(np.asarray(y), name="y"), chunksize=rows, sort=False))
+
+
+FRAME_FITS = [(svmkit.SVC(C=10.0), breast_cancer), (svmkit.SVR(C=10.0), diabetes),
+              (svmkit.LinearSVC(dual=False), breast_cancer), (svmkit.KernelRidge(kernel="rbf", solver="nystrom"), diabetes)]
+
+
+@pytest.mark.parametrize("est, data", FRAME_FITS, ids=[type(e).__name__ for e, _ in FRAME_FITS])
+def test_a_dask_dataframe_and_series_fit_as_the_same_dask_array_does(client, est, data):
+    """X as a Dask dataframe and y as a Dask series give the fit of their Dask arrays, and
+    predictions of a dataframe are lazy and equal the in-memory ones."""
+    pytest.importorskip("dask.dataframe")
+    X, y = data()
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+    y = y / 100 if data is diabetes else y
+    Xf, yf = on_dask_frames(X, y, rows=100)
+    from_frames = clone(est).fit(Xf, yf)
+    from_arrays = clone(est).fit(*on_dask(X, y, rows=100))
+    for name in ("dual_coef_", "coef_", "intercept_", "support_"):
+        if hasattr(from_arrays, name):
+            np.testing.assert_array_equal(getattr(from_frames, name), getattr(from_arrays, name), err_msg=name)
+    lazy = from_frames.predict(Xf)
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_allclose(lazy.compute(), from_frames.predict(X), rtol=1e-12, atol=1e-12)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import sklearn.kernel_ridge
 import sklearn.svm
+from sklearn.base import is_classifier
 
 import svmkit
 from conftest import diabetes
@@ -175,3 +176,24 @@ def test_callable_kernel_of_the_wrong_shape_on_text_is_a_value_error_at_fit_and_
 def test_text_without_a_callable_kernel_is_refused():
     with pytest.raises(ValueError, match="strings"):
         svmkit.SVC().fit(np.array(_TEXTS)[:, None], _LABELS)
+
+
+PANDAS_PAIRS = [(svmkit.SVC(), sklearn.svm.SVC()), (svmkit.SVR(), sklearn.svm.SVR()),
+                (svmkit.LinearSVC(), sklearn.svm.LinearSVC()),
+                (svmkit.KernelRidge(kernel="rbf"), sklearn.kernel_ridge.KernelRidge(kernel="rbf"))]
+
+
+@pytest.mark.parametrize("ours, theirs", PANDAS_PAIRS, ids=[type(o).__name__ for o, _ in PANDAS_PAIRS])
+def test_a_pandas_dataframe_keeps_its_column_names_as_scikit_learn_does(ours, theirs):
+    """feature_names_in_ from the columns; a NumPy array at predict warns, and other columns
+    are refused, with scikit-learn's messages."""
+    pandas = pytest.importorskip("pandas")
+    X, y = diabetes()
+    frame = pandas.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    target = (y > np.median(y)).astype(int) if is_classifier(theirs) else y
+    ours, theirs = ours.fit(frame, target), theirs.fit(frame, target)
+    np.testing.assert_array_equal(ours.feature_names_in_, theirs.feature_names_in_)
+    with pytest.warns(UserWarning, match=f"X does not have valid feature names, but {type(theirs).__name__}"):
+        ours.predict(X)
+    with pytest.raises(ValueError, match="The feature names should match those that were passed during fit"):
+        ours.predict(frame.rename(columns={"x0": "age"}))

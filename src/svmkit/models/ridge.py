@@ -17,7 +17,7 @@ from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
 from svmkit.parallel.blocks import sum_row_blocks
 from svmkit.parallel.cluster import check_scheduler_address, open_cluster
-from svmkit.parallel.dask import row_blocks
+from svmkit.parallel.dask import as_dask_array, row_blocks
 from svmkit.solvers.nystrom import nystrom_normal_solve
 
 
@@ -188,7 +188,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         with open_cluster(self.scheduler_address):
             X = row_blocks(X)
             n, d = X.shape
-            y = da.asarray(y).astype(np.float64).rechunk({0: X.chunks[0]})
+            y = da.asarray(as_dask_array("y", y)).astype(np.float64).rechunk({0: X.chunks[0]})
             if y.shape[0] != n:
                 raise ValueError(f"y has {y.shape[0]} rows, X has {n}")
             self._multi_output = y.ndim == 2

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from svmkit.parallel.dask import CONNECT_TIMEOUT, is_dask, require_dask
+from svmkit.parallel.dask import CONNECT_TIMEOUT, as_dask_array, require_dask
 
 #: Times Dask runs a task again after it raised (a task is idempotent: a rerun gives the same result).
 TASK_RETRIES = 2
@@ -55,22 +55,6 @@ def open_cluster(scheduler_address=None):
         yield Cluster(client)
 
 
-def _as_array(name, value):
-    """A Dask array of a Dask array, dataframe or series (rows counted, which reads the
-    partitions' lengths only), or of an in-memory array (None stays None)."""
-    import dask.array as da
-
-    if value is None:
-        return None
-    if is_dask(value):
-        if hasattr(value, "to_dask_array"):
-            return value.to_dask_array(lengths=True)
-        if not isinstance(value, da.Array):
-            raise ValueError(f"{name} must be a Dask array, dataframe or series, got {type(value).__name__}")
-        return value
-    return np.asarray(value)
-
-
 def row_partitions(X, *columns, names=("y", "sample_weight")):
     """(X, *columns) as Dask arrays partitioned alike by rows, X 2-D with every column in each
     block, each column 1-D (None stays None; an in-memory column is cut as X's rows are).
@@ -79,7 +63,7 @@ def row_partitions(X, *columns, names=("y", "sample_weight")):
     require_dask()
     import dask.array as da
 
-    X = _as_array("X", X)
+    X = as_dask_array("X", X)
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise ValueError(f"X must be a 2-D Dask array or a Dask dataframe, got "
                          f"{type(X).__name__} of {getattr(X, 'ndim', '?')} dimensions")
@@ -89,7 +73,7 @@ def row_partitions(X, *columns, names=("y", "sample_weight")):
     X = X.rechunk({1: -1})
     out = [X]
     for name, col in zip(names, columns):
-        col = _as_array(name, col)
+        col = as_dask_array(name, col)
         if col is None:
             out.append(None)
             continue

@@ -26,12 +26,29 @@ def route(X, in_memory, on_dask):
     return on_dask if is_dask(X) else in_memory
 
 
+def as_dask_array(name, value):
+    """A Dask array of a Dask array, dataframe or series (rows counted, which reads the
+    partitions' lengths only), or of an in-memory array (None stays None)."""
+    import dask.array as da
+
+    if value is None:
+        return None
+    if is_dask(value):
+        if hasattr(value, "to_dask_array"):
+            return value.to_dask_array(lengths=True)
+        if not isinstance(value, da.Array):
+            raise ValueError(f"{name} must be a Dask array, dataframe or series, got {type(value).__name__}")
+        return value
+    return np.asarray(value)
+
+
 def row_blocks(X):
-    """A 2-D Dask array with every column in each block (rows chunked only); raises naming X
-    otherwise."""
+    """A 2-D Dask array (of a Dask array or dataframe) with every column in each block (rows
+    chunked only); raises naming X otherwise."""
     require_dask()
     import dask.array as da
 
+    X = as_dask_array("X", X)
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise ValueError(f"X must be a 2-D Dask array or a Dask dataframe, got {type(X).__name__}")
     return X.rechunk({1: -1})
