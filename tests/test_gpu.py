@@ -16,6 +16,7 @@ from svmkit.backend import DeviceUnavailableError, cuda_available
 from svmkit.kernels import device
 from svmkit.kernels.device import DeviceKernel, device_gram, device_kernel_products, device_rows
 from svmkit.kernels.gram import TrainingKernel, kernel_block
+from svmkit.kernels import kinds
 from svmkit.kernels.kinds import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
 from svmkit.models.duals import c_svc, nu_svc
@@ -201,6 +202,25 @@ def test_class_pairs_whose_summaries_are_printed_are_solved_in_turn(numpy_as_cud
     svmkit.SVC(gamma=0.05, device="cuda", verbose=True).fit(X, y)
     assert threads == set()
     assert capsys.readouterr().out.count("optimization finished") == 3
+
+
+@pytest.mark.parametrize("est, data, route", [
+    (svmkit.KernelRidge(kernel="rbf", gamma=0.5), diabetes, "device_matrix"),
+    (svmkit.KernelRidge(kernel="rbf", gamma=0.5, solver="nystrom", n_components=50), diabetes, "device_centre_rows"),
+    (svmkit.SVC(gamma=0.05), heart_scale, "device_training_rows"),
+    (svmkit.SVC(gamma=0.05), heart_scale, "device_products")])
+def test_the_cuda_backend_takes_each_kernel_computation_to_the_device(est, data, route, numpy_as_cuda, monkeypatch):
+    """Kernel matrices, Nyström's K_NM, the solver's rows and the expansion's products go
+    through the kernel kind's device methods under device='cuda' (the host's under 'cpu')."""
+    X, y = data()
+    owner = kinds.DataCentres if route == "device_products" else kinds.DotKernel
+    calls = []
+    real = getattr(owner, route)
+    monkeypatch.setattr(owner, route, lambda *a, **k: calls.append(1) or real(*a, **k))
+    clone(est).fit(X, y).predict(X)
+    assert calls == []
+    clone(est).set_params(device="cuda").fit(X, y).predict(X)
+    assert calls
 
 
 def test_model_selection_takes_the_estimators_device(numpy_as_cuda, monkeypatch):

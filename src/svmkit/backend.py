@@ -243,6 +243,18 @@ class CudaBackend(HostBackend):
         finally:
             _settle(self.xp, streams)
 
+    def _matrix(self, kernel, Xk):
+        return kernel.device_matrix(self.xp, Xk)
+
+    def _centre_rows(self, kernel, Xk, centres, block_elements):
+        return kernel.device_centre_rows(self.xp, Xk, centres)
+
+    def products(self, centres, X, W, dtype):
+        return centres.device_products(self.xp, X, W, dtype)
+
+    def factorise(self, solver, kernel, Xk, shift, scale=None, exact=False):
+        return self.factor_of(solver, self.matrix(kernel, Xk, scale), shift, exact)
+
 
 #: Problems of one fit (class pairs) solved at once on a GPU, each on a stream of its own.
 PROBLEM_STREAMS = 8
