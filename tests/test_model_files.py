@@ -287,3 +287,34 @@ def test_a_linear_model_file_with_a_wrong_coef_shape_is_named(tmp_path):
     svmkit.save(est, tmp_path / "bad.svmkit")
     with pytest.raises(ModelFileError, match="bad.svmkit.*coef_ of shape \\(3, 2\\) does not have n_features_in_=4"):
         svmkit.load(tmp_path / "bad.svmkit")
+
+
+LIBLINEAR_FITS = [(svmkit.LinearSVC(dual=True), 1), (svmkit.LinearSVC(dual=False), 2),
+                  (svmkit.LinearSVC(loss="hinge", dual=True), 3), (svmkit.LinearSVC(multi_class="crammer_singer"), 4),
+                  (svmkit.LinearSVC(penalty="l1", dual=False), 5), (svmkit.LinearSVR(loss="squared_epsilon_insensitive",
+                                                                                      dual=False), 11),
+                  (svmkit.LinearSVR(loss="squared_epsilon_insensitive", dual=True), 12),
+                  (svmkit.LinearSVR(loss="epsilon_insensitive", dual=True), 13)]
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("est, solver", LIBLINEAR_FITS, ids=[f"s{s}" for _, s in LIBLINEAR_FITS])
+def test_a_liblinear_model_file_keeps_the_solver_and_the_decision_values(est, solver, classes, tmp_path):
+    from svmkit.io.liblinear_model import load_liblinear_model, save_liblinear_model
+
+    if isinstance(est, svmkit.LinearSVR) and classes == 3:
+        pytest.skip("one regression problem")
+    X, y = (housing() if isinstance(est, svmkit.LinearSVR) else
+            heart_scale() if classes == 2 else DATASETS["iris"]())
+    fitted = est.set_params(max_iter=5000).fit(X, y)
+    assert fitted.solver_ == solver
+    save_liblinear_model(fitted, tmp_path / "m.model")
+    loaded = load_liblinear_model(tmp_path / "m.model")
+    assert loaded.solver_ == solver
+    assert {k: v for k, v in loaded.get_params().items() if k in ("loss", "dual", "penalty", "multi_class")} == \
+        {k: v for k, v in fitted.get_params().items() if k in ("loss", "dual", "penalty", "multi_class")}
+    method = "predict" if isinstance(est, svmkit.LinearSVR) else "decision_function"
+    np.testing.assert_allclose(getattr(loaded, method)(X), getattr(fitted, method)(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
+    svmkit.save(fitted, tmp_path / "m.svmkit")
+    assert svmkit.load(tmp_path / "m.svmkit").solver_ == solver

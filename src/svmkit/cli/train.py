@@ -29,8 +29,10 @@ def add_parser(sub):
     p.add_argument("-q", "--quiet", action="store_true", help="quiet mode (no output)")
     p.add_argument("--format", choices=("libsvm", "native"), default="libsvm", help="model file format")
     p.add_argument("--linear", action="store_true",
-                   help="LIBLINEAR's solvers, by its -s numbers: 1 L2-loss SVC (dual), 3 L1-loss SVC (dual), "
-                        "12 L2-loss SVR (dual), 13 L1-loss SVR (dual); the model is a LIBLINEAR file")
+                   help="LIBLINEAR's solvers, by its -s numbers: 1 L2-loss SVC (dual), 2 L2-loss SVC (primal), "
+                        "3 L1-loss SVC (dual), 4 Crammer-Singer multi-class SVC, 5 L1-regularised L2-loss SVC, "
+                        "11 L2-loss SVR (primal), 12 L2-loss SVR (dual), 13 L1-loss SVR (dual); "
+                        "the model is a LIBLINEAR file")
     p.add_argument("-B", "--bias", type=float, default=-1.0,
                    help="with --linear: bias b > 0 adds a constant feature b (default -1; b <= 0: none)")
     p.add_argument("training_file")
@@ -50,7 +52,8 @@ def add_svm_options(p):
     p.add_argument("-p", "--epsilon", type=float, default=0.1, help="epsilon of epsilon-SVR's loss (default 0.1)")
     p.add_argument("-m", "--cache-size", type=float, default=100.0, help="cache memory in MB (default 100)")
     p.add_argument("-e", "--tolerance", type=float, default=None,
-                   help="stopping tolerance (default 0.001; 0.1 with --linear, as LIBLINEAR)")
+                   help="stopping tolerance (default 0.001; with --linear, LIBLINEAR's: 0.1 for -s 1, 3, 4, 12 "
+                        "and 13, 0.01 for -s 2 and 5, 0.0001 for -s 11)")
     p.add_argument("-h", "--shrinking", type=int, choices=(0, 1), default=1, help="use shrinking (default 1)")
     p.add_argument("-b", "--probability", type=int, choices=(0, 1), default=0,
                    help="train for probability estimates (default 0)")
@@ -69,12 +72,13 @@ def split_weight_flags(argv):
     return out
 
 
-#: LIBLINEAR's dual solvers by their -s numbers: (estimator, loss).
-LIBLINEAR_SOLVERS = {1: ("LinearSVC", "squared_hinge"), 3: ("LinearSVC", "hinge"),
-                     12: ("LinearSVR", "squared_epsilon_insensitive"), 13: ("LinearSVR", "epsilon_insensitive")}
+#: LIBLINEAR's default -e of each solver: the dual solvers' maximal violation, the primal
+#: solvers' gradient norm relative to the start's.
+LIBLINEAR_TOLERANCES = {1: 0.1, 2: 0.01, 3: 0.1, 4: 0.1, 5: 0.01, 11: 0.0001, 12: 0.1, 13: 0.1}
 
 
 def build_estimator(args, n_features):
+    from svmkit.io.liblinear_model import SOLVERS
     from svmkit.io.libsvm_model import KERNEL_TYPES
     from svmkit import models
     from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
@@ -83,15 +87,15 @@ def build_estimator(args, n_features):
     if not np.isfinite(getattr(args, "bias", -1.0)):  # grid's options have no -B
         raise ValueError(f"-B takes a finite number, got -B {args.bias:g}")
     if getattr(args, "linear", False):
-        if s not in LIBLINEAR_SOLVERS:
-            raise ValueError(f"--linear -s {s}: svmkit builds LIBLINEAR's dual solvers {sorted(LIBLINEAR_SOLVERS)}")
-        name, loss = LIBLINEAR_SOLVERS[s]
-        linear = dict(C=args.cost, loss=loss, tol=0.1 if args.tolerance is None else args.tolerance,
+        if s not in SOLVERS:
+            raise ValueError(f"--linear -s {s}: svmkit builds LIBLINEAR's solvers {sorted(SOLVERS)}")
+        _, model, params = SOLVERS[s]
+        linear = dict(C=args.cost, tol=LIBLINEAR_TOLERANCES[s] if args.tolerance is None else args.tolerance,
                       fit_intercept=args.bias > 0, intercept_scaling=args.bias if args.bias > 0 else 1.0,
-                      dual=True, random_state=0)
-        if name == "LinearSVR":
-            return models.LinearSVR(epsilon=args.epsilon, **linear)
-        return models.LinearSVC(class_weight=_class_weight(args.weight), **linear)
+                      random_state=0, **params)
+        if model is models.LinearSVR:
+            return model(epsilon=args.epsilon, **linear)
+        return model(class_weight=_class_weight(args.weight), **linear)
     if s not in range(5):
         raise ValueError(f"-s {s}: svm_type must be 0-4 (C-SVC, nu-SVC, one-class SVM, epsilon-SVR, nu-SVR); "
                          "LIBLINEAR's solver numbers need --linear")

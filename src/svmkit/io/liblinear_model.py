@@ -1,7 +1,7 @@
 """LIBLINEAR model files (liblinear's `train` output) for the linear SVMs, read and written as
 LIBLINEAR 2.47 does: `solver_type`, `nr_class`, `label` (classifiers), `nr_feature`, `bias`,
 then `w` and one line per feature (and the bias feature when bias ≥ 0) of %.17g weights, one
-per class column (one column for two classes and for regression).
+per class column (one column for two classes, except for Crammer–Singer, and for regression).
 
 A two-class model's column scores LIBLINEAR's first label; the estimator keeps scikit-learn's
 sorted `classes_`, so the column is signed for classes_[1].
@@ -19,34 +19,47 @@ from svmkit.io.atomic import atomic_write
 from svmkit.io.libsvm_model import text_lines
 from svmkit.models.linear import LinearSVC, LinearSVR
 
-#: LIBLINEAR's names of the solvers svmkit builds, by estimator and loss.
-SOLVER_TYPES = {("LinearSVC", "squared_hinge"): "L2R_L2LOSS_SVC_DUAL", ("LinearSVC", "hinge"): "L2R_L1LOSS_SVC_DUAL",
-                ("LinearSVR", "squared_epsilon_insensitive"): "L2R_L2LOSS_SVR_DUAL",
-                ("LinearSVR", "epsilon_insensitive"): "L2R_L1LOSS_SVR_DUAL"}
+#: LIBLINEAR's solvers that svmkit builds, by their -s number: the name a model file gives it,
+#: the estimator, and the parameters that choose it there.
+SOLVERS = {1: ("L2R_L2LOSS_SVC_DUAL", LinearSVC, {"loss": "squared_hinge", "dual": True}),
+           2: ("L2R_L2LOSS_SVC", LinearSVC, {"loss": "squared_hinge", "dual": False}),
+           3: ("L2R_L1LOSS_SVC_DUAL", LinearSVC, {"loss": "hinge", "dual": True}),
+           4: ("MCSVM_CS", LinearSVC, {"multi_class": "crammer_singer"}),
+           5: ("L1R_L2LOSS_SVC", LinearSVC, {"penalty": "l1", "loss": "squared_hinge", "dual": False}),
+           11: ("L2R_L2LOSS_SVR", LinearSVR, {"loss": "squared_epsilon_insensitive", "dual": False}),
+           12: ("L2R_L2LOSS_SVR_DUAL", LinearSVR, {"loss": "squared_epsilon_insensitive", "dual": True}),
+           13: ("L2R_L1LOSS_SVR_DUAL", LinearSVR, {"loss": "epsilon_insensitive", "dual": True})}
 #: The header line that starts every LIBLINEAR model file.
 SIGNATURE = "solver_type "
 
 
 def save_liblinear_model(est, path) -> None:
-    """Write a fitted LinearSVC or LinearSVR as liblinear's train would, atomically."""
+    """Write a fitted LinearSVC or LinearSVR as liblinear's train would, atomically, under the
+    name of the solver that fitted it (`solver_`). A Crammer–Singer model keeps a column per
+    class, also for two classes: w₀ = −d/2 and w₁ = d/2 for the model's d = w₁ − w₀, as the
+    solution has them (its columns sum to zero, and LIBLINEAR predicts two classes from w₀)."""
     name = type(est).__name__
-    solver = SOLVER_TYPES.get((name, getattr(est, "loss", None)))
-    if solver is None:
+    if not isinstance(est, (LinearSVC, LinearSVR)):
         raise ValueError(f"cannot write a {name} as a LIBLINEAR model: LIBLINEAR files hold LinearSVC and LinearSVR")
-    if getattr(est, "penalty", "l2") != "l2" or getattr(est, "multi_class", "ovr") != "ovr":
-        raise ValueError(f"cannot write a {name} with penalty={est.penalty!r}, multi_class={est.multi_class!r} as a "
-                         "LIBLINEAR model: the files written hold the L2-penalised one-vs-rest solvers")
     if not hasattr(est, "coef_"):
         raise ValueError(f"cannot save an unfitted {name}: call fit first")
+    solver = getattr(est, "solver_", None)
+    if solver not in SOLVERS:
+        raise ValueError(f"cannot write this {name} as a LIBLINEAR model: it has no solver_ (LIBLINEAR's solver "
+                         "that fitted it), which a model fitted by an earlier svmkit lacks; fit it again")
     bias = float(est.intercept_scaling) if est.fit_intercept else -1.0
     W = np.atleast_2d(est.coef_)
-    b = np.ravel(est.intercept_)
-    lines = [f"solver_type {solver}"]
+    b = np.broadcast_to(np.ravel(est.intercept_), W.shape[:1])
+    lines = [f"solver_type {SOLVERS[solver][0]}"]
     if isinstance(est, LinearSVC):
         labels = np.asarray(est.classes_)
         if labels.dtype.kind not in "iuf" or not np.all(labels == np.round(labels)):
             raise ValueError(f"LIBLINEAR model files need integer class labels, got classes_={labels.tolist()}")
-        order = labels[::-1] if labels.size == 2 else labels  # two classes: LIBLINEAR's first label is +1
+        if labels.size == 2 and solver == 4:
+            W, b = np.vstack([-W, W]) / 2, np.r_[-b, b] / 2
+            order = labels
+        else:
+            order = labels[::-1] if labels.size == 2 else labels  # two classes: LIBLINEAR's first label is +1
         lines += [f"nr_class {labels.size}", "label " + " ".join(str(int(v)) for v in order)]
     else:
         lines.append("nr_class 2")
@@ -62,7 +75,8 @@ def _fail(path, lineno, message):
 
 
 def load_liblinear_model(path):
-    """Read a LIBLINEAR model file of one of the four dual solvers into a LinearSVC or LinearSVR."""
+    """Read a LIBLINEAR model file of one of the solvers svmkit builds (`SOLVERS`) into a
+    LinearSVC or LinearSVR with that solver's parameters."""
     path = Path(path)
     lines = text_lines(path, "LIBLINEAR")
     header = {}
@@ -84,12 +98,13 @@ def load_liblinear_model(path):
     if nr_class < 2 or nr_feature < 1 or not math.isfinite(bias):
         _fail(path, first, f"nr_class {nr_class} (at least 2), nr_feature {nr_feature} (at least 1) or "
                            f"bias {bias} (finite) out of range")
-    known = {v: k for k, v in SOLVER_TYPES.items()}
+    known = {file_name: (number, model, params) for number, (file_name, model, params) in SOLVERS.items()}
     if solver not in known:
         _fail(path, 1, f"solver_type {solver!r} is not one svmkit builds ({sorted(known)})")
-    name, loss = known[solver]
+    number, model, params = known[solver]
+    name = model.__name__
     n_rows = nr_feature + (bias >= 0)
-    n_cols = nr_class if name == "LinearSVC" and nr_class > 2 else 1
+    n_cols = nr_class if name == "LinearSVC" and (nr_class > 2 or number == 4) else 1
     try:
         W = np.array([[float(v) for v in lines[first + k].split()] for k in range(n_rows)])
     except (IndexError, ValueError):
@@ -98,10 +113,10 @@ def load_liblinear_model(path):
         _fail(path, first + 1, f"expected {n_rows} weight lines of {n_cols} numbers, found shape {W.shape}")
     if not np.isfinite(W).all():
         _fail(path, first + 1 + int(np.argwhere(~np.isfinite(W))[0, 0]), "a weight that is not a finite number")
-    est = (LinearSVC if name == "LinearSVC" else LinearSVR)(loss=loss, fit_intercept=bias >= 0,
-                                                            intercept_scaling=bias if bias > 0 else 1.0)
+    est = model(**params, fit_intercept=bias >= 0, intercept_scaling=bias if bias > 0 else 1.0)
     coef, intercept = W[:nr_feature].T, (W[nr_feature] * bias if bias >= 0 else np.zeros(n_cols))
     est.n_features_in_ = nr_feature
+    est.solver_ = number
     if name == "LinearSVC":
         lineno, words = header.get("label", (first, []))
         try:
@@ -110,7 +125,10 @@ def load_liblinear_model(path):
             _fail(path, lineno, f"labels {' '.join(words)[:60]!r} are not all integers")
         if labels.size != nr_class or np.unique(labels).size != nr_class:
             _fail(path, lineno, f"a classifier needs a label line with nr_class = {nr_class} distinct values")
-        est.classes_ = labels[::-1] if nr_class == 2 else labels
+        if nr_class == 2 and number == 4:  # a column per class: the model's one is w₁ − w₀
+            est.classes_, coef, intercept = labels, coef[1:] - coef[:1], intercept[1:] - intercept[:1]
+        else:
+            est.classes_ = labels[::-1] if nr_class == 2 else labels
         est.coef_, est.intercept_ = coef, intercept
     else:
         est.coef_, est.intercept_ = coef[0], intercept[:1]

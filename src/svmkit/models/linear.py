@@ -93,7 +93,7 @@ class _LinearSVM(PlainState, BaseEstimator):
     """Parameter checks, the weighted bounds, the solvers' passes and the fitted attributes
     shared by the two models."""
 
-    _fitted = ("coef_", "intercept_", "n_features_in_", "n_iter_", "objective_")
+    _fitted = ("coef_", "intercept_", "n_features_in_", "n_iter_", "objective_", "solver_")
     _non_finite = ("objective_",)
 
     _parameter_constraints: dict = {
@@ -143,6 +143,7 @@ class _LinearSVM(PlainState, BaseEstimator):
         when a problem ran out of passes."""
         self.coef_ = W[:, :-1]
         self.intercept_ = W[:, -1] * self._bias() if self.fit_intercept else 0.0
+        self.solver_ = solver
         self.n_iter_ = int(max(passes))
         if self.n_iter_ >= self.max_iter:
             warnings.warn(f"{METHODS[solver]} failed to converge, increase the number of iterations "
@@ -232,6 +233,9 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     objective_ : ndarray of shape (n_problems, 3)
         Per problem: the primal value, the dual value and their gap (≥ 0); the L1 problem has
         no dual here (NaN).
+    solver_ : int
+        LIBLINEAR's solver that fitted the model, by its -s number (1, 2, 3, 4 or 5; `dual`
+        'auto' resolved), which a LIBLINEAR model file names.
 
     Examples
     --------
@@ -397,6 +401,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     n_iter_ : int
     objective_ : ndarray of shape (3,)
         The primal value, the dual value and their gap.
+    solver_ : int
+        LIBLINEAR's solver that fitted the model, by its -s number (11, 12 or 13).
 
     Examples
     --------
