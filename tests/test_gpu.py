@@ -511,6 +511,18 @@ def test_gpu_multiclass_fit_on_each_pairs_own_columns_equals_the_cpu_fit():
     assert np.mean(gpu.predict(X) == cpu.predict(X)) >= 0.995
 
 
+@needs_cuda
+def test_gpu_class_pairs_side_by_side_equal_the_pairs_in_turn(monkeypatch):
+    """digits' 45 class pairs on eight streams at once against one at a time on the device."""
+    X, y = digits()
+    together = svmkit.SVC(C=10.0, gamma=0.05, device="cuda").fit(X, y)
+    monkeypatch.setattr(backend, "PROBLEM_STREAMS", 1)
+    in_turn = svmkit.SVC(C=10.0, gamma=0.05, device="cuda").fit(X, y)
+    np.testing.assert_allclose(together.objective_, in_turn.objective_, rtol=1e-9)
+    np.testing.assert_array_equal(together.predict(X), in_turn.predict(X))
+    np.testing.assert_array_equal(together.support_, in_turn.support_)
+
+
 def small_cache_problem():
     """breast_cancer's C-SVC dual and its kernel, with a cache of 64 rows: the solver then
     works in blocks of 32 variables and evicts rows."""
