@@ -1,10 +1,14 @@
 """Kernel ridge and LS-SVM against independent oracles: scikit-learn's KernelRidge, dense solves
 of Suykens & Vandewalle's bordered systems, brute-force leave-one-out refits."""
 
+import os
+import threading
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import sklearn.kernel_ridge
+import threadpoolctl
 from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import LeaveOneOut, cross_val_predict
@@ -288,6 +292,34 @@ def test_kernel_ridge_cv_scores_are_scikit_learns_leave_one_out(route, monkeypat
         assert score == pytest.approx(r2, rel=1e-8)
     assert search.best_score_ == pytest.approx(np.max(search.cv_results_["loo_score"]))
     assert search.best_estimator_.alpha == search.best_params_["alpha"]
+
+
+def _blas_threads():
+    return max(lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas")
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="side by side needs two cores")
+def test_loo_search_on_a_small_data_set_scores_its_gammas_side_by_side_on_one_blas_thread_each(monkeypatch):
+    """Up to SIDE_BY_SIDE_ROWS rows each γ's factorisations run on a worker thread of their own
+    with BLAS on one thread; past it in turn on the calling thread; the scores are the same."""
+    seen = []
+    loo = svmkit.KernelRidge._loo_scores
+
+    def recording(self, session, values):
+        seen.append((threading.current_thread() is threading.main_thread(), _blas_threads()))
+        return loo(self, session, values)
+
+    monkeypatch.setattr(svmkit.KernelRidge, "_loo_scores", recording)
+    X, y = _small_regression()
+    grid = {"alphas": [1e-2, 1e-1], "gammas": [0.05, 0.5, 2.0]}
+    side_by_side = KernelRidgeCV(**grid).fit(X, y)
+    assert seen == [(False, 1)] * 3
+    seen.clear()
+    monkeypatch.setattr(backend, "SIDE_BY_SIDE_ROWS", X.shape[0] - 1)
+    in_turn = KernelRidgeCV(**grid).fit(X, y)
+    assert [on_main for on_main, _ in seen] == [True] * 3
+    np.testing.assert_allclose(side_by_side.cv_results_["loo_score"], in_turn.cv_results_["loo_score"], rtol=1e-10)
+    assert side_by_side.best_params_ == in_turn.best_params_
 
 
 @pytest.mark.parametrize("route", ["cholesky per C", "one eigendecomposition"])

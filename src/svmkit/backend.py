@@ -23,6 +23,9 @@ from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
 from svmkit.solvers.smo import concurrent_solves_safe
 
 DEVICES = ("cpu", "cuda")
+#: Rows up to which the host runs independent factorisations side by side, one per core on one
+#: BLAS thread each, rather than in turn on every BLAS thread (`HostBackend.side_by_side`).
+SIDE_BY_SIDE_ROWS = 2_000
 #: How to install what `device='cuda'` needs.
 GPU_EXTRA = ("pip install 'svmkit[gpu]' (CuPy for CUDA 12: the cupy-cuda12x wheel) or 'svmkit[gpu-cuda13]' "
              "(cupy-cuda13x)")
@@ -171,6 +174,19 @@ class HostBackend:
         """score(factor of K + s·I) for each s (`solvers.factorisations.shifted_scores`)."""
         return shifted_scores(K, shifts, score, self.xp)
 
+    def side_by_side(self, n: int) -> bool:
+        """Whether independent factorisations of n-row kernels (a search's kernel parameters)
+        run side by side, one per core on one BLAS thread each (their LAPACK calls release the
+        GIL): up to SIDE_BY_SIDE_ROWS rows. In turn, OpenBLAS's threaded potrf, trtri and syevd
+        wait for each other at every block step and spin meanwhile, so beside other busy
+        processes a descheduled thread stalls its partner and the spinning takes the cores:
+        KernelRidgeCV, 5 λ × 5 γ at 2,000 rows on 2 cores beside two busy loops, 10–14 s in
+        turn (10–14 s of CPU), 4.1–4.3 s side by side (3.9 s of CPU); alone 2.0–2.4 s and
+        2.1–2.3 s. Past it, where whole-kernel copies side by side cost memory and five kernel
+        parameters on two cores leave one idle a fifth of the time (4,000 rows alone: 14.1 s in
+        turn, 15.5 s side by side), they run in turn."""
+        return n <= SIDE_BY_SIDE_ROWS
+
 
 class CudaBackend(HostBackend):
     """An NVIDIA GPU through CuPy: kernel rows and matrices by cuBLAS, Cholesky and eigen by
@@ -254,6 +270,10 @@ class CudaBackend(HostBackend):
 
     def factorise(self, solver, kernel, Xk, shift, scale=None, exact=False):
         return self.factor_of(solver, self.matrix(kernel, Xk, scale), shift, exact)
+
+    def side_by_side(self, n):
+        """False: the device factorises one kernel at a time."""
+        return False
 
 
 #: Problems of one fit (class pairs) solved at once on a GPU, each on a stream of its own.

@@ -5,7 +5,6 @@ serving all at O(N²) each (Saunders, Gammerman & Vovk 1998; Suykens & Vandewall
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
@@ -14,7 +13,7 @@ from sklearn.exceptions import FitFailedWarning
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit.models import LSSVC, LSSVR, KernelRidge
-from svmkit.models.session import loo_scores
+from svmkit.models.session import loo_grid_scores
 from svmkit.solvers.factorisations import NotPositiveDefiniteError
 
 
@@ -35,12 +34,9 @@ class _LOOSearch(BaseEstimator):
         reg_name, reg_values, gammas = self._grid()
         reg_values = _values(reg_name, reg_values)
         gammas = _values("gammas", gammas)
+        estimators = [clone(base) if gamma is None else clone(base).set_params(gamma=gamma) for gamma in gammas]
         params, scores, times, first_failure = [], [], [], None
-        for gamma in gammas:
-            est = clone(base) if gamma is None else clone(base).set_params(gamma=gamma)
-            t0 = time.perf_counter()
-            cell_scores = loo_scores(est, X, y, reg_values, **fit_params)
-            elapsed = (time.perf_counter() - t0) / len(reg_values)
+        for gamma, (cell_scores, seconds) in zip(gammas, loo_grid_scores(estimators, X, y, reg_values, **fit_params)):
             for value, score in zip(reg_values, cell_scores):
                 cell = {reg_name: value} if gamma is None else {reg_name: value, "gamma": gamma}
                 if isinstance(score, NotPositiveDefiniteError):
@@ -49,7 +45,7 @@ class _LOOSearch(BaseEstimator):
                     score = np.nan
                 params.append(cell)
                 scores.append(score)
-                times.append(elapsed)
+                times.append(seconds / len(reg_values))
         scores = np.array(scores, dtype=np.float64)
         if np.all(np.isnan(scores)):
             raise ValueError("every cell of the grid failed: the kernel matrix is not positive definite at any of "

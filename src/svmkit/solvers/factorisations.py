@@ -19,6 +19,7 @@ import scipy.linalg as la
 from numba import njit, prange
 
 from svmkit._threads import factor_threads
+from svmkit.solvers._lapack_nogil import lower_cholesky, lower_triangular_inverse, symmetric_eigen
 
 
 class NotPositiveDefiniteError(ValueError):
@@ -69,12 +70,13 @@ def _add_diagonal(xp, A, value: float) -> None:
 
 
 def _lower_factor(xp, H):
-    """(L, True) with L the lower Cholesky factor of H (H overwritten on the host), the layout
-    of la.cho_factor; raises la.LinAlgError, or returns None for non-finite pivots."""
+    """(L, True) with L the lower Cholesky factor of H (H overwritten on the host, without
+    holding the GIL), the layout of la.cho_factor; raises la.LinAlgError, or returns None for
+    non-finite pivots."""
     if on_host(xp):
         # LAPACK wants Fortran order: Hᵀ (= H) is that view of a C-ordered H, so no copy is made
         with factor_threads(H):
-            factor = la.cho_factor(_fortran_view(H), lower=True, overwrite_a=True, check_finite=False)
+            factor = (lower_cholesky(_fortran_view(H)), True)
     else:
         with _linalg_errors_raised(xp):
             factor = (xp.linalg.cholesky(H), True)
@@ -122,11 +124,11 @@ class CholeskyShift:
             L_inv = _solve_triangular(self.xp)(U, self.xp.eye(U.shape[0], dtype=U.dtype), lower=False, trans="T")
             return self.xp.einsum("ij,ij->j", L_inv, L_inv)
         with factor_threads(L):
-            L_inv, info = la.lapack.dtrtri(L, lower=1, overwrite_c=True)
+            info = lower_triangular_inverse(L)
         self.factor = None
         if info != 0:
             raise not_positive_definite(self.shift, f"triangular inverse failed, LAPACK info {info}")
-        return _lower_column_sq_norms(np.asfortranarray(L_inv).T)
+        return _lower_column_sq_norms(L.T)
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -226,7 +228,7 @@ class EigenShift:
         self.xp = xp
         if on_host(xp):
             with factor_threads(K):
-                self.w, self.V = la.eigh(_fortran_view(K), overwrite_a=True, check_finite=False, driver="evd")
+                self.w, self.V = symmetric_eigen(_fortran_view(K))
         else:
             self.w, self.V = xp.linalg.eigh(K)
         self._V2 = self.V * self.V

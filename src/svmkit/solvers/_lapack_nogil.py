@@ -1,0 +1,80 @@
+"""SciPy's LAPACK Cholesky factorisation (potrf), triangular inverse (trtri) and symmetric
+eigendecomposition (syevd) called through ctypes, which releases the GIL for the call: SciPy's
+own wrappers (`scipy.linalg.cho_factor`, `scipy.linalg.lapack.dtrtri`, `scipy.linalg.eigh`)
+hold it, so that factorisations on threads side by side ran one at a time. The functions are
+those of `scipy.linalg.cython_lapack`, the library the wrappers call; each works in place on a
+Fortran-ordered array."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import numpy as np
+import scipy.linalg as la
+from numba.extending import get_cython_function_address
+
+_CHAR = ctypes.c_char_p
+_INT = ctypes.POINTER(ctypes.c_int)
+_REAL = {np.dtype(np.float32): ctypes.POINTER(ctypes.c_float), np.dtype(np.float64): ctypes.POINTER(ctypes.c_double)}
+_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+#: Each routine's character arguments, then the others: r a real array, i an integer (or array).
+_ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii")}
+
+
+@functools.cache
+def _routine(name: str, dtype: np.dtype):
+    """LAPACK's `name` for `dtype` from scipy.linalg.cython_lapack, as a ctypes function."""
+    chars, others = _ARGUMENTS[name]
+    types = [_CHAR] * len(chars) + [_REAL[dtype] if kind == "r" else _INT for kind in others]
+    address = get_cython_function_address("scipy.linalg.cython_lapack", _PREFIX[dtype] + name)
+    return ctypes.CFUNCTYPE(None, *types)(address)
+
+
+def _call(name: str, chars: tuple, *args) -> int:
+    """LAPACK's `name` with `chars`, then `args` but the last, info (arrays, whose type is the
+    first's or C int, and ints, as `_ARGUMENTS` orders them); returns its info, which is never
+    negative (an argument LAPACK refuses raises)."""
+    dtype = next(a.dtype for a in args if isinstance(a, np.ndarray))
+    info = ctypes.c_int(0)
+    refs = [a.ctypes.data_as(_REAL[dtype] if a.dtype == dtype else _INT) if isinstance(a, np.ndarray)
+            else ctypes.byref(ctypes.c_int(a)) for a in args]
+    _routine(name, dtype)(*chars, *refs, ctypes.byref(info))
+    if info.value < 0:
+        raise ValueError(f"LAPACK {name} refused its argument {-info.value}")
+    return info.value
+
+
+def lower_cholesky(A: np.ndarray) -> np.ndarray:
+    """L with A = LLᵀ in A's lower triangle (potrf), A float32 or float64 and Fortran-ordered
+    (else a Fortran-ordered copy of it is factorised); its upper triangle is left as it was.
+    Raises la.LinAlgError as `scipy.linalg.cho_factor` does when A is not positive definite."""
+    A = np.asfortranarray(A)
+    info = _call("potrf", (b"L",), A.shape[0], A, max(1, A.shape[0]))
+    if info > 0:
+        raise la.LinAlgError(f"{info}-th leading minor of the array is not positive definite")
+    return A
+
+
+def lower_triangular_inverse(L: np.ndarray) -> int:
+    """L⁻¹ in place of the lower triangular, Fortran-ordered L (trtri); returns LAPACK's info
+    (k > 0: L[k-1, k-1] is zero and L holds no inverse)."""
+    if not L.flags.f_contiguous:
+        raise ValueError("the triangular inverse works in place on a Fortran-ordered array")
+    return _call("trtri", (b"L", b"N"), L.shape[0], L, max(1, L.shape[0]))
+
+
+def symmetric_eigen(A: np.ndarray):
+    """(w, V): the eigenvalues of the symmetric float64 A in ascending order and its
+    eigenvectors as V's columns (syevd, from A's lower triangle), V in A's memory when A is
+    Fortran-ordered. Raises la.LinAlgError when an eigenvalue does not converge."""
+    A = np.asfortranarray(A, dtype=np.float64)
+    n = A.shape[0]
+    w = np.empty(n)
+    work, iwork = np.empty(1), np.empty(1, dtype=np.intc)
+    _call("syevd", (b"V", b"L"), n, A, max(1, n), w, work, -1, iwork, -1)  # the workspace's size
+    work, iwork = np.empty(max(1, int(work[0]))), np.empty(max(1, int(iwork[0])), dtype=np.intc)
+    info = _call("syevd", (b"V", b"L"), n, A, max(1, n), w, work, work.size, iwork, iwork.size)
+    if info > 0:
+        raise la.LinAlgError(f"the eigenvalue algorithm failed to converge ({info} off-diagonal elements)")
+    return w, A
