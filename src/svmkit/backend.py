@@ -24,7 +24,7 @@ from svmkit.solvers.smo import concurrent_solves_safe
 
 DEVICES = ("cpu", "cuda")
 #: Rows up to which the host runs independent factorisations side by side, one per core on one
-#: BLAS thread each, rather than in turn on every BLAS thread (`HostBackend.side_by_side`).
+#: BLAS thread each, rather than in turn on every BLAS thread (`HostBackend.factors_side_by_side`).
 SIDE_BY_SIDE_ROWS = 2_000
 #: How to install what `device='cuda'` needs.
 GPU_EXTRA = ("pip install 'svmkit[gpu]' (CuPy for CUDA 12: the cupy-cuda12x wheel) or 'svmkit[gpu-cuda13]' "
@@ -174,7 +174,7 @@ class HostBackend:
         """score(factor of K + s·I) for each s (`solvers.factorisations.shifted_scores`)."""
         return shifted_scores(K, shifts, score, self.xp)
 
-    def side_by_side(self, n: int) -> bool:
+    def factors_side_by_side(self, n: int) -> bool:
         """Whether independent factorisations of n-row kernels (a search's kernel parameters)
         run side by side, one per core on one BLAS thread each (their LAPACK calls release the
         GIL): up to SIDE_BY_SIDE_ROWS rows. In turn, OpenBLAS's threaded potrf, trtri and syevd
@@ -271,7 +271,7 @@ class CudaBackend(HostBackend):
     def factorise(self, solver, kernel, Xk, shift, scale=None, exact=False):
         return self.factor_of(solver, self.matrix(kernel, Xk, scale), shift, exact)
 
-    def side_by_side(self, n):
+    def factors_side_by_side(self, n):
         """False: the device factorises one kernel at a time."""
         return False
 

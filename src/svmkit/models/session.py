@@ -94,7 +94,7 @@ def loo_scores(estimator, X, y, values, sample_weight=None) -> list:
 def loo_grid_scores(estimators, X, y, values, sample_weight=None) -> list:
     """`loo_scores` of each estimator (one model at several kernel parameters) with the seconds
     it took, as (scores, seconds). Where the backend runs factorisations of the data's size side
-    by side (`side_by_side`), the estimators do, one per core, each on one BLAS thread; else in
+    by side (`factors_side_by_side`), the estimators do, one per core, each on one BLAS thread; else in
     turn, each on all of them. The first estimator's session is opened here, so that bad input
     is refused before any task starts."""
     first = open_session(estimators[0], X, y, sample_weight)
@@ -104,7 +104,7 @@ def loo_grid_scores(estimators, X, y, values, sample_weight=None) -> list:
         session = first if k == 0 else open_session(estimators[k], X, y, sample_weight)
         return estimators[k]._loo_scores(session, values), time.perf_counter() - t0
 
-    side_by_side = first.backend.side_by_side(first.X.shape[0])
+    side_by_side = first.backend.factors_side_by_side(first.X.shape[0])
     return run_tasks(scores, [(k,) for k in range(len(estimators))], n_jobs=None if side_by_side else 1,
                      limit_threads=side_by_side)
 
