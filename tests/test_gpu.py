@@ -43,6 +43,14 @@ def device_linear_algebra(monkeypatch):
     monkeypatch.setattr(factorisations, "on_host", lambda xp: False)
 
 
+def recorded_row_sources(patch) -> list:
+    """The row sources the backend makes from now on (until `patch`, a MonkeyPatch, undoes it),
+    in a list that fills as they are made."""
+    sources, real = [], backend.row_source
+    patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+    return sources
+
+
 @pytest.mark.parametrize("name, params", KERNELS)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_device_gram_equals_the_cpu_kernel_in_float32(name, params, sparse):
@@ -141,10 +149,8 @@ def assert_same_fit(gpu, cpu, X):
 def test_multiclass_pairs_get_device_rows_over_their_own_columns(model, numpy_as_cuda):
     """Each class pair's rows over the pair's 100 columns, not the fit's 150: the same optimum."""
     X, y = iris()
-    sources = []
-    real = backend.row_source
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+        sources = recorded_row_sources(patch)
         gpu = clone(model).set_params(device="cuda").fit(X, y)
     cpu = clone(model).fit(X, y)
     assert [s.n for s in sources] == [150, 100, 100, 100] and sources[0].computed_rows == 0
@@ -172,8 +178,7 @@ def test_class_pairs_on_a_device_are_solved_side_by_side_each_as_alone(model, nu
     """iris's three class pairs at once, each from a thread on a stream of its own with a third
     of the cache: the α each pair gets alone, bit for bit."""
     X, y = iris()
-    threads, sources = set(), []
-    new_stream, real_source = backend._new_stream, backend.row_source
+    threads, new_stream = set(), backend._new_stream
     all_started = threading.Barrier(3, timeout=30)
 
     def each_waits_for_the_others(xp):  # else one thread may take every (small) pair
@@ -182,7 +187,7 @@ def test_class_pairs_on_a_device_are_solved_side_by_side_each_as_alone(model, nu
         return new_stream(xp)
 
     monkeypatch.setattr(backend, "_new_stream", each_waits_for_the_others)
-    monkeypatch.setattr(backend, "row_source", lambda *a, **k: sources.append(real_source(*a, **k)) or sources[-1])
+    sources = recorded_row_sources(monkeypatch)
     together = clone(model).set_params(device="cuda", cache_size=30.0).fit(X, y)
     assert len(threads) == 3 and threading.get_ident() not in threads
     assert [s.cache_size for s in sources] == [30.0, 10.0, 10.0, 10.0]
@@ -618,10 +623,8 @@ def test_a_fit_whose_data_exceeds_the_device_memory_streams_it_to_the_same_optim
     the device and a cache of every row, to the solver's tolerance (their paths differ: 32
     variables a step against one block)."""
     X, y = breast_cancer()
-    sources = []
-    real = backend.row_source
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+        sources = recorded_row_sources(patch)
         capped = clone(model).set_params(device="cuda").fit(X, y)
     assert [s.capacity for s in sources] == [64] and sources[0].kernel.streamed
     device.NUMPY_DEVICE_BYTES = np.inf
@@ -646,10 +649,8 @@ def test_gpu_fit_whose_data_exceeds_the_memory_pool_limit_reaches_the_same_optim
     limit = pool.get_limit()
     pool.set_limit(size=pool.used_bytes() + 12 * 2**20)
     try:
-        sources = []
-        real = backend.row_source
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(backend, "row_source", lambda *a, **k: sources.append(real(*a, **k)) or sources[-1])
+            sources = recorded_row_sources(patch)
             capped = clone(model).fit(X, y)
     finally:
         pool.set_limit(size=limit)
