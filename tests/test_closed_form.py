@@ -19,7 +19,7 @@ from conftest import diabetes, iris
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV
 from svmkit import backend
 from svmkit.models import dense_expansion
-from svmkit.models.session import loo_scores
+from svmkit.models.session import loo_grid_scores
 from svmkit.solvers import factorisations, packed
 from svmkit.solvers.factorisations import NotPositiveDefiniteError
 
@@ -406,7 +406,7 @@ def test_loo_search_fails_only_the_cells_whose_matrix_is_not_positive_definite(m
     assert search.best_params_ == {"alpha": 1e3, "gamma": 1.0}
     single = svmkit.KernelRidge(alpha=1e3, gamma=1.0, kernel="sigmoid", coef0=-1.0, loo=True).fit(X, y)
     assert search.best_score_ == pytest.approx(single.loo_score_, rel=1e-10)
-    failed, _ = loo_scores(single, X, y, [1e-6, 1e3])
+    [((failed, _), _)] = loo_grid_scores([single], X, y, [1e-6, 1e3])
     assert isinstance(failed, NotPositiveDefiniteError) and failed.__traceback__ is None  # holds no kernel copy
 
 

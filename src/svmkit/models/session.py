@@ -85,15 +85,11 @@ def path_parameter(estimator) -> str | None:
     return scaled[0] if scaled else None
 
 
-def loo_scores(estimator, X, y, values, sample_weight=None) -> list:
-    """Exact leave-one-out scores of a closed-form model for each value of its regularisation
-    (λ or C), a NotPositiveDefiniteError in place of a cell whose matrix is not positive definite."""
-    return estimator._loo_scores(open_session(estimator, X, y, sample_weight), values)
-
-
 def loo_grid_scores(estimators, X, y, values, sample_weight=None) -> list:
-    """`loo_scores` of each estimator (one model at several kernel parameters) with the seconds
-    it took, as (scores, seconds). Where the backend runs factorisations of the data's size side
+    """Exact leave-one-out scores of each closed-form estimator (one model at several kernel
+    parameters) for each value of its regularisation (λ or C), a NotPositiveDefiniteError in
+    place of a cell whose matrix is not positive definite, with the seconds it took, as
+    (scores, seconds). Where the backend runs factorisations of the data's size side
     by side (`factors_side_by_side`), the estimators do, one per core, each on one BLAS thread; else in
     turn, each on all of them. The first estimator's session is opened here, so that bad input
     is refused before any task starts."""
