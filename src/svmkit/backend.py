@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from svmkit._arrays import to_host
 from svmkit.kernels.device import CACHE_SHARE, device_memory_free
+from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
 from svmkit.solvers.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
@@ -254,8 +254,7 @@ class CudaBackend(HostBackend):
         # the default stream's unused pool memory free for theirs
         _settle(self.xp, [None])
         try:
-            with ThreadPoolExecutor(workers, thread_name_prefix="svmkit-device") as pool:
-                return list(pool.map(on_own_stream, problems))
+            return run_tasks(on_own_stream, [(p,) for p in problems], n_jobs=workers)
         finally:
             _settle(self.xp, streams)
 
