@@ -10,10 +10,13 @@ import svmkit
 ROOT = Path(svmkit.__file__).parent
 
 #: Layer of each top-level part of the package; a module may import only its own layer or lower.
-LAYERS = {"_arrays": 0, "_compiled": 0, "_scratch": 0, "_threads": 0, "_validation": 0, "_version": 0, "parallel": 0,
+LAYERS = {"_arrays": 0, "_compiled": 0, "_core": 0, "_scratch": 0, "_threads": 0, "_validation": 0, "_version": 0, "parallel": 0,
           "_metrics": 0, "exceptions": 0, "kernels": 1, "solvers": 2, "backend": 2,
           "models": 3, "model_selection": 4, "io": 4, "preprocessing": 4,
           "plot": 4, "cli": 5, "_warmup": 5, "": 5}
+
+#: Modules compiled at install, which have no .py file in the tree.
+COMPILED = {"svmkit._core"}
 
 
 def _part(module: str) -> str:
@@ -45,7 +48,7 @@ def _imports(path: Path):
                 continue
             for a in node.names:
                 sub = f"{base}.{a.name}"
-                is_module = (ROOT.parent / Path(*sub.split("."))).with_suffix(".py").exists() or \
+                is_module = sub in COMPILED or (ROOT.parent / Path(*sub.split("."))).with_suffix(".py").exists() or \
                     (ROOT.parent / Path(*sub.split("."))).is_dir()
                 yield sub if is_module else base
 

@@ -174,7 +174,7 @@ def test_a_fit_does_not_depend_on_the_thread_counts(monkeypatch):
     on_main = _digits_fit(clone(model))
     with threadpool_limits(limits=3, user_api="blas"):
         _assert_bit_identical(in_thread(lambda: _digits_fit(clone(model))), on_main)
-    with _threads.numba_threads(1):
+    with _threads.compiled_threads(1):
         _assert_bit_identical(_digits_fit(clone(model)), on_main)
     t, leave = hold_in_thread()  # the slabs then run in turn on this thread
     try:

@@ -7,25 +7,39 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import sys
 import threading
 
 import threadpoolctl
 
 
 @contextlib.contextmanager
-def numba_threads(n):
-    """Numba's parallel loops on at most `n` threads in the calling thread (None: as they are)."""
+def compiled_threads(n):
+    """The compiled core's parallel loops on at most `n` threads in the calling thread (None: as
+    they are)."""
     if n is None:
         yield
         return
-    import numba
+    from svmkit import _core
 
-    before = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(n, before)))
+    before = _core.set_num_threads(max(1, min(n, _core.get_num_threads())))
+    numba = sys.modules.get("numba")
+    numba_before = numba.get_num_threads() if numba is not None else None
+    if numba is not None:
+        numba.set_num_threads(max(1, min(n, numba_before)))
     try:
         yield
     finally:
-        numba.set_num_threads(before)
+        _core.set_num_threads(before)
+        if numba is not None:
+            numba.set_num_threads(numba_before)
+
+
+def compiled_thread_count() -> int:
+    """Threads the compiled core's parallel loops start from the calling thread."""
+    from svmkit import _core
+
+    return _core.get_num_threads()
 
 
 @functools.cache

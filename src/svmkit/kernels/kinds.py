@@ -13,7 +13,7 @@ from numba import get_num_threads
 
 from svmkit import _scratch
 from svmkit._arrays import RawRows, densify, holds_numbers, raw_data
-from svmkit._threads import numba_threads, one_blas_thread
+from svmkit._threads import compiled_threads, one_blas_thread
 from svmkit._validation import check_precomputed
 from svmkit.kernels import device
 from svmkit.kernels.gram import (TRAIN_OVERLAP, CentreKernel, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
@@ -224,7 +224,7 @@ class DataCentres(Centres):
         # prediction runs here, its loops on one thread as every block's are (threads cost more
         # than they gain below PARALLEL_PREDICT kernel values, and lose beside a busy core)
         threads = 1 if self.kernel.is_callable or n * n_sv < PARALLEL_PREDICT else get_num_threads()
-        with one_blas_thread(), numba_threads(1):
+        with one_blas_thread(), compiled_threads(1):
             run_tasks(block, starts, n_jobs=threads, limit_threads=True)
         return out
 

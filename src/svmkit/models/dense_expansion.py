@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from svmkit._threads import numba_threads, one_blas_thread
+from svmkit._threads import compiled_threads, one_blas_thread
 from svmkit._validation import check_int, check_seed, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.models.expansion import KernelExpansion
@@ -53,7 +53,7 @@ class DenseExpansionModel(KernelExpansion):
         `benchmarks/bench_threads.py`)."""
         if session.X.shape[0] > SERIAL_ROWS:
             return super()._fit_session(session, starts)
-        with one_blas_thread(), numba_threads(1):
+        with one_blas_thread(), compiled_threads(1):
             return super()._fit_session(session, starts)
 
     def _solver_for(self, session: FitSession, n):

@@ -9,7 +9,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
-from svmkit._threads import numba_threads, one_blas_thread
+from svmkit._threads import compiled_threads, one_blas_thread
 from svmkit.parallel.cluster import on_cluster
 
 
@@ -47,7 +47,7 @@ def run_tasks(work, tasks, *, backend="threads", n_jobs=None, shared=(), limit_t
 
 def _one_thread(work, *args):
     """work(*args), its compiled loops on one thread."""
-    with numba_threads(1):
+    with compiled_threads(1):
         return work(*args)
 
 
@@ -58,7 +58,7 @@ def _on_threads(work, shared, tasks, n_jobs, limit_threads):
         return
 
     def call(args):
-        with numba_threads(1 if limit_threads else None):
+        with compiled_threads(1 if limit_threads else None):
             return work(*shared, *args)
 
     with ThreadPoolExecutor(workers) as pool, one_blas_thread() if limit_threads else contextlib.nullcontext():
@@ -81,7 +81,7 @@ def beside(func, *args):
     """func(*args) on a thread of its own while the body runs here, this thread's Numba loops
     on one thread and BLAS on one as `run_tasks`' limit_threads sets them. An error of the body
     comes first; func's is raised when the body ends without one."""
-    with ThreadPoolExecutor(1) as pool, one_blas_thread(), numba_threads(1):
+    with ThreadPoolExecutor(1) as pool, one_blas_thread(), compiled_threads(1):
         side = pool.submit(func, *args)
         yield
         side.result()

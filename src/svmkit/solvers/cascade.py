@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from svmkit._threads import numba_threads
+from svmkit._threads import compiled_threads
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, _violations, solve
 
@@ -130,7 +130,7 @@ def solve_set(kernel, settings: Settings, *parts) -> Solved:
     v = merge(*sets) if len(sets) > 1 else sets[0]
     if v.n == 0:
         return Solved(v, 0.0, 0.0, 0, -np.inf, np.inf, True, 0, time.perf_counter() - t0)
-    with numba_threads(1):
+    with compiled_threads(1):
         Xk = kernel.training_input(v.X)
         rows = row_source(kernel.training_rows(Xk), settings.cache_mb)
         problem = DualProblem(v.p, v.y, v.U, v.at)
@@ -169,7 +169,7 @@ def check_partition(kernel, form, part, solved: Solved) -> Check:
     v = partition_variables(form, part)
     S = solved.support
     outside = ~np.isin(v.gid, S.gid)
-    with numba_threads(1):
+    with compiled_threads(1):
         decision = np.zeros(v.row.size)
         if S.n:
             coef = S.coefficients()
@@ -329,7 +329,7 @@ def _split(kernel, part, S, labels, k):
     rows, X, *columns = part
     nearest = np.empty(X.shape[0], dtype=np.int64)
     step = max(1, 2**22 // max(S.shape[0], 1))
-    with numba_threads(1):
+    with compiled_threads(1):
         for s in range(0, X.shape[0], step):
             nearest[s:s + step] = _kernel_distances(kernel, X[s:s + step], S, labels, k).argmin(axis=1)
     return tuple((rows[nearest == c], X[nearest == c], *(None if col is None else col[nearest == c] for col in columns))

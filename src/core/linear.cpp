@@ -1,0 +1,7 @@
+#include "common.hpp"
+
+namespace svmkit {
+
+void register_linear(nb::module_ m) { (void)m; }
+
+}  // namespace svmkit
