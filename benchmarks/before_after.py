@@ -1,13 +1,18 @@
-"""svmkit against an earlier commit of itself, in one run: the compile warm-up of each from an
-empty cache, then each benchmark's svmkit measurement run with the earlier tree's sources and
-with this tree's, alternately, the fastest of --rounds of each printed side by side.
+"""svmkit against an earlier commit of itself, in one run: each tree made ready (a tree with the
+compiled core has it built in place; a tree of Numba loops has them compiled into its cache by
+its warm-up), then each benchmark's svmkit measurement run with the earlier tree's sources and
+with this tree's, alternately, the fastest of --rounds of each printed side by side. Where both
+fits report them, their dual objectives, intercepts and pair updates are compared too.
 
     python benchmarks/before_after.py [--base REF] [--rounds 3]
 
 The earlier tree is a git worktree of REF under build/before-after/; both trees' benchmarks are
 this tree's scripts, each measurement in a fresh process (`--worker`), the trees' sources put
-first on PYTHONPATH. Cases: bench_svc a9a and SVR cadata (fit seconds), bench_ridge's single fit
-at N = 10,000, bench_grid svmguide1 (the search's seconds), bench_linear a9a (both losses).
+first on PYTHONPATH. A tree of Numba loops needs `numba` installed beside this one's
+dependencies; a tree with the core needs CMake and nanobind (the build's own requirements).
+Cases: bench_svc a9a and SVR cadata (fit seconds), a9a.t and w8a's test set (predict seconds),
+bench_ridge's single fit at N = 10,000, bench_grid svmguide1 (the search's seconds),
+bench_linear a9a (both losses).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ BENCH = ROOT / "benchmarks"
 CASES = [
     ("SVC a9a fit", "bench_svc.py", ("a9a", "svmkit"), "fit"),
     ("SVR cadata fit", "bench_svc.py", ("SVR cadata (80/20)", "svmkit"), "fit"),
+    ("SVC a9a.t predict", "bench_svc.py", ("a9a", "svmkit"), "predict"),
+    ("SVC w8a.t predict", "bench_svc.py", ("w8a", "svmkit"), "predict"),
     ("KernelRidge N=10,000", "bench_ridge.py", ("single", 10000, "svmkit", 2000), "seconds"),
     ("SVMSearchCV svmguide1", "bench_grid.py", ("svmguide1 (scaled)", "svmkit"), "seconds"),
     ("LinearSVC a9a squared hinge", "bench_linear.py", ("a9a", "squared_hinge", "svmkit", 1.0, 0.01), "seconds"),
@@ -50,11 +57,32 @@ def _worktree(ref: str, name: str) -> Path:
     return path
 
 
-def _warmup(tree: Path) -> float:
-    """Seconds of `python -m svmkit._warmup` on the tree, its cache empty."""
+def _prepare(tree: Path) -> tuple[str, float]:
+    """Make the tree's compiled code ready: its core built in place (into src/svmkit), or its
+    Numba loops compiled into their cache by its warm-up. Returns (what, seconds)."""
     t0 = time.perf_counter()
+    if (tree / "CMakeLists.txt").exists():
+        build = tree / "build" / "inplace"
+        subprocess.run(["cmake", "-S", str(tree), "-B", str(build), f"-DPython_EXECUTABLE={sys.executable}"],
+                       check=True, capture_output=True)
+        subprocess.run(["cmake", "--build", str(build), "--parallel"], check=True, capture_output=True)
+        for module in build.glob("_core*"):
+            shutil.copy(module, tree / "src" / "svmkit")
+        return "core built", time.perf_counter() - t0
     subprocess.run([sys.executable, "-m", "svmkit._warmup"], env=_env(tree), check=True, capture_output=True)
-    return time.perf_counter() - t0
+    return "warm-up from an empty cache", time.perf_counter() - t0
+
+
+def _compare(details: dict) -> str:
+    """The largest relative difference of the trees' objectives and intercepts, and the ratio
+    of their pair updates, when both fits report them."""
+    before, after = details.values()
+    if not before or not after or "objective" not in before or "objective" not in after:
+        return ""
+    rel = max(abs(a - b) / max(abs(b), 1e-300) for key in ("objective", "intercept")
+              for a, b in zip(after[key], before[key]))
+    iters = sum(after["n_iter"]) / max(1, sum(before["n_iter"]))
+    return f"objective, intercept rel. diff {rel:.1e}; pair updates after/before {iters:.4f}"
 
 
 def _measure(tree: Path, script: str, args, key: str):
@@ -77,28 +105,34 @@ def main(argv=None):
                               capture_output=True, text=True).stdout.strip()
     trees = {f"before ({base_sha})": _worktree(args.base, "before"), f"after ({head_sha})": _worktree("HEAD", "after")}
     print(f"# {os.cpu_count()} cores; fastest of {args.rounds} alternating rounds; seconds")
-    warmups = {}
+    ready = {}
     for label, tree in trees.items():
-        warmups[label] = _warmup(tree)
-        print(f"warm-up from an empty cache, {label}: {warmups[label]:.1f} s", flush=True)
+        what, seconds = _prepare(tree)
+        ready[label] = f"{what} {seconds:.1f} s"
+        print(f"{label}: {ready[label]}", flush=True)
     table = []
-    print("| case | " + " | ".join(trees) + " | after / before | every round (before; after) |")
-    print("|---|---|---|---|---|")
+    print("| case | " + " | ".join(trees) + " | after / before | every round (before; after) | fits |")
+    print("|---|---|---|---|---|---|")
     for label, script, worker_args, key in CASES:
         times = {name: [] for name in trees}
+        details = {name: {} for name in trees}
         for _ in range(args.rounds):
             for name, tree in trees.items():
                 seconds, detail = _measure(tree, script, worker_args, key)
                 times[name].append(seconds if seconds is not None else float("nan"))
                 if seconds is None:
                     print(f"# {label}, {name}: failed: {detail}", flush=True)
+                else:
+                    details[name] = detail
         best = [min(times[name]) for name in trees]
         rounds = "; ".join(" ".join(f"{t:.3f}" for t in times[name]) for name in trees)
-        print(f"| {label} | {best[0]:.3f} | {best[1]:.3f} | {best[1] / best[0]:.3f} | {rounds} |", flush=True)
-        table.append({"case": label, "before s": best[0], "after s": best[1], "after/before": best[1] / best[0]})
+        fits = _compare(details)
+        print(f"| {label} | {best[0]:.3f} | {best[1]:.3f} | {best[1] / best[0]:.3f} | {rounds} | {fits} |",
+              flush=True)
+        table.append({"case": label, "before s": best[0], "after s": best[1], "after/before": best[1] / best[0],
+                      "fits": fits})
     write("before_after", table, notes="Fastest of alternating rounds, before and after: "
-          + ", ".join(trees) + "; warm-up from an empty cache: "
-          + ", ".join(f"{label} {s:.1f} s" for label, s in warmups.items()) + ".",
+          + ", ".join(trees) + "; made ready: " + ", ".join(f"{k} {v}" for k, v in ready.items()) + ".",
           plots=[{"kind": "bars", "value": "after/before", "label": ["case"], "reference": 1,
                   "xlabel": "after s / before s"}])
     for tree in trees.values():

@@ -113,13 +113,21 @@ def _n_sv(m):
     return int(np.sum(m.n_sv))
 
 
+def _solution(m):
+    """svmkit's dual objective(s), intercept(s) and pair updates, to compare two builds' fits."""
+    if not hasattr(m, "objective_"):
+        return {}
+    return {"objective": np.ravel(m.objective_).tolist(), "intercept": np.ravel(m.intercept_).tolist(),
+            "n_iter": np.ravel(m.n_iter_).tolist()}
+
+
 def _timed(m, Xtr, ytr, Xte):
     t = time.perf_counter()
     m.fit(Xtr, ytr)
     fit = time.perf_counter() - t
     t = time.perf_counter()
     pred = m.predict(Xte)
-    return fit, time.perf_counter() - t, np.asarray(pred), _n_sv(m)
+    return fit, time.perf_counter() - t, np.asarray(pred), _n_sv(m), _solution(m)
 
 
 def run_libsvm(model, Xtr, ytr, Xte, gamma, cache):
@@ -140,7 +148,7 @@ def run_libsvm(model, Xtr, ytr, Xte, gamma, cache):
         row = slice(Xte.indptr[i], Xte.indptr[i + 1])
         xi, _ = gen_svm_nodearray((Xte.indices[row], Xte.data[row]))
         labels.append(libsvm.svm_predict(fitted, xi))
-    return fit, time.perf_counter() - t, np.asarray(labels), fitted.get_nr_sv()
+    return fit, time.perf_counter() - t, np.asarray(labels), fitted.get_nr_sv(), {}
 
 
 def run_system(system, model, Xtr, ytr, Xte, gamma, cache=None):
@@ -175,9 +183,9 @@ def worker(set_name, system, cache=None):
     Xtr, ytr, Xte, yte = load()
     gamma = _scale_gamma(Xtr)
     warm_up(system)
-    fit, pred_t, pred, nsv = run_system(system, model, Xtr, ytr, Xte, gamma, cache)
+    fit, pred_t, pred, nsv, solution = run_system(system, model, Xtr, ytr, Xte, gamma, cache)
     score = float(np.mean((pred - yte) ** 2)) if model == "svr" else float(100 * np.mean(pred == yte))
-    print(json.dumps({"fit": fit, "predict": pred_t, "score": score, "n_sv": int(nsv)}))
+    print(json.dumps({"fit": fit, "predict": pred_t, "score": score, "n_sv": int(nsv), **solution}))
 
 
 def _run_isolated(set_name, system, timeout, cache):

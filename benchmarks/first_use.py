@@ -1,192 +1,124 @@
-"""First use: how long a new user waits for svmkit's compiled (Numba) loops.
+"""First use: what a new user waits for, from a fresh clone to each estimator's first fit.
 
-    python benchmarks/first_use.py [--estimators SVC,LinearSVC,...] [--no-first-fits]
-    python benchmarks/first_use.py --battery     # one fresh process: new cache entries, as JSON
+    python benchmarks/first_use.py [--wheel PATH] [--estimators SVC,LinearSVC,...] [--repeat 3]
 
-Prints, each measured in fresh processes:
-1. the warm-up's seconds (`python -m svmkit._warmup`, as `make install` runs it) with an empty
-   Numba cache (a new temporary NUMBA_CACHE_DIR, so the installed cache is left alone);
-2. the new cache entries that a battery of ordinary inputs then adds in a fresh process —
-   float32, Fortran-ordered, non-contiguous and int64 arrays, a DataFrame, every SciPy sparse
-   format (with int32 and int64 indices, float32 values), every estimator and kernel,
-   `SVMSearchCV` and `cross_val_score(n_jobs=2)` — 0 when the warm-up covers every compiled
-   loop and signature;
-3. the first fit of each estimator on heart_scale with an empty cache (a plain `pip install`
-   without the warm-up), the import excluded;
-(The default-vs-one-thread ratios with a core busy elsewhere: `benchmarks/bench_threads.py`.)
+1. `git clone` of this repository's HEAD into a temporary folder, a new virtual environment,
+   and the seconds of `pip install <clone>` in it (the extension compiled by the system's C++
+   compiler; the dependencies from the registry or pip's cache). With `--wheel`, that wheel is
+   installed instead, and the clone is not made.
+2. In that environment, from a folder outside any source tree and with no PYTHONPATH, the wall
+   time of a new process running `python -c "import sklearn.svm"` (the fastest of --repeat),
+   then, for every estimator, the wall time of a new process that loads heart_scale (saved
+   as .npy beforehand) and fits it, also the fastest of --repeat. Each such process checks
+   that `numba` is neither installed nor imported.
+
+The goal: every first fit within `import sklearn.svm` + 0.5 s.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 from _results import write  # beside this script, whose folder is on sys.path
 
-HEART = Path(__file__).resolve().parent.parent / "tests" / "data" / "heart_scale"
+ROOT = Path(__file__).resolve().parent.parent
+HEART = ROOT / "tests" / "data" / "heart_scale"
 ESTIMATORS = ("SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVC", "LSSVR",
               "KernelLogisticRegression", "LinearSVC", "LinearSVR", "HardBandSVR")
-REGRESSORS = {"SVR", "NuSVR", "KernelRidge", "LSSVR", "LinearSVR", "HardBandSVR"}
-#: Parameters an estimator needs on these targets (a ramp in [-1, 1]): the hard band must be
-#: wider than the best linear fit's largest residual.
-NEEDS = {"HardBandSVR": {"epsilon": 2.0}}
-
-
-def estimator(name, **params):
-    """A fresh estimator by its public name (HardBandSVR lives in svmkit.band)."""
-    import svmkit
-
-    home = svmkit.band if name == "HardBandSVR" else svmkit
-    return getattr(home, name)(**{**NEEDS.get(name, {}), **params})
-
-
-def heart_scale():
-    """heart_scale as dense float64 X and labels ±1."""
-    from svmkit.io.data import load_svmlight
-
-    X, y = load_svmlight(str(HEART))
-    return (X.toarray() if hasattr(X, "toarray") else X), y
-
-
-def layouts(X):
-    """X as a user may hand it over: every dtype, order and container the estimators accept."""
-    import numpy as np
-    import scipy.sparse as sp
-
-    wide = np.zeros((X.shape[0], 2 * X.shape[1]))
-    wide[:, ::2] = X
-    csr = sp.csr_matrix(X)
-    csr64 = csr.copy()
-    csr64.indices, csr64.indptr = csr64.indices.astype(np.int64), csr64.indptr.astype(np.int64)
-    found = {
-        "float64": X, "float32": X.astype(np.float32), "fortran": np.asfortranarray(X),
-        "strided": wide[:, ::2], "int64": np.rint(4 * X).astype(np.int64), "list": X.tolist(),
-        "csr": csr, "csr-int64": csr64, "csr-float32": csr.astype(np.float32), "csc": csr.tocsc(),
-        "coo": csr.tocoo(), "lil": csr.tolil(), "dok": csr.todok(), "bsr": csr.tobsr(),
-        "csr-binary": sp.csr_matrix((X > 0).astype(np.float64)),
-    }
-    try:
-        import pandas as pd
-    except ImportError:  # pandas is optional
-        return found
-    found["dataframe"] = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
-    return found
-
-
-def battery():
-    """Fit and predict every estimator on every layout, SVC with every kernel and probability
-    estimates, a search and cross-validation in two worker processes."""
-    import numpy as np
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.model_selection import cross_val_score
-
-    from svmkit.model_selection import SVMSearchCV
-
-    X, y = heart_scale()
-    X, y = X[:120], y[:120]
-    target = {False: y, True: np.linspace(-1.0, 1.0, y.size)}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for data in layouts(X).values():
-            for name in ESTIMATORS:
-                if name == "HardBandSVR" and hasattr(data, "tocsr"):
-                    continue  # dense input only
-                model = estimator(name).fit(data, target[name in REGRESSORS])
-                model.predict(data)
-            for kernel in ("linear", "poly", "sigmoid"):
-                estimator("SVC", kernel=kernel).fit(data, y).decision_function(data)
-        dense = np.asarray(X)
-        estimator("SVC", kernel="precomputed").fit(dense @ dense.T, y).predict(dense @ dense.T)
-        estimator("SVC", probability=True).fit(dense, y).predict_proba(dense)
-        estimator("KernelRidge", loo=True).fit(dense, target[True])
-        SVMSearchCV(estimator("SVC"), param_grid={"C": [1.0, 4.0], "gamma": [0.1, 0.5]}).fit(dense, y)
-        for name in ("SVC", "LinearSVC", "KernelRidge"):
-            cross_val_score(estimator(name), dense, target[name in REGRESSORS], cv=3, n_jobs=2)
-
-
-def cache_entries():
-    """Every file of Numba's cache (index and code) in the places svmkit's loops are cached."""
-    from svmkit._warmup import cache_folders
-
-    return {str(p) for folder in cache_folders() for p in Path(folder).glob("*.nb[ic]")}
-
-
-def run_battery():
-    """The battery in this process; prints the cache files it added, as JSON."""
-    before = cache_entries()
-    battery()
-    print(json.dumps(sorted(cache_entries() - before)))
-
-
-def fresh(code, cache_dir=None, timeout=1800):
-    """Run `code` in a fresh interpreter (with its own Numba cache folder when given); its
-    last line of output."""
-    env = dict(os.environ)
-    if cache_dir is not None:
-        env["NUMBA_CACHE_DIR"] = str(cache_dir)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
-                         timeout=timeout)
-    return out.stdout.strip().splitlines()[-1]
-
-
+#: Parameters an estimator needs on these targets: the hard band must be wider than the best
+#: linear fit's largest residual.
+NEEDS = {"HardBandSVR": "epsilon=2.0"}
+#: What each first-fit process runs; {name}, {home} and {params} filled per estimator.
 FIRST_FIT = """
-import sys, time, warnings
-sys.path.insert(0, {here!r})
-from first_use import estimator, heart_scale, REGRESSORS
+import importlib.util, sys
 import numpy as np
-X, y = heart_scale()
-est = estimator({name!r})
-y = np.linspace(-1.0, 1.0, y.size) if {name!r} in REGRESSORS else y
-warnings.simplefilter("ignore")
-start = time.perf_counter(); est.fit(X, y); print(time.perf_counter() - start)
+import {home} as home
+X, y = np.load("X.npy"), np.load("y.npy")
+home.{name}({params}).fit(X, y)
+assert importlib.util.find_spec("numba") is None and "numba" not in sys.modules, "numba is there"
 """
+#: Seconds a first fit may take beyond `import sklearn.svm`.
+ALLOWANCE = 0.5
 
 
-def warm_up_seconds(cache_dir):
-    """Wall seconds of `python -m svmkit._warmup` in a fresh process on `cache_dir`."""
+def _run(args, **kwargs):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kwargs)
+
+
+def install(venv: Path, wheel: str | None) -> tuple[str, float]:
+    """A new environment with svmkit installed from a fresh clone (or `wheel`); returns what was
+    installed and the seconds of the `pip install`."""
+    _run([sys.executable, "-m", "venv", str(venv)])
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    _run(pip + ["--upgrade", "pip"])
+    if wheel is None:
+        clone = venv.parent / "clone"
+        _run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)])
+        target, what = str(clone), "pip install <fresh clone>"
+    else:
+        target, what = str(Path(wheel).resolve()), f"pip install {Path(wheel).name}"
     start = time.perf_counter()
-    fresh("import runpy; runpy.run_module('svmkit._warmup', run_name='__main__')", cache_dir)
-    return time.perf_counter() - start
+    _run(pip + [target])
+    return what, time.perf_counter() - start
 
 
-def main():
+def process_seconds(python: Path, code: str, folder: Path, repeat: int) -> float:
+    """The fastest wall time of `repeat` new processes running `code` in `folder`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        _run([str(python), "-c", code], cwd=folder, env=env)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--battery", action="store_true", help="run the battery here, print new cache files")
+    parser.add_argument("--wheel", help="install this wheel instead of a fresh clone")
     parser.add_argument("--estimators", default=",".join(ESTIMATORS))
-    parser.add_argument("--no-first-fits", action="store_true")
-    args = parser.parse_args()
-    if args.battery:
-        run_battery()
-        return
-    here = str(Path(__file__).resolve().parent)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    from sklearn.datasets import load_svmlight_file
+    import numpy as np
+
     print(f"# {os.cpu_count()} cores; Python {sys.version.split()[0]}")
     table = []
-    with tempfile.TemporaryDirectory() as cache:
-        warm = warm_up_seconds(cache)
-        print(f"warm-up, empty cache: {warm:.1f} s")
-        table.append({"what": "warm-up, empty cache", "seconds": warm})
-        added = json.loads(fresh(f"import sys; sys.path.insert(0, {here!r}); import first_use; "
-                                 "first_use.run_battery()", cache))
-        print(f"new cache entries after the battery: {len(added)}")
-        table.append({"what": "new cache entries after the battery", "count": len(added)})
-        for path in added:
-            print(f"#   {Path(path).name}")
-    if not args.no_first_fits:
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        what, seconds = install(tmp / "venv", args.wheel)
+        print(f"{what}: {seconds:.1f} s", flush=True)
+        table.append({"what": what, "seconds": seconds})
+        python = tmp / "venv" / "bin" / "python"
+        work = tmp / "work"
+        work.mkdir()
+        X, y = load_svmlight_file(str(HEART))
+        np.save(work / "X.npy", X.toarray())
+        np.save(work / "y.npy", y)
+        base = process_seconds(python, "import sklearn.svm", work, args.repeat)
+        print(f"python -c 'import sklearn.svm': {base:.2f} s", flush=True)
+        table.append({"what": "import sklearn.svm", "seconds": base})
+        over = []
         for name in args.estimators.split(","):
-            with tempfile.TemporaryDirectory() as cache:
-                seconds = float(fresh(FIRST_FIT.format(here=here, name=name), cache))
-            print(f"first fit on heart_scale, empty cache: {name:26s} {seconds:6.1f} s")
-            table.append({"what": f"first fit, empty cache: {name}", "seconds": seconds})
-    write("first_use", table, notes="Compilation on first use: the warm-up on an empty Numba cache, the cache "
-          "entries a battery of ordinary inputs adds after it (0: nothing compiles again), and each estimator's "
-          "first fit on an empty cache.",
+            home = "svmkit.band" if name == "HardBandSVR" else "svmkit"
+            code = FIRST_FIT.format(home=home, name=name, params=NEEDS.get(name, ""))
+            seconds = process_seconds(python, code, work, args.repeat)
+            verdict = "ok" if seconds <= base + ALLOWANCE else "OVER"
+            if verdict != "ok":
+                over.append(name)
+            print(f"first fit on heart_scale in a new process: {name:26s} {seconds:5.2f} s  "
+                  f"({seconds - base:+.2f} s over the import; {verdict})", flush=True)
+            table.append({"what": f"first fit: {name}", "seconds": seconds})
+    print(f"every first fit within import sklearn.svm + {ALLOWANCE} s: {'yes' if not over else 'no: ' + ', '.join(over)}")
+    write("first_use", table, notes="A fresh install and each estimator's first fit on heart_scale, each in a new "
+          f"process (the fastest of {args.repeat}), against a process that only imports sklearn.svm; numba "
+          "neither installed nor imported.",
           plots=[{"kind": "bars", "value": "seconds", "label": ["what"], "xlabel": "seconds"}])
 
 

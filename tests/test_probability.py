@@ -277,18 +277,6 @@ def test_held_out_log_loss_and_brier_no_worse_than_scikit_learn(name):
     assert ours[1] <= 1.02 * theirs[1], f"Brier {ours[1]:.4f} against scikit-learn's {theirs[1]:.4f}"
 
 
-def test_probability_fits_run_in_turn_under_numba_workqueue_layer():
-    import subprocess
-    import sys
-
-    code = ("import numpy as np, svmkit; rng = np.random.default_rng(0); X = rng.normal(size=(3000, 5)); "
-            "y = (X[:, 0] > 0).astype(int); m = svmkit.SVC(probability=True).fit(X, y); print(m.probA_.size)")
-    env = {**__import__("os").environ, "NUMBA_THREADING_LAYER": "workqueue"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
-    assert result.returncode == 0, result.stderr[-500:]
-    assert result.stdout.strip() == "1"
-
-
 def test_log_loss_scoring_without_probability_is_named():
     from svmkit.model_selection import SVMSearchCV
 

@@ -20,7 +20,6 @@ from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
 from svmkit.solvers.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
-from svmkit.solvers.smo import concurrent_solves_safe
 
 DEVICES = ("cpu", "cuda")
 #: Rows up to which the host runs independent factorisations side by side, one per core on one
@@ -237,7 +236,7 @@ class CudaBackend(HostBackend):
         multiprocessors, where one problem's SMO block takes one), with that share of the cache.
         The problems are independent: each gets the α it gets alone."""
         problems = list(problems)
-        alone = not (side_by_side and getattr(rows, "narrowable", False) and _streams_possible(self.xp))
+        alone = not (side_by_side and getattr(rows, "narrowable", False))
         workers = 1 if alone else min(len(problems), PROBLEM_STREAMS)
         if workers < 2:
             return super().each_problem(rows, solve, problems)
@@ -283,13 +282,6 @@ def _new_stream(xp):
     """A CUDA stream that does not wait on the default stream (a context manager that makes it
     the thread's current one); for NumPy, which runs in order, a context that does nothing."""
     return contextlib.nullcontext() if xp is np else xp.cuda.Stream(non_blocking=True)
-
-
-def _streams_possible(xp) -> bool:
-    """Whether problems may run side by side on `xp`'s device: always on a GPU; for NumPy
-    (the device code run on the CPU), where Numba's threading layer allows its loops on
-    several threads."""
-    return xp is not np or concurrent_solves_safe()
 
 
 def _settle(xp, streams):

@@ -21,7 +21,7 @@ from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
 from svmkit.parallel.tasks import beside, run_tasks
 from svmkit.solvers.row_source import RowSource
-from svmkit.solvers.smo import DualProblem, DualResult, concurrent_solves_safe, gap_observer, solve, solved_whole
+from svmkit.solvers.smo import DualProblem, DualResult, gap_observer, solve, solved_whole
 from svmkit.solvers.starts import best_start
 
 #: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
@@ -91,10 +91,8 @@ def probability_folds(n: int, seed: int) -> np.ndarray:
 
 def may_share_threads(rows: RowSource, verbose=False) -> bool:
     """Whether solves on `rows` may run on several threads at once: the rows can be fetched
-    concurrently, Numba's threading layer allows it, and no summary is printed (lines from
-    several solves would interleave)."""
-    return bool(getattr(rows, "concurrent", False)) and not verbose and (os.cpu_count() or 1) > 1 \
-        and concurrent_solves_safe()
+    concurrently and no summary is printed (lines from several solves would interleave)."""
+    return bool(getattr(rows, "concurrent", False)) and not verbose and (os.cpu_count() or 1) > 1
 
 
 def each_task(rows: RowSource, work, tasks, verbose=False) -> list:
