@@ -4,7 +4,6 @@ a command needs them; the public names still resolve on first use."""
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -60,27 +59,3 @@ def test_dir_lists_public_names_before_they_load():
 def test_unknown_attribute_is_named():
     with pytest.raises(AttributeError, match="no_such_name"):
         svmkit.no_such_name  # noqa: B018
-
-
-BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "first_use.py"
-
-
-@pytest.fixture(scope="module")
-def warmed():
-    """The warm-up, as `make install` runs it: seconds when the cache is already full."""
-    subprocess.run([sys.executable, "-m", "svmkit._warmup"], check=True, capture_output=True)
-
-
-def test_ordinary_inputs_compile_nothing_after_the_warm_up(warmed):
-    """A fresh process fitting every estimator on every dtype, order and sparse format, with a
-    search and cross-validation in worker processes, adds no entry to Numba's cache."""
-    out = subprocess.run([sys.executable, str(BENCHMARK), "--battery"], capture_output=True, text=True,
-                         check=True)
-    assert json.loads(out.stdout.splitlines()[-1]) == []
-
-
-def test_the_warm_up_caches_every_compiled_function(warmed):
-    code = ("import json; from svmkit._warmup import compiled_functions; print(json.dumps(sorted("
-            "name for name, f in compiled_functions().items() if not f._cache._cache_file._load_index())))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout.splitlines()[-1]) == []
