@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import time
@@ -45,7 +46,10 @@ CASES = [
 
 
 def _env(tree: Path) -> dict:
-    return {**os.environ, "PYTHONPATH": str(tree / "src")}
+    """The tree's sources first, then this environment's packages. The processes run with -S
+    (no site module, so no .pth file): an editable install's import hook would otherwise
+    answer for svmkit before any path."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree / "src"), *site.getsitepackages()])}
 
 
 def _worktree(ref: str, name: str) -> Path:
@@ -69,7 +73,7 @@ def _prepare(tree: Path) -> tuple[str, float]:
         for module in build.glob("_core*"):
             shutil.copy(module, tree / "src" / "svmkit")
         return "core built", time.perf_counter() - t0
-    subprocess.run([sys.executable, "-m", "svmkit._warmup"], env=_env(tree), check=True, capture_output=True)
+    subprocess.run([sys.executable, "-S", "-m", "svmkit._warmup"], env=_env(tree), check=True, capture_output=True)
     return "warm-up from an empty cache", time.perf_counter() - t0
 
 
@@ -86,7 +90,7 @@ def _compare(details: dict) -> str:
 
 
 def _measure(tree: Path, script: str, args, key: str):
-    out = subprocess.run([sys.executable, str(BENCH / script), "--worker", *map(str, args)], env=_env(tree),
+    out = subprocess.run([sys.executable, "-S", str(BENCH / script), "--worker", *map(str, args)], env=_env(tree),
                          capture_output=True, text=True, timeout=3600, cwd=BENCH)
     if out.returncode != 0:
         return None, out.stderr.strip().splitlines()[-1:]
