@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 from sklearn.base import clone
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from svmkit import SVC, NuSVC, _threads
 from svmkit.kernels import gram
@@ -182,3 +182,28 @@ def test_a_fit_does_not_depend_on_the_thread_counts(monkeypatch):
     finally:
         leave.set()
         t.join(30)
+
+
+def test_the_cores_threads_follow_the_calling_threads_limit():
+    """compiled_threads limits the calling thread's parallel loops and restores them after;
+    another thread keeps its own count."""
+    from svmkit import _core
+
+    full = _threads.compiled_thread_count()
+    with _threads.compiled_threads(1):
+        assert _threads.compiled_thread_count() == 1
+        assert in_thread(_threads.compiled_thread_count) == full
+        with _threads.compiled_threads(4):
+            assert _threads.compiled_thread_count() == 1
+    assert _threads.compiled_thread_count() == full
+    assert _core.set_num_threads(0) == 0  # no limit of its own was left behind
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the core links GNU OpenMP on Linux")
+def test_threadpoolctl_sees_and_limits_the_cores_openmp():
+    from svmkit import _core
+
+    assert _core.openmp
+    assert any(lib["user_api"] == "openmp" for lib in ThreadpoolController().info())
+    with threadpool_limits(limits=1, user_api="openmp"):
+        assert _threads.compiled_thread_count() == 1
