@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.linalg.lapack as lapack
 
-from svmkit.solvers._rfp_solve import rfp_cholesky_solve
+from svmkit._core import dense
 from svmkit.solvers.packed import _packed_products, _store_rows, rfp_layout
 
 
@@ -47,5 +47,5 @@ def test_rfp_cholesky_solve_equals_lapacks_spftrs(n):
     B = rng.normal(size=(n, 3)).astype(np.float32)
     expected = lapack.spftrs(n, factor, B, transr="N", uplo="L")[0]
     X = np.ascontiguousarray(B.T)
-    rfp_cholesky_solve(factor, n, X)
+    dense.rfp_cholesky_solve(factor, n, X)
     np.testing.assert_allclose(X.T, expected, rtol=1e-4, atol=1e-5 * np.abs(expected).max())

@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 import scipy.linalg as la
-from numba.extending import get_cython_function_address
+import scipy.linalg.cython_lapack as cython_lapack
 
 _CHAR = ctypes.c_char_p
 _INT = ctypes.POINTER(ctypes.c_int)
@@ -21,14 +21,25 @@ _PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
 #: Each routine's character arguments, then the others: r a real array, i an integer (or array).
 _ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii")}
 
+# The C API's capsule functions, with prototypes of their own (those of ctypes.pythonapi are
+# shared by the whole process); they hold the GIL and raise the error they set.
+_capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
+_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+
+
+def _address(name: str) -> int:
+    """The address of scipy.linalg.cython_lapack's `name`, from the capsule it exports it in."""
+    capsule = cython_lapack.__pyx_capi__[name]
+    return _capsule_pointer(capsule, _capsule_name(capsule))
+
 
 @functools.cache
 def _routine(name: str, dtype: np.dtype):
     """LAPACK's `name` for `dtype` from scipy.linalg.cython_lapack, as a ctypes function."""
     chars, others = _ARGUMENTS[name]
     types = [_CHAR] * len(chars) + [_REAL[dtype] if kind == "r" else _INT for kind in others]
-    address = get_cython_function_address("scipy.linalg.cython_lapack", _PREFIX[dtype] + name)
-    return ctypes.CFUNCTYPE(None, *types)(address)
+    return ctypes.CFUNCTYPE(None, *types)(_address(_PREFIX[dtype] + name))
 
 
 def _call(name: str, chars: tuple, *args) -> int:

@@ -16,8 +16,8 @@ import contextlib
 
 import numpy as np
 import scipy.linalg as la
-from numba import njit, prange
 
+from svmkit._core import dense
 from svmkit._threads import factor_threads
 from svmkit.solvers._lapack_nogil import lower_cholesky, lower_triangular_inverse, symmetric_eigen
 
@@ -131,19 +131,12 @@ class CholeskyShift:
         return _lower_column_sq_norms(L.T)
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def _lower_column_sq_norms(A):
+def _lower_column_sq_norms(A: np.ndarray) -> np.ndarray:
     """Σ_{i ≥ j} L[i, j]² for each column j of the lower triangle L = Aᵀ (A's row j holds L's
     column j); what lies above L's diagonal is never read (trtri leaves the factor's other
     triangle there)."""
-    n = A.shape[0]
-    out = np.empty(n)
-    for j in prange(n):
-        col = A[j, j:]
-        s = 0.0
-        for t in range(n - j):
-            s += col[t] * col[t]
-        out[j] = s
+    out = np.empty(A.shape[0])
+    dense.lower_column_sq_norms(np.ascontiguousarray(A), out)
     return out
 
 

@@ -1,7 +1,8 @@
 """K + sI solved from K's rows without the N × N matrix: K's lower triangle in float64 in LAPACK's
 packed format (N(N+1)/2 entries, column by column) for the products, and the float32 Cholesky
 factor of K + sI in LAPACK's rectangular full packed format (RFP: the triangle as one N(N+1)/2
-rectangle, which its factorisation spftrf runs through level-3 BLAS at the speed of potrf).
+rectangle, which its factorisation spftrf runs through level-3 BLAS at the speed of potrf; the
+core's parallel triangular solves then apply it faster than spftrs).
 6 bytes × N² in all, against 12 for the float64 kernel beside a full float32 factor and 24 for
 a float64 kernel with its float64 copy (scikit-learn's KernelRidge).
 """
@@ -10,10 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as la
-from numba import get_num_threads, njit, prange
 
-from svmkit._threads import factor_threads
-from svmkit.solvers._rfp_solve import rfp_cholesky_solve, rfp_layout
+from svmkit._core import dense
+from svmkit._threads import compiled_thread_count, factor_threads
 from svmkit.solvers.factorisations import MixedCholeskyShift
 
 #: Kernel entries per block of rows asked of the model (float64: 16 MB).
@@ -21,80 +21,37 @@ ROW_BLOCK_ELEMENTS = 1 << 21
 #: Largest order whose triangle SciPy's LAPACK wrappers take: they check its length N(N+1)/2 in
 #: 32-bit integers.
 PACKED_MAX_N = 46_340
-#: Fewest rows for which packed storage pays: below, the whole kernel takes at most 32 MB and
-#: LAPACK's own Cholesky on it needs no compiled loop (a first fit with an empty Numba cache
-#: compiles nothing for its factorisation).
+#: Fewest rows for which packed storage pays: below, the whole kernel takes at most 32 MB, which
+#: LAPACK's own Cholesky factorises in place.
 PACKED_MIN_N = 2_048
 
 
-#: Columns per tile in which the rows of K are written across the RFP array.
-STORE_TILE = 64
+def rfp_layout(n: int) -> tuple[int, int, int]:
+    """(e, k, ld) of LAPACK's lower RFP layout with TRANSR='N' for order n: e = 1 for even n; the
+    first k columns of the triangle are stored as columns of an ld-row Fortran array, the rest
+    transposed in its upper part. Column q, rows p ≥ q: at p + e + q·ld for q < k, else at
+    (q − k) + (p − k + 1 − e)·ld."""
+    return dense.rfp_layout(n)
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def _store_rows(block, lo, n, shift, packed, rfp):
+def _store_rows(block, lo: int, n: int, shift: float, packed: np.ndarray, rfp: np.ndarray) -> None:
     """Rows lo … lo + len(block) − 1 of K (block[r, j − lo] = K[lo + r, j], j ≥ lo + r used) into
-    the packed float64 lower triangle and, plus shift on the diagonal, the float32 RFP one."""
-    e, k, ld = rfp_layout(n)
-    hi = lo + block.shape[0]
-    for r in prange(block.shape[0]):
-        q = lo + r
-        m = n - q
-        src = block[r, r:r + m]
-        dst = packed[q * n - q * (q - 1) // 2:][:m]
-        for t in range(m):
-            dst[t] = src[t]
-        if q < k:  # column q of the triangle is a column of the RFP array
-            col = rfp[q + e + q * ld:][:m]
-            for t in range(m):
-                col[t] = np.float32(src[t])
-            col[0] = np.float32(src[0] + shift)
-    # columns q ≥ k are rows of the RFP array (L22ᵀ): written along its columns, tile by tile
-    q0 = max(lo, k)
-    for tile in prange((n - q0 + STORE_TILE - 1) // STORE_TILE if q0 < hi else 0):
-        for p in range(q0 + tile * STORE_TILE, min(n, q0 + (tile + 1) * STORE_TILE)):
-            col = rfp[(p - k + 1 - e) * ld:]
-            for q in range(q0, min(hi, p + 1)):
-                col[q - k] = np.float32(block[q - lo, p - lo] + (shift if q == p else 0.0))
+    the packed float64 lower triangle and, plus shift on the diagonal, the float32 RFP one. A
+    block cut from wider rows is read where it lies."""
+    block = np.asarray(block, dtype=np.float64)
+    if block.ndim == 2 and block.shape[1] > 1 and block.strides[1] != block.itemsize:
+        block = np.ascontiguousarray(block)
+    dense.store_rows(block, lo, n, shift, packed, rfp)
 
 
-@njit(cache=True, nogil=True, fastmath=True)
-def _columns_product(packed, n, x, y, j0, j1):
-    """y += the part of K·x held by columns j0 … j1 − 1 of K's packed lower triangle: each
-    column's dot product with x into y[j], and its entries below the diagonal times x[j] into
-    y[j + 1:] (two loops, each of which vectorises; fused, neither does)."""
-    for j in range(j0, j1):
-        base = j * n - j * (j - 1) // 2
-        m = n - j
-        a, xs, ys = packed[base:base + m], x[j:], y[j:]
-        s = 0.0
-        for t in range(m):
-            s += a[t] * xs[t]
-        xj = x[j]
-        for t in range(1, m):
-            ys[t] += a[t] * xj
-        y[j] += s
-
-
-@njit(parallel=True, cache=True, nogil=True)
-def _packed_products(packed, n, P, threads):
+def _packed_products(packed: np.ndarray, n: int, P, parts: int) -> np.ndarray:
     """K·P for K given by its packed lower triangle and P (m × n, one vector a row): each of
-    `threads` parts takes a run of columns holding about as many entries, into its own
+    `parts` parts takes a run of columns holding about as many entries, into its own
     accumulator; the accumulators are summed at the end."""
-    m = P.shape[0]
-    total = n * (n + 1) // 2
-    bounds = np.full(threads + 1, n, dtype=np.int64)
-    bounds[0] = 0
-    j = 0
-    for part in range(1, threads):
-        while j < n and j * n - j * (j - 1) // 2 < total * part // threads:
-            j += 1
-        bounds[part] = j
-    acc = np.zeros((threads, m, n))
-    for part in prange(threads):
-        for c in range(m):
-            _columns_product(packed, n, P[c], acc[part, c], bounds[part], bounds[part + 1])
-    return acc.sum(axis=0)
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    out = np.empty((P.shape[0], n))
+    dense.packed_products(packed, n, P, parts, out)
+    return out
 
 
 class PackedMixedCholesky(MixedCholeskyShift):
@@ -126,11 +83,11 @@ class PackedMixedCholesky(MixedCholeskyShift):
         return np.where(q < k, q + e + q * ld, (q - k) + (q - k + 1 - e) * ld)
 
     def _matvec(self, P):
-        return _packed_products(self.packed, self.n, np.ascontiguousarray(P.T), get_num_threads()).T + self.shift * P
+        return _packed_products(self.packed, self.n, P.T, compiled_thread_count()).T + self.shift * P
 
     def _solve32(self, R):
         X = np.ascontiguousarray(R.T)
-        rfp_cholesky_solve(self.factor32, self.n, X)
+        dense.rfp_cholesky_solve(self.factor32, self.n, X)
         return X.T
 
     def _blocks(self):
