@@ -30,10 +30,20 @@ def _values(a):
     return np.ascontiguousarray(a, dtype=np.float64)
 
 
+def _in_place(a):
+    """`a` itself when the core can write it, else a contiguous float64 copy to write back."""
+    if a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=np.float64, order="C")
+
+
 def update_gradient(G, store, pos, coef, kidx, y):
     """G_j += y_j Σ_b coef_b K(b, kidx_j) for every variable j, coef_b = y_b Δα_b; the kernel
-    row of moved variable b is row pos[b] of `store`. G: contiguous float64, updated in place."""
-    _smo.update_gradient(G, _rows(store), _index(pos), _values(coef), _index(kidx), _values(y))
+    row of moved variable b is row pos[b] of `store`. G is updated in place."""
+    out = _in_place(G)
+    _smo.update_gradient(out, _rows(store), _index(pos), _values(coef), _index(kidx), _values(y))
+    if out is not G:
+        G[...] = out
 
 
 def inner_smo(block: Block, settings: InnerSettings) -> int:
@@ -48,7 +58,12 @@ def inner_smo(block: Block, settings: InnerSettings) -> int:
     solver = _smo.BlockSolver(_rows(block.store), _index(block.pos), _index(block.kidx), _values(block.y),
                               _values(block.U), _values(block.QD), scratch)
     stop = settings.stop.view(np.uint8) if settings.stop.dtype == np.bool_ else settings.stop
-    return solver.solve(block.alpha, block.G,
-                        _smo.Settings(float(settings.eps), min(int(settings.max_iter), _INT64_MAX),
-                                      bool(settings.nu_mode), bool(settings.shrinking), float(settings.limit)),
-                        stop)
+    alpha, G = _in_place(block.alpha), _in_place(block.G)
+    n_iter = solver.solve(alpha, G, _smo.Settings(float(settings.eps), min(int(settings.max_iter), _INT64_MAX),
+                                                  bool(settings.nu_mode), bool(settings.shrinking),
+                                                  float(settings.limit)), stop)
+    if alpha is not block.alpha:
+        block.alpha[...] = alpha
+    if G is not block.G:
+        block.G[...] = G
+    return n_iter
