@@ -75,7 +75,6 @@ class SmoBlock {
     bool newton_factor(const std::vector<i64> &free);
     const Factor &factor() const { return fac; }
     double credit() const { return credit_; }
-    i64 size() const { return q; }
 
   private:
     // slots: the active ones (not shrunk) are 0..m-1, as in LIBSVM, so every loop of an

@@ -49,7 +49,7 @@ _INNER_PER_VAR = 10
 SAFETY_CAP = 10_000_000
 SAFETY_PER_VAR = 100
 #: With an infinite bound, an α past UNBOUNDED_ALPHA · max(1, max|p| / max K_ii) means the dual
-#: is unbounded (α scales as |p| / K: a linear kernel on X × 1e-9 has α near 1e18 where X's has 1).
+#: is unbounded.
 UNBOUNDED_ALPHA = 1e12
 
 
@@ -277,7 +277,8 @@ class DualSolve:
         self.U_infinite = bool(xp.isinf(U).any())
         self.limit = UNBOUNDED_ALPHA
         if self.U_infinite and n:
-            # α scales as |p| / K: the bound is relative to the problem's scale
+            # α scales as |p| / K: the bound is relative to the problem's scale (a linear kernel
+            # on X × 1e-9 has α near 1e18 where X's has 1)
             scale = max(1.0, float(np.abs(problem.p).max())) / max(float(xp.max(self.diag)), np.finfo(np.float64).tiny)
             self.limit = UNBOUNDED_ALPHA * max(1.0, scale)
         # Ḡ serves only rebuilds of shrunk gradients, which a single-block solve never needs:
