@@ -21,6 +21,7 @@ from svmkit.kernels.kinds import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
 from svmkit.models.duals import c_svc, nu_svc
 from svmkit.solvers import _smo_cuda, _smo_loops, factorisations, newton, nystrom
+from svmkit.solvers._smo_block import Block, InnerSettings
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
 
@@ -727,8 +728,8 @@ def test_pair_updates_with_newton_steps_between_chunks_reach_the_optimum(nu_mode
         steps = []
 
         def pairs(cap):
-            return _smo_loops.inner_smo(store, pos, kidx, problem.y, alpha, G, problem.upper, QD,
-                                        np.empty((n, n), dtype=np.float32), 1e-3, cap, nu_mode, False, 1e12, stop)
+            return _smo_loops.inner_smo(Block(store, pos, kidx, problem.y, alpha, G, problem.upper, QD),
+                                        InnerSettings(1e-3, cap, nu_mode, False, 1e12, stop))
 
         def newton():
             steps.append(_smo_cuda.newton_step(np, K, problem.y, alpha, G, problem.upper, nu_mode))

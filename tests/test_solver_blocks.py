@@ -8,9 +8,7 @@ from conftest import DATASETS
 from svmkit import _scratch
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
 from svmkit.kernels.kinds import make_kernel
-from svmkit.solvers._blocked_cholesky import PANEL, cholesky_solve, independent_cholesky
-from svmkit.solvers._smo_block import BlockState
-from svmkit.solvers._smo_newton import _factor, empty_factor
+from svmkit._core.smo import PANEL, BlockSolver, cholesky_solve, independent_cholesky
 from svmkit.solvers.row_source import CachedRows
 from svmkit.solvers.smo import FULL_BLOCK, DualProblem, block_size, solve
 
@@ -105,16 +103,12 @@ def test_blocked_newton_factor_is_lapacks_cholesky_with_duplicate_rows_dropped()
     np.testing.assert_allclose(cholesky_solve(np.ascontiguousarray(Rk), B), np.linalg.solve(Hk, B), rtol=1e-6, atol=1e-8)
 
 
-def _slots_state(K, y):
-    """The compiled solver's per-solve state over q variables whose slots are their indices,
-    with the kernel store K (float32 rows, one per variable)."""
+def _block_solver(K, y):
+    """The compiled block solver over q variables whose slots are their indices, with the
+    kernel store K (float32 rows, one per variable)."""
     q = y.size
     store = np.ascontiguousarray(K, dtype=np.float32)
-    zeros = np.zeros(q)
-    return BlockState(y=y, alpha=np.full(q, 0.5), G=zeros.copy(), U=np.ones(q), QD=np.ones(q), kidx=np.arange(q),
-                      pos=np.arange(q), var=np.arange(q), alpha0=zeros.copy(), G0=zeros.copy(),
-                      Qs=np.zeros((q, q), dtype=np.float32), row_of=np.full(q, -1, dtype=np.int64),
-                      row_len=np.zeros(q, dtype=np.int64), rows_used=np.zeros(1, dtype=np.int64), store=store)
+    return BlockSolver(store, np.arange(q), np.arange(q), y, np.ones(q), np.ones(q), np.zeros((q, q), dtype=np.float32))
 
 
 def test_newton_factor_is_extended_by_entering_variables_and_rebuilt_for_a_dependent_one():
@@ -125,22 +119,21 @@ def test_newton_factor_is_extended_by_entering_variables_and_rebuilt_for_a_depen
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
     K = np.exp(-0.05 * ((X[:, None] - X[None]) ** 2).sum(-1))
     Q = (y[:, None] * y[None]) * K.astype(np.float32)
-    st = _slots_state(K, y)
-    fac = empty_factor(n)
-    credit = np.zeros(1)
-    fac, rebuilt = _factor(st, n, np.arange(300), credit, fac)
-    assert rebuilt and fac.R.shape == (300, 300)
+    block = _block_solver(K, y)
+    assert block.newton_factor(np.arange(300))
+    assert block.factor[0].shape == (300, 300)
     # variables 0-4 leave the free set and 300-309 enter: the factor grows by the ten (fewer
     # flops than a new one), and R on its base (0-309, in that order) is the Cholesky factor of Q there
-    fac, rebuilt = _factor(st, n, np.arange(5, 310), credit, fac)
-    assert not rebuilt
-    np.testing.assert_array_equal(fac.base[:310], np.arange(310))
-    np.testing.assert_allclose(fac.R.T @ fac.R, Q[:310, :310], atol=1e-9)
-    np.testing.assert_allclose(fac.H, Q[:310, :310], atol=1e-12)
+    assert not block.newton_factor(np.arange(5, 310))
+    R, H, base = block.factor
+    np.testing.assert_array_equal(base, np.arange(310))
+    np.testing.assert_allclose(R.T @ R, Q[:310, :310], atol=1e-9)
+    np.testing.assert_allclose(H, Q[:310, :310], atol=1e-12)
     # the last variable duplicates 3, which the base still holds though 3 is no longer free:
     # the free set does not depend on it, so the factor is rebuilt on the free variables alone
     free = np.r_[np.arange(5, 310), n - 1]
-    fac, rebuilt = _factor(st, n, free, credit, fac)
-    assert rebuilt and fac.R.shape == (306, 306)
-    np.testing.assert_array_equal(fac.base[:306], free)
-    assert credit[0] < 0
+    assert block.newton_factor(free)
+    R, _, base = block.factor
+    assert R.shape == (306, 306)
+    np.testing.assert_array_equal(base, free)
+    assert block.credit < 0

@@ -4,10 +4,10 @@ With the arguments of `_smo_loops`' functions, they do on the device the working
 subproblem (LIBSVM's SMO with second-order selection, Fan, Chen & Lin 2005) in one thread
 block, and the gradient update over the rows of the variables that moved. The subproblem runs
 pair updates, with NEWTON_EVERY > 0 in chunks of that many; between two chunks that did not
-reach the tolerance, one Newton step on the free variables (`newton_step`: the reduced KKT system by cuSOLVER's
-Cholesky, as the host loop's `_smo_newton` does with a kept factor) takes them to the
-minimiser of the block on the free set, or as far towards it as the box allows. There is no
-shrinking within the block. Notation as there: min ½αᵀQα + pᵀα, yᵀα = Δ, 0 ≤ α ≤ U,
+reach the tolerance, one Newton step on the free variables (`newton_step`: the reduced KKT
+system by cuSOLVER's Cholesky, as the host's block solver does with a kept factor) takes them
+to the minimiser of the block on the free set, or as far towards it as the box allows. There
+is no shrinking within the block. Notation as there: min ½αᵀQα + pᵀα, yᵀα = Δ, 0 ≤ α ≤ U,
 Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]).
 """
 
@@ -18,6 +18,7 @@ import functools
 import numpy as np
 
 from svmkit._arrays import to_host
+from svmkit.solvers._smo_block import Block, InnerSettings
 from svmkit.solvers.factorisations import CholeskyShift, NotPositiveDefiniteError
 
 #: Threads of the block that solves a subproblem (at most 1,024, the most one block may have;
@@ -252,33 +253,34 @@ def compile_kernels():
         _kernels(per)
 
 
-def inner_smo(store, pos, kidx_b, y, alpha, G, U, QD, Qs, eps, max_iter, nu_mode, shrinking, limit, stop):
-    """`_smo_loops.inner_smo` on the device (CuPy arrays; `pos` may be on the host): SMO with
-    second-order selection on the block's q variables in one thread block, from the q × q
-    kernel block gathered first, with a Newton step on the free variables after every
-    NEWTON_EVERY pair updates that did not reach `eps` (none when a bound is infinite: the
-    unbounded-dual test reads the pair updates). `Qs`, `shrinking` and `stop` are the host
-    loop's and unused here. Updates `alpha` and `G` (contiguous float64) in place; returns
-    the pair updates."""
+def inner_smo(block: Block, settings: InnerSettings) -> int:
+    """`_smo_loops.inner_smo` on the device (the block's arrays CuPy's; `pos` may be on the
+    host): SMO with second-order selection on the block's q variables in one thread block, from
+    the q × q kernel block gathered first, with a Newton step on the free variables after every
+    NEWTON_EVERY pair updates that did not reach `settings.eps` (none when a bound is infinite:
+    the unbounded-dual test reads the pair updates). The settings' `scratch`, `shrinking` and
+    `stop` are the host loop's and unused here. Updates `block.alpha` and `block.G` (contiguous
+    float64) in place; returns the pair updates."""
     import cupy
 
-    q = int(y.shape[0])
-    pos_d, kidx_d = _device(pos, np.int64), _device(kidx_b, np.int64)
-    Kb = cupy.ascontiguousarray(store[pos_d[:, None], kidx_d[None, :]])
+    q = block.size
+    alpha, G, nu_mode = block.alpha, block.G, settings.nu_mode
+    pos_d, kidx_d = _device(block.pos, np.int64), _device(block.kidx, np.int64)
+    Kb = cupy.ascontiguousarray(block.store[pos_d[:, None], kidx_d[None, :]])
     threads = min(BLOCK_THREADS, 32 * -(-q // 32))
     per = 1 << max(0, int(np.ceil(np.log2(-(-q // threads)))))
     n_iter = cupy.zeros(1, dtype=np.int64)
     smo_block, _ = _kernels(per)
-    y_d, U_d, QD_d = _device(y, np.float64), _device(U, np.float64), _device(QD, np.float64)
+    y_d, U_d, QD_d = _device(block.y, np.float64), _device(block.U, np.float64), _device(block.QD, np.float64)
 
     def pair_updates(cap):
-        smo_block((1,), (threads,), (Kb, y_d, alpha, G, U_d, QD_d, np.int32(q), np.float64(eps),
-                                     np.int64(cap), np.int32(bool(nu_mode)), np.float64(limit), n_iter))
+        smo_block((1,), (threads,), (Kb, y_d, alpha, G, U_d, QD_d, np.int32(q), np.float64(settings.eps),
+                                     np.int64(cap), np.int32(bool(nu_mode)), np.float64(settings.limit), n_iter))
         return int(n_iter[0])
 
     newton = NEWTON_EVERY > 0 and not bool(cupy.isinf(U_d).any())
     return alternate(pair_updates, lambda: newton_step(cupy, Kb, y_d, alpha, G, U_d, nu_mode),
-                     min(max_iter, np.iinfo(np.int64).max), NEWTON_EVERY if newton else 0)
+                     min(settings.max_iter, np.iinfo(np.int64).max), NEWTON_EVERY if newton else 0)
 
 
 def alternate(pair_updates, newton, budget: int, every: int) -> int:

@@ -16,11 +16,11 @@ the variables that moved. It stops on the same criterion as LIBSVM: the maximal 
 m(α) − M(α) ≤ tol over all variables. A problem of at most `FULL_BLOCK` variables whose kernel
 rows all fit in the row source is one block: that is LIBSVM's SMO, run to tol in compiled code.
 
-The loop is written once for NumPy and CuPy: it runs where the row source keeps its rows, its
-compiled loops being Numba's (`_smo_loops`) on the host and CUDA kernels (`_smo_cuda`) on a GPU.
-The device's block solver runs pair updates in chunks with a Newton step on the free variables
-between them (by a fresh Cholesky factor each, where the host's `_smo_newton` keeps one), and
-no shrinking within a block.
+The loop (`DualSolve`) is written once for NumPy and CuPy: it runs where the row source keeps
+its rows, its compiled loops being the core's (`_smo_loops`) on the host and CUDA kernels
+(`_smo_cuda`) on a GPU, both handed a `Block` and its `InnerSettings`. The device's block
+solver runs pair updates in chunks with a Newton step on the free variables between them (by a
+fresh Cholesky factor each, where the host's keeps one), and no shrinking within a block.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from svmkit._threads import one_blas_thread
 from svmkit.parallel.interrupt import stop_on_ctrl_c
 from svmkit._arrays import to_host
 from svmkit.solvers import _smo_loops
-from svmkit.solvers._smo_loops import _choose_threading_layer
+from svmkit.solvers._smo_block import Block, InnerSettings
 
 #: Working-set size of the batched solver.
 WS_SIZE = 2048
@@ -48,6 +48,9 @@ _INNER_PER_VAR = 10
 #: stops there instead of looping forever.
 SAFETY_CAP = 10_000_000
 SAFETY_PER_VAR = 100
+#: With an infinite bound, an α past UNBOUNDED_ALPHA · max(1, max|p| / max K_ii) means the dual
+#: is unbounded.
+UNBOUNDED_ALPHA = 1e12
 
 
 class UnboundedDualError(ValueError):
@@ -81,7 +84,7 @@ class DualResult:
 
 
 def _compiled_loops(xp):
-    """The module of `inner_smo` and `update_gradient` for arrays of `xp`: Numba's loops for
+    """The module of `inner_smo` and `update_gradient` for arrays of `xp`: the core's loops for
     NumPy, CUDA kernels for CuPy, whose `inner_smo` has no shrinking within the block."""
     if xp is np:
         return _smo_loops
@@ -200,17 +203,9 @@ def solved_whole(n: int, n_rows: int, capacity: int) -> bool:
 
 
 def concurrent_solves_safe() -> bool:
-    """Whether several threads may solve at once: Numba's parallel loops may be entered from
-    several threads under its OpenMP and TBB threading layers, not under the workqueue layer it
-    falls back to where neither loads (which aborts the process)."""
-    import numba
-
-    try:
-        layer = numba.threading_layer()
-    except ValueError:  # no parallel loop has run yet: run one so that the layer is chosen
-        _choose_threading_layer(2)
-        layer = numba.threading_layer()
-    return layer in ("omp", "tbb")
+    """Whether several threads may solve at once: always, the compiled loops being entered
+    safely from several threads."""
+    return True
 
 
 def safety_cap(n: int) -> int:
@@ -224,11 +219,11 @@ def safety_cap(n: int) -> int:
 gap_observer: ContextVar = ContextVar("gap_observer", default=None)
 
 
-def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1,
-          ws_size=WS_SIZE, shrinking=True, unbounded_alpha=1e12) -> DualResult:
+def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1, ws_size=WS_SIZE,
+          shrinking=True) -> DualResult:
     """Solve the dual QP; `rows` is a row source (see `row_source`). A start (`alpha0`, and
     its gradient `grad0` when known) must be feasible. With an infinite bound, an α past
-    `unbounded_alpha` · max(1, max|p| / max K_ii) means the dual is unbounded. `max_iter`
+    UNBOUNDED_ALPHA · max(1, max|p| / max K_ii) means the dual is unbounded. `max_iter`
     bounds the pair updates (None or −1: LIBSVM's cap, `safety_cap`); the result's
     `converged` is False when it stopped the solve. `ws_size`: variables per outer step.
 
@@ -240,169 +235,212 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     The solve runs where the row source keeps its rows (`rows.xp`: NumPy on the host, CuPy
     on a GPU); the result is on the host.
     """
-    tol = float(tol)  # an int tol (tol=1) would compile every loop again for an int64 argument
-    xp = rows.xp
     n = problem.n
-    q = block_size(n, np.count_nonzero(np.bincount(problem.kidx)), rows.capacity, ws_size)
-    kidx = xp.asarray(problem.kidx, dtype=np.int64)
-    dev = DualProblem(xp.asarray(problem.p, dtype=np.float64), xp.asarray(problem.y, dtype=np.float64),
-                      xp.asarray(problem.upper, dtype=np.float64), kidx, problem.nu_mode)
-    y, U = dev.y, dev.upper
-    diag = xp.asarray(rows.diag)[kidx]
-    alpha = xp.zeros(n) if alpha0 is None else xp.array(alpha0, dtype=np.float64)
-    # Ḡ serves only rebuilds of shrunk gradients, which a single-block solve never needs: there
-    # it stays zero (no variable counted at its bound), and a given grad0 costs no kernel rows.
-    track_bar = shrinking and q < n
-    U_infinite = bool(xp.isinf(U).any())
-    if U_infinite and n:
-        # α scales as |p| / K: the bound is relative to the problem's scale (a linear kernel on
-        # X × 1e-9 has α near 1e18 where X's has 1)
-        scale = max(1.0, float(np.abs(problem.p).max())) / max(float(xp.max(diag)), np.finfo(np.float64).tiny)
-        unbounded_alpha = unbounded_alpha * max(1.0, scale)
-    at_upper = (alpha >= U) if track_bar else xp.zeros(n, dtype=bool)
-    G, G_bar = initial_gradients(dev, rows, alpha, at_upper, grad0)
-    budget = safety_cap(n) if max_iter is None or max_iter < 0 else int(max_iter)
-    # the host loops' scratch for Q rows (the device gathers its block whole)
-    Q_rows = _scratch.take((q, q), np.float32) if xp is np else None
-    observe = gap_observer.get()
-    if observe is not None:
-        observe(None, tol)
-    try:
-        # the Newton steps' BLAS calls are small: helper threads would only spin after each on
-        # the core that computes kernel rows (measured: w8a, 10k rows, 0.91 s → 0.58 s)
-        with one_blas_thread():
-            if q == n:
-                n_iter, converged = _solve_one_block(dev, rows, diag, alpha, G, Q_rows, tol, budget, shrinking,
-                                                     unbounded_alpha, U_infinite, observe)
-            else:
-                n_iter, converged = _solve_in_blocks(dev, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol,
-                                                     budget, shrinking, unbounded_alpha, U_infinite, q, observe)
-    finally:
-        if Q_rows is not None:
-            _scratch.give(Q_rows)
-    alpha, G = to_host(alpha), to_host(G)
-    y, U = problem.y.astype(np.float64), problem.upper.astype(np.float64)
-    objective = float(0.5 * np.dot(alpha, G + problem.p))
-    if problem.nu_mode:
-        r1 = _rho(y, alpha, G, U, y > 0)
-        r2 = -_rho(y, alpha, G, U, y < 0)
-        return DualResult(alpha, G, (r1 - r2) / 2, objective, n_iter, r=(r1 + r2) / 2, converged=converged)
-    return DualResult(alpha, G, _rho(y, alpha, G, U, np.ones(n, dtype=bool)), objective, n_iter,
-                      converged=converged)
+    settings = SolveSettings(tol=float(tol),
+                             budget=safety_cap(n) if max_iter is None or max_iter < 0 else int(max_iter),
+                             shrinking=bool(shrinking),
+                             q=block_size(n, np.count_nonzero(np.bincount(problem.kidx)), rows.capacity, ws_size))
+    run = DualSolve(problem, rows, settings, alpha0)
+    run.start(grad0)
+    run.run()
+    return run.result()
 
 
-def _observe_gap(observe, xp, problem, alpha, G, tol):
-    """Report the maximal violation over every variable to `observe`, when there is one."""
-    if observe is None:
-        return
-    y = problem.y
-    classes = [y > 0, y < 0] if problem.nu_mode else [xp.ones(y.size, dtype=bool)]
-    observe(_gap_and_pick(xp, *_violations(xp, y, alpha, G, problem.upper), 1, classes)[0], tol)
+@dataclass(frozen=True)
+class SolveSettings:
+    """How one solve runs: to the maximal violation `tol`, within `budget` pair updates, with
+    LIBSVM's shrinking or not, in outer steps of `q` variables (the whole problem: one block)."""
+
+    tol: float
+    budget: int
+    shrinking: bool
+    q: int
 
 
-def _check_bounded(U_infinite, alpha, unbounded_alpha):
-    if U_infinite and float(alpha.max()) > unbounded_alpha:
-        raise UnboundedDualError("the dual is unbounded: no finite solution exists")
+class DualSolve:
+    """One solve of a dual where the row source keeps its rows (`rows.xp`): the problem there,
+    α, G = Qα + p, LIBSVM's Ḡ and the variables at their upper bound, the settings, and the pair
+    updates so far. `start` computes the gradients, `run` solves, `result` hands it back on the
+    host."""
 
+    def __init__(self, problem: DualProblem, rows, settings: SolveSettings, alpha0=None):
+        xp = rows.xp
+        n = problem.n
+        self.host, self.rows, self.xp, self.settings = problem, rows, xp, settings
+        self.loops = _compiled_loops(xp)
+        kidx = xp.asarray(problem.kidx, dtype=np.int64)
+        self.problem = DualProblem(xp.asarray(problem.p, dtype=np.float64), xp.asarray(problem.y, dtype=np.float64),
+                                   xp.asarray(problem.upper, dtype=np.float64), kidx, problem.nu_mode)
+        self.diag = xp.asarray(rows.diag)[kidx]
+        self.alpha = xp.zeros(n) if alpha0 is None else xp.array(alpha0, dtype=np.float64)
+        U = self.problem.upper
+        self.U_infinite = bool(xp.isinf(U).any())
+        self.limit = UNBOUNDED_ALPHA
+        if self.U_infinite and n:
+            # α scales as |p| / K: the bound is relative to the problem's scale (a linear kernel
+            # on X × 1e-9 has α near 1e18 where X's has 1)
+            scale = max(1.0, float(np.abs(problem.p).max())) / max(float(xp.max(self.diag)), np.finfo(np.float64).tiny)
+            self.limit = UNBOUNDED_ALPHA * max(1.0, scale)
+        # Ḡ serves only rebuilds of shrunk gradients, which a single-block solve never needs:
+        # there it stays zero (no variable counted at its bound), and a given grad0 costs no rows
+        track_bar = settings.shrinking and settings.q < n
+        self.at_upper = (self.alpha >= U) if track_bar else xp.zeros(n, dtype=bool)
+        self.G = self.G_bar = None
+        self.n_iter, self.converged = 0, True
+        self.observe = gap_observer.get()
+        self.scratch = None
 
-def _solve_one_block(problem, rows, diag, alpha, G, Q_rows, tol, budget, shrinking, unbounded_alpha, U_infinite,
-                     observe):
-    """LIBSVM's SMO on the whole problem in compiled code (α and G updated in place).
-    Returns (pair updates, converged)."""
-    xp = rows.xp
-    _observe_gap(observe, xp, problem, alpha, G, tol)
-    store, pos = rows.fetch(problem.kidx)
-    with stop_on_ctrl_c() as stop:
-        n_iter = _compiled_loops(xp).inner_smo(store, pos, problem.kidx, problem.y, alpha, G, problem.upper, diag,
-                                               Q_rows, tol, budget, problem.nu_mode, shrinking, unbounded_alpha, stop)
-    _check_bounded(U_infinite, alpha, unbounded_alpha)
-    _observe_gap(observe, xp, problem, alpha, G, tol)
-    return n_iter, n_iter < budget
+    def start(self, grad0=None):
+        """G and Ḡ at the start (`grad0`: G, when known)."""
+        self.G, self.G_bar = initial_gradients(self.problem, self.rows, self.alpha, self.at_upper, grad0)
 
+    def run(self):
+        """Solve to the settings' tolerance or budget (α and G updated in place)."""
+        q, n = self.settings.q, self.problem.n
+        # the host loops' scratch for Q rows (the device gathers its block whole)
+        self.scratch = _scratch.take((q, q), np.float32) if self.xp is np else None
+        if self.observe is not None:
+            self.observe(None, self.settings.tol)
+        try:
+            # the Newton steps' BLAS calls are small: helper threads would only spin after each
+            # on the core that computes kernel rows (measured: w8a, 10k rows, 0.91 s → 0.58 s)
+            with one_blas_thread():
+                if q == n:
+                    self._one_block()
+                else:
+                    self._in_blocks()
+        finally:
+            if self.scratch is not None:
+                _scratch.give(self.scratch)
+                self.scratch = None
 
-def _solve_in_blocks(problem, rows, diag, alpha, G, G_bar, at_upper, Q_rows, tol, budget, shrinking,
-                     unbounded_alpha, U_infinite, q, observe):
-    """The batched working set: blocks of q variables, each solved by `inner_smo`, with the
-    gradient of the active set updated after each. Returns (pair updates, converged)."""
-    xp = rows.xp
-    loops = _compiled_loops(xp)
-    y, U, kidx = problem.y, problem.upper, problem.kidx
-    n = problem.n
-    n_iter = 0
-    converged = True
-    act = xp.arange(n)
-    kept = xp.empty(0, dtype=np.int64)
-    unshrunk = not shrinking
+    def result(self) -> DualResult:
+        """α, G, ρ (and r in ν mode), the objective and the pair updates, on the host."""
+        problem = self.host
+        alpha, G = to_host(self.alpha), to_host(self.G)
+        y, U = problem.y.astype(np.float64), problem.upper.astype(np.float64)
+        objective = float(0.5 * np.dot(alpha, G + problem.p))
+        if problem.nu_mode:
+            r1 = _rho(y, alpha, G, U, y > 0)
+            r2 = -_rho(y, alpha, G, U, y < 0)
+            return DualResult(alpha, G, (r1 - r2) / 2, objective, self.n_iter, r=(r1 + r2) / 2,
+                              converged=self.converged)
+        return DualResult(alpha, G, _rho(y, alpha, G, U, np.ones(problem.n, dtype=bool)), objective, self.n_iter,
+                          converged=self.converged)
 
-    def rebuild():
+    def _observe_gap(self):
+        """Report the maximal violation over every variable to the observer, when there is one."""
+        if self.observe is None:
+            return
+        xp, problem = self.xp, self.problem
+        y = problem.y
+        classes = [y > 0, y < 0] if problem.nu_mode else [xp.ones(y.size, dtype=bool)]
+        gap = _gap_and_pick(xp, *_violations(xp, y, self.alpha, self.G, problem.upper), 1, classes)[0]
+        self.observe(gap, self.settings.tol)
+
+    def _check_bounded(self):
+        if self.U_infinite and float(self.alpha.max()) > self.limit:
+            raise UnboundedDualError("the dual is unbounded: no finite solution exists")
+
+    def _inner(self, block: Block, eps: float, cap: int) -> int:
+        """The block solve of the compiled loops to `eps`, at most `cap` pair updates; Ctrl-C stops it."""
+        with stop_on_ctrl_c() as stop:
+            return self.loops.inner_smo(block, InnerSettings(eps, cap, self.problem.nu_mode, self.settings.shrinking,
+                                                             self.limit, stop, self.scratch))
+
+    def _one_block(self):
+        """LIBSVM's SMO on the whole problem in compiled code."""
+        p = self.problem
+        self._observe_gap()
+        store, pos = self.rows.fetch(p.kidx)
+        budget = self.settings.budget
+        self.n_iter = self._inner(Block(store, pos, p.kidx, p.y, self.alpha, self.G, p.upper, self.diag),
+                                  self.settings.tol, budget)
+        self._check_bounded()
+        self._observe_gap()
+        self.converged = self.n_iter < budget
+
+    def _unshrink(self, act):
+        """The gradients of the variables outside `act` rebuilt from Ḡ and the rows of the free
+        variables; returns every variable, the new active set."""
+        xp, p, n = self.xp, self.problem, self.problem.n
         inactive = xp.ones(n, dtype=bool)
         inactive[act] = False
         inactive = xp.flatnonzero(inactive)
-        G[inactive] = problem.p[inactive] + G_bar[inactive]
-        _add_kernel_terms(G, rows, problem, alpha, xp.flatnonzero((alpha > 0) & ~at_upper), inactive)
+        self.G[inactive] = p.p[inactive] + self.G_bar[inactive]
+        _add_kernel_terms(self.G, self.rows, p, self.alpha, xp.flatnonzero((self.alpha > 0) & ~self.at_upper),
+                          inactive)
         return xp.arange(n)
 
-    while True:
-        ya, Ua, Ga = y[act], U[act], G[act]
-        classes = [ya > 0, ya < 0] if problem.nu_mode else [xp.ones(act.size, dtype=bool)]
-        f, up, low = _violations(xp, ya, alpha[act], Ga, Ua)
-        gap, new_local, idle = _gap_and_pick(xp, f, up, low, max(1, q // (4 * len(classes))), classes)
-        if observe is not None:
-            observe(gap, tol)
-        if not gap > tol or new_local.size == 0:
-            if act.size == n:
+    def _in_blocks(self):
+        """The batched working set: blocks of q variables, each solved by `inner_smo`, with the
+        gradient of the active set updated after each."""
+        xp, loops, problem = self.xp, self.loops, self.problem
+        alpha, G, G_bar, at_upper = self.alpha, self.G, self.G_bar, self.at_upper
+        tol, budget, shrinking, q = self.settings.tol, self.settings.budget, self.settings.shrinking, self.settings.q
+        y, U, kidx = problem.y, problem.upper, problem.kidx
+        n = problem.n
+        act = xp.arange(n)
+        kept = xp.empty(0, dtype=np.int64)
+        unshrunk = not shrinking
+        while True:
+            ya, Ua, Ga = y[act], U[act], G[act]
+            classes = [ya > 0, ya < 0] if problem.nu_mode else [xp.ones(act.size, dtype=bool)]
+            f, up, low = _violations(xp, ya, alpha[act], Ga, Ua)
+            gap, new_local, idle = _gap_and_pick(xp, f, up, low, max(1, q // (4 * len(classes))), classes)
+            if self.observe is not None:
+                self.observe(gap, tol)
+            if not gap > tol or new_local.size == 0:
+                if act.size == n:
+                    break
+                act = self._unshrink(act)
+                continue
+            if not unshrunk and gap <= 10 * tol:
+                unshrunk = True
+                act = self._unshrink(act)
+                continue
+            if self.n_iter >= budget:
+                self.converged = False
                 break
-            act = rebuild()
-            continue
-        if not unshrunk and gap <= 10 * tol:
-            unshrunk = True
-            act = rebuild()
-            continue
-        if n_iter >= budget:
-            converged = False
-            break
-        if q >= act.size:
-            ws_local = xp.arange(act.size)
-        else:
-            # the kept variables still active join the new ones; a slot past the end takes the rest
-            local = xp.full(n, act.size, dtype=np.int64)
-            local[act] = xp.arange(act.size)
-            chosen = xp.zeros(act.size + 1, dtype=bool)
-            chosen[new_local] = True
-            chosen[local[kept]] = True
-            ws_local = xp.flatnonzero(chosen[:-1])
-        kept = act[new_local]
-        ws = act[ws_local]
-        store, pos = rows.fetch(kidx[ws])
-        pos = xp.asarray(pos)
-        a_b = alpha[ws]
-        whole = ws.size == act.size
-        cap = budget - n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - n_iter)
-        eps = tol if whole else max(tol, 0.1 * gap)
-        with stop_on_ctrl_c() as stop:
-            n_iter += loops.inner_smo(store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], diag[ws], Q_rows, eps, cap,
-                                      problem.nu_mode, shrinking, unbounded_alpha, stop)
-        delta = a_b - alpha[ws]
-        moved = xp.flatnonzero(delta)
-        alpha[ws] = a_b
-        if moved.size == 0:
-            if act.size == n:
-                break
-            act = rebuild()
-            continue
-        loops.update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
-        G[act] = Ga
-        if shrinking:  # Ḡ is tracked exactly when shrinking (see `solve`)
-            up_now = a_b >= U[ws]
-            flip = xp.flatnonzero(up_now != at_upper[ws])
-            if flip.size:
-                at_upper[ws[flip]] = up_now[flip]
-                sign = xp.where(up_now[flip], 1.0, -1.0)
-                loops.update_gradient(G_bar, store, pos[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
-        _check_bounded(U_infinite, alpha, unbounded_alpha)
-        if shrinking:
-            idle[ws_local] = False
-            act = act[~idle]
-    if act.size < n:
-        rebuild()
-    return n_iter, converged
+            if q >= act.size:
+                ws_local = xp.arange(act.size)
+            else:
+                # the kept variables still active join the new ones; a slot past the end takes the rest
+                local = xp.full(n, act.size, dtype=np.int64)
+                local[act] = xp.arange(act.size)
+                chosen = xp.zeros(act.size + 1, dtype=bool)
+                chosen[new_local] = True
+                chosen[local[kept]] = True
+                ws_local = xp.flatnonzero(chosen[:-1])
+            kept = act[new_local]
+            ws = act[ws_local]
+            store, pos = self.rows.fetch(kidx[ws])
+            pos = xp.asarray(pos)
+            a_b = alpha[ws]
+            whole = ws.size == act.size
+            cap = budget - self.n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - self.n_iter)
+            eps = tol if whole else max(tol, 0.1 * gap)
+            self.n_iter += self._inner(Block(store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], self.diag[ws]), eps, cap)
+            delta = a_b - alpha[ws]
+            moved = xp.flatnonzero(delta)
+            alpha[ws] = a_b
+            if moved.size == 0:
+                if act.size == n:
+                    break
+                act = self._unshrink(act)
+                continue
+            loops.update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
+            G[act] = Ga
+            if shrinking:  # Ḡ is tracked exactly when shrinking (see `solve`)
+                up_now = a_b >= U[ws]
+                flip = xp.flatnonzero(up_now != at_upper[ws])
+                if flip.size:
+                    at_upper[ws[flip]] = up_now[flip]
+                    sign = xp.where(up_now[flip], 1.0, -1.0)
+                    loops.update_gradient(G_bar, store, pos[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
+            self._check_bounded()
+            if shrinking:
+                idle[ws_local] = False
+                act = act[~idle]
+        if act.size < n:
+            self._unshrink(act)
