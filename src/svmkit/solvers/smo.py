@@ -202,12 +202,6 @@ def solved_whole(n: int, n_rows: int, capacity: int) -> bool:
     return block_size(n, n_rows, capacity) == n
 
 
-def concurrent_solves_safe() -> bool:
-    """Whether several threads may solve at once: always, the compiled loops being entered
-    safely from several threads."""
-    return True
-
-
 def safety_cap(n: int) -> int:
     """Pair updates allowed to a dual of n variables when no `max_iter` is given (LIBSVM's)."""
     return max(SAFETY_CAP, SAFETY_PER_VAR * n)
