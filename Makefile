@@ -8,16 +8,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Each install ends by filling Numba's on-disk cache with every compiled loop of svmkit, for
-# every signature the estimators use (minutes the first time, seconds once filled; see
-# benchmarks/first_use.py), so that no fit, whatever its input, compiles anything.
+# Each install compiles the C++ core (svmkit._core) with the system's compiler; nothing
+# compiles when svmkit runs.
 install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[plot]"
-	$(BIN)/python -m svmkit._warmup
 
 install-dev: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	$(BIN)/python -m svmkit._warmup
 
 run: install
 	$(BIN)/svmkit easy data/svmguide1 data/svmguide1.t -o build/easy
