@@ -182,8 +182,7 @@ def kernel_block(spec: KernelSpec, A, B, b_sq=None, out=None, b_split=None) -> n
     shape = (A.shape[0], B.shape[0])
     K = np.empty(shape) if out is None else out.ravel()[: shape[0] * shape[1]].reshape(shape)
     _inner(A, B, b_split, out=K)
-    finish_block(K, a_sq, b_sq if spec.uses_norms else _EMPTY, spec.transform, spec.gamma, spec.coef0,
-                 float(spec.degree), K, np.arange(shape[0], dtype=np.int64))
+    finish_block(K, a_sq, b_sq if spec.uses_norms else _EMPTY, spec, K, np.arange(shape[0], dtype=np.int64))
     return K
 
 
@@ -272,8 +271,7 @@ class TrainingKernel:
             a_sq = self.sq[sub] if self.sq is not None else _EMPTY
             b_sq = self.sq if self.sq is not None else _EMPTY
             sub_rows = np.asarray(out_rows[s:s + step], dtype=np.int64)
-            finish_block(self._inner_rows(sub, buf), a_sq, b_sq, self.spec.transform, self.spec.gamma,
-                         self.spec.coef0, float(self.spec.degree), out, sub_rows)
+            finish_block(self._inner_rows(sub, buf), a_sq, b_sq, self.spec, out, sub_rows)
             if self._exact is not None:
                 refine_rbf_rows(out, sub_rows, np.asarray(sub, dtype=np.int64), *self._exact[:2],
                                 self.spec.gamma, self._exact[2])
@@ -309,8 +307,7 @@ class CentreKernel:
             prepared, sq = x
             self.split.inner(prepared, K, np.arange(lo, hi, dtype=np.int64))
             finish_block(K, sq[lo:hi] if self.spec.uses_norms else _EMPTY, self.sq if self.spec.uses_norms else _EMPTY,
-                         self.spec.transform, self.spec.gamma, self.spec.coef0, float(self.spec.degree), K,
-                         np.arange(shape[0], dtype=np.int64))
+                         self.spec, K, np.arange(shape[0], dtype=np.int64))
         else:
             kernel_block(self.spec, X[lo:hi], self.C, self.sq, out=K)
         return K

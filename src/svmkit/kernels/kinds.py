@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from numba import get_num_threads
 
 from svmkit import _scratch
 from svmkit._arrays import RawRows, densify, holds_numbers, raw_data
-from svmkit._threads import compiled_threads, one_blas_thread
+from svmkit._threads import compiled_thread_count, compiled_threads, one_blas_thread
 from svmkit._validation import check_precomputed
 from svmkit.kernels import device
 from svmkit.kernels.gram import (TRAIN_OVERLAP, CentreKernel, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
@@ -202,7 +201,7 @@ class DataCentres(Centres):
 
     def products(self, X, W):
         """K(X, centres) @ W by blocks of test rows, each a serial task (its GEMM on one BLAS
-        thread, its transform on one Numba thread) taken by the next free thread: on a machine
+        thread, its transform on one compiled thread) taken by the next free thread: on a machine
         busy elsewhere, no thread waits for a descheduled one at the end of every block's
         parallel loop, and no idle BLAS worker spins on the core the others need (a9a.t on two
         loaded cores: 16.5–19.1 s with the threads' parallel loops, 0.62 s so)."""
@@ -223,7 +222,7 @@ class DataCentres(Centres):
         # a callable kernel runs Python code, which threads would only take turns at; a small
         # prediction runs here, its loops on one thread as every block's are (threads cost more
         # than they gain below PARALLEL_PREDICT kernel values, and lose beside a busy core)
-        threads = 1 if self.kernel.is_callable or n * n_sv < PARALLEL_PREDICT else get_num_threads()
+        threads = 1 if self.kernel.is_callable or n * n_sv < PARALLEL_PREDICT else compiled_thread_count()
         with one_blas_thread(), compiled_threads(1):
             run_tasks(block, starts, n_jobs=threads, limit_threads=True)
         return out
