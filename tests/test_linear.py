@@ -219,35 +219,59 @@ def test_row_groups_share_a_table_entry_between_rows_with_equal_constants():
         np.testing.assert_array_equal(constant_of[group], 0.5)
 
 
-def test_prefetch_is_a_hint_that_changes_no_result_even_out_of_range():
-    from numba import njit
+def test_every_row_layout_gives_the_same_dual_passes_and_weights():
+    """The dual's loop compiled for each row layout (dense, CSR with float64 or float32 values and
+    32- or 64-bit column numbers, a binary pattern), prefetching rows ahead of a random order,
+    visits the same coordinates in the same order: equal w, α and passes."""
+    from svmkit._core import linear
+    from svmkit.solvers.dcd import Stop, _tables, dcd_classify, row_groups
 
-    from svmkit.solvers.prefetch import prefetch
+    X, y = heart_scale()
+    X = sp.csr_matrix((np.round(X.data * 4) / 4, X.indices, X.indptr), shape=X.shape)  # float32-exact
+    X.eliminate_zeros()
+    t = np.where(y > 0, 1.0, -1.0)
+    groups = row_groups(t, np.ones(t.size), np.zeros(t.size))
+    stop = Stop(1e-4, 200, 3)
+    reference = dcd_classify(X.toarray(), 1.0, groups, stop)
+    indptr = X.indptr.astype(np.uint64)
+    layouts = [linear.csr_rows(X.data.astype(values), X.indices.astype(columns), indptr, X.shape[1], 1.0)
+               for values in (np.float64, np.float32) for columns in (np.uint32, np.uint64)]
+    for rows in layouts:
+        w, alpha = np.empty(X.shape[1] + 1), np.empty(X.shape[0])
+        passes = linear.dcd_classify(rows, _tables(X, groups, True), stop, w, alpha)
+        np.testing.assert_array_equal(w, reference[0])
+        np.testing.assert_array_equal(alpha, reference[1])
+        assert passes == reference[2]
+    pattern = (X != 0).astype(np.float64)
+    for columns in (np.uint32, np.uint64):
+        rows = linear.pattern_rows(pattern.indices.astype(columns), pattern.indptr.astype(np.uint64), X.shape[1], 1.0)
+        w, alpha = np.empty(X.shape[1] + 1), np.empty(X.shape[0])
+        passes = linear.dcd_classify(rows, _tables(pattern, groups, True), stop, w, alpha)
+        expected = dcd_classify(pattern, 1.0, groups, stop)
+        np.testing.assert_array_equal(w, expected[0])
+        assert passes == expected[2]
 
-    @njit
-    def total(a, b):
-        s = 0.0
-        for i in range(a.shape[0]):
-            prefetch(a, i + 10_000)
-            prefetch(b, i * b.shape[1])
-            s += a[i] + b[i, 0]
-        return s
 
-    a, b = np.arange(5.0), np.ones((5, 3))
-    assert total(a, b) == 15.0
+def test_impossible_rows_are_refused_by_the_core():
+    from svmkit._core import linear
+
+    with pytest.raises(ValueError, match="column 5 out of range"):
+        linear.csr_rows(np.ones(2), np.array([0, 5], np.uint32), np.array([0, 1, 2], np.uint64), 3, 1.0)
+    with pytest.raises(ValueError, match="indptr decreases"):
+        linear.pattern_rows(np.array([0, 1], np.uint32), np.array([0, 2, 1], np.uint64), 3, 1.0)
 
 
 def test_csr_values_are_stored_narrow_only_when_exact():
-    from svmkit.solvers.dcd import _rows
+    from svmkit.solvers.dcd import _parts
 
     binary = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]))
     small = sp.csr_matrix(np.array([[2.0, 0.0, 1.0], [0.0, -1.0, 0.0]]))
     scaled = sp.csr_matrix(np.array([[0.1, 0.0, 1.0], [0.0, 1.0 / 3.0, 0.0]]))
-    _, data, indices, _, _ = _rows(binary)
+    _, data, indices, _ = _parts(binary)
     assert data is None and indices.dtype == np.uint32
-    _, data, _, _, _ = _rows(small)
+    _, data, _, _ = _parts(small)
     assert data.dtype == np.float32
-    _, data, _, _, _ = _rows(scaled)
+    _, data, _, _ = _parts(scaled)
     assert data.dtype == np.float64
     np.testing.assert_array_equal(data, scaled.data)
 

@@ -36,7 +36,7 @@ from svmkit.models.svc import class_weights
 from svmkit.parallel.dask import route
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.crammer_singer import crammer_singer
-from svmkit.solvers.dcd import dcd_classify, dcd_regress, row_groups
+from svmkit.solvers.dcd import Stop, dcd_classify, dcd_regress, row_groups
 from svmkit.solvers.l1_svc import l1_svc
 from svmkit.solvers.linear_newton import l2_loss_newton
 
@@ -309,7 +309,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         """-s 1 / -s 3 for labels t = ±1."""
         bias = self._bias()
         upper, diag = self._bounds(c)
-        w, alpha, it = dcd_classify(X, bias, *row_groups(t, upper, diag), self.tol, self._passes(), seed)
+        w, alpha, it = dcd_classify(X, bias, row_groups(t, upper, diag), Stop(self.tol, self._passes(), seed))
         loss = np.maximum(1.0 - t * _decision_rows(X, w, bias), 0.0) ** (2 if self.loss == "squared_hinge" else 1)
         primal = 0.5 * float(w @ w) + float(c @ loss)
         dual = float(alpha.sum()) - 0.5 * float(w @ w) - 0.5 * float(diag @ (alpha * alpha))
@@ -468,8 +468,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         """-s 12 / -s 13."""
         bias = self._bias()
         upper, diag = self._bounds(c)
-        w, beta, it = dcd_regress(X, bias, y, *row_groups(upper, diag), float(self.epsilon), self.tol,
-                                  self._passes(), self._seed())
+        w, beta, it = dcd_regress(X, bias, y, row_groups(upper, diag), float(self.epsilon),
+                                  Stop(self.tol, self._passes(), self._seed()))
         residual = y - _decision_rows(X, w, bias)
         loss = np.maximum(np.abs(residual) - self.epsilon, 0.0) ** (2 if self.loss in self._squared_losses else 1)
         primal = 0.5 * float(w @ w) + float(c @ loss)

@@ -15,7 +15,7 @@ most 20 halvings). It stops when ‖∇f(w)‖ ≤ tol·‖∇f(0)‖. The rules
 operations are LIBLINEAR's (newton.cpp, linear.cpp's l2r_l2_svc_fun / l2r_l2_svr_fun), so
 the iterates are LIBLINEAR's up to rounding.
 
-The products with X run in compiled loops over the rows of I, in the layouts of the dual
+The products with X run in the compiled core over the rows of I, in the layouts of the dual
 solver's loops (dense, CSR, CSR of a binary pattern): a Hessian product visits each row once,
 its dot and its update together.
 """
@@ -25,12 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
 
-from svmkit._compiled import NO_REFCOUNT
+from svmkit._core import linear
 from svmkit._threads import one_blas_thread
-from svmkit.solvers.dcd import _row_axpy, _row_dot, _rows
+from svmkit.solvers.dcd import row_layout
 
 #: Armijo's constant and the line search's halvings at most (LIBLINEAR's).
 ARMIJO = 0.01
@@ -51,73 +49,26 @@ class NewtonResult:
     objective: float
 
 
-def _row_axpy_square(d, w, i, dense, data, indices, indptr, bias):
-    """w += d·(x_i², bias²) (compiled only)."""
-
-
-@overload(_row_axpy_square, jit_options=NO_REFCOUNT)
-def _row_axpy_square_layout(d, w, i, dense, data, indices, indptr, bias):
-    if isinstance(data, types.NoneType):
-        def pattern(d, w, i, dense, data, indices, indptr, bias):
-            w[w.size - 1] += d * bias * bias
-            for p in range(indptr[i], indptr[i + 1]):
-                w[indices[p]] += d
-        return pattern
-    if isinstance(dense, types.NoneType):
-        def csr(d, w, i, dense, data, indices, indptr, bias):
-            w[w.size - 1] += d * bias * bias
-            for p in range(indptr[i], indptr[i + 1]):
-                w[indices[p]] += d * data[p] * data[p]
-        return csr
-
-    def rows(d, w, i, dense, data, indices, indptr, bias):
-        w[w.size - 1] += d * bias * bias
-        for j in range(dense.shape[1]):
-            w[j] += d * dense[i, j] * dense[i, j]
-    return rows
-
-
-@njit(cache=True, nogil=True)
-def _row_products(dense, data, indices, indptr, bias, v, out):
-    """out_i = x̃_iᵀv for every row."""
-    for i in range(out.size):
-        out[i] = _row_dot(v, i, dense, data, indices, indptr, bias)
-
-
-@njit(cache=True, nogil=True)
-def _rows_sum(dense, data, indices, indptr, bias, rows, u, s, square, out):
-    """out = Σ_k a_k x̃_{rows[k]} (x̃² when `square`), a_k = u_k, times x̃_{rows[k]}ᵀs when s is
-    not empty: Xᵀu, the diagonal Σ u_k x̃², or the Hessian's X_Iᵀ diag(u) X_I s in one visit."""
-    out[:] = 0.0
-    for k in range(rows.size):
-        i = rows[k]
-        a = u[k]
-        if s.size:
-            a *= _row_dot(s, i, dense, data, indices, indptr, bias)
-        if square:
-            _row_axpy_square(a, out, i, dense, data, indices, indptr, bias)
-        else:
-            _row_axpy(a, out, i, dense, data, indices, indptr, bias)
-
-
 class _Rows:
-    """The rows x̃_i = (x_i, bias) of X in the compiled loops' layout."""
+    """The rows x̃_i = (x_i, bias) of X in the core's layout."""
 
     def __init__(self, X, bias: float):
-        self.parts = _rows(X)[:4]
-        self.bias, self.n, self.n_weights = float(bias), X.shape[0], X.shape[1] + 1
+        self.layout = row_layout(X, bias)
+        self.n, self.n_weights = X.shape[0], X.shape[1] + 1
         self.none = np.zeros(0)
 
     def dot(self, v):
         """X̃ v (one value per row)."""
         out = np.empty(self.n)
-        _row_products(*self.parts, self.bias, v, out)
+        linear.row_products(self.layout, np.ascontiguousarray(v, dtype=np.float64), out)
         return out
 
     def tdot(self, rows, u, s=None, square=False):
         """Σ_k a_k x̃_{rows[k]} (squared entries when `square`), a_k = u_k (times x̃ᵀs when given)."""
         out = np.empty(self.n_weights)
-        _rows_sum(*self.parts, self.bias, rows, u, self.none if s is None else s, square, out)
+        s = self.none if s is None else np.ascontiguousarray(s, dtype=np.float64)
+        linear.rows_sum(self.layout, np.ascontiguousarray(rows, dtype=np.int64),
+                        np.ascontiguousarray(u, dtype=np.float64), s, bool(square), out)
         return out
 
 
