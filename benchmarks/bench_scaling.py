@@ -129,7 +129,7 @@ def machine():
                    platform.machine())
     ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     vers = ", ".join(f"{p} {metadata.version(p)}" for p in
-                     ("numpy", "scipy", "numba", "scikit-learn", "scikit-learn-intelex", "svmkit"))
+                     ("numpy", "scipy", "scikit-learn", "scikit-learn-intelex", "svmkit"))
     git = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
                          cwd=Path(__file__).parent).stdout.strip()
     return (f"# machine: {cpu}, {os.cpu_count()} cores, {ram:.0f} GiB; Python {platform.python_version()}, "

@@ -251,7 +251,7 @@ def main(argv=None):
     systems = [s for s in args.systems.split(",") if s]
     cells = [(c, g) for c in args.log2c for g in args.log2g]
     machine = (f"{platform.platform()}, {_cpu()}, {os.cpu_count()} CPUs; Python {platform.python_version()}, "
-               + ", ".join(f"{p} {version(p)}" for p in ("numpy", "numba", "svmkit", "scikit-learn",
+               + ", ".join(f"{p} {version(p)}" for p in ("numpy", "svmkit", "scikit-learn",
                                                           "libsvm-official")))
     print(f"# machine: {machine}")
     records = []

@@ -5,9 +5,9 @@ KernelRidge and KernelLogisticRegression at 700 and 10,000 rows.
                                        [--repeats 3] [--no-busy]
 
 A spinning process holds one core for the whole run (unless --no-busy). Each (model, size,
-threads) runs in its own process: 'default' as svmkit starts, 'one' with OpenBLAS, OpenMP and
-Numba limited to one thread from the start (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-NUMBA_NUM_THREADS=1). Prints the best of `--repeats` timings of each and the ratio
+threads) runs in its own process: 'default' as svmkit starts, 'one' with OpenBLAS and OpenMP
+(the compiled core's loops) limited to one thread from the start (OPENBLAS_NUM_THREADS=1
+OMP_NUM_THREADS=1). Prints the best of `--repeats` timings of each and the ratio
 default / one: above 1 means the default threads lose to one thread beside the busy core.
 """
 
@@ -43,7 +43,7 @@ for _ in range(repeats):
 print(json.dumps({"fit": min(fits), "predict": min(predicts)}))
 """
 
-ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def timed(name, n, repeats, env):

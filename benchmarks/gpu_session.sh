@@ -59,9 +59,6 @@ ls shared/data 2>/dev/null | tr '\n' ' '; echo
 
 case "${1:-}" in
 checks)
-    # the CPU fits the checks compare with compile Numba's loops on this machine: the warm-up
-    # fills the cache beside the first parts, which load each loop from it once it is there
-    python -m svmkit._warmup > "$LOGS/warmup.log" 2>&1 &
     part test_gpu 170 6 python -m pytest -vv -p no:cacheprovider -p no:warnings tests/test_gpu.py
     # the tests that need the GPU, each with its outcome (-vv: the project's addopts hold -q)
     sed -nE 's/.*::(test_gpu_[^ ]*) (PASSED|FAILED|SKIPPED|ERROR).*/\2 \1/p' "$LOGS/test_gpu.log"

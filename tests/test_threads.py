@@ -165,7 +165,7 @@ def test_a_fit_on_a_worker_thread_is_the_fit_on_the_main_thread_bit_for_bit(mode
 
 
 def test_a_fit_does_not_depend_on_the_thread_counts(monkeypatch):
-    """BLAS and Numba thread counts set otherwise around the fit, and the training rows' GEMM
+    """BLAS and compiled-loop thread counts set otherwise around the fit, and the training rows' GEMM
     in column slabs on every core (digits' 64 features take it when it starts from one
     multiply-add): the same values, from the main thread or beside another thread's fit."""
     monkeypatch.setattr(gram, "THREADED_GEMM", 1)

@@ -16,7 +16,7 @@ __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVR"
            "model_selection", "band", "__version__"]
 
 # The module each public name comes from. They are imported on first use (PEP 562): the
-# estimators pull in scikit-learn and Numba, a second or more that `import svmkit` need not pay.
+# estimators pull in scikit-learn and the compiled core, a second or more that `import svmkit` need not pay.
 _HOMES = {"SVC": "svmkit.models", "NuSVC": "svmkit.models", "SVR": "svmkit.models", "NuSVR": "svmkit.models",
           "OneClassSVM": "svmkit.models", "KernelRidge": "svmkit.models", "LSSVR": "svmkit.models",
           "LSSVC": "svmkit.models", "KernelLogisticRegression": "svmkit.models",

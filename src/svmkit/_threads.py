@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import sys
 import threading
 
 import threadpoolctl
@@ -23,16 +22,10 @@ def compiled_threads(n):
     from svmkit import _core
 
     before = _core.set_num_threads(max(1, min(n, _core.get_num_threads())))
-    numba = sys.modules.get("numba")
-    numba_before = numba.get_num_threads() if numba is not None else None
-    if numba is not None:
-        numba.set_num_threads(max(1, min(n, numba_before)))
     try:
         yield
     finally:
         _core.set_num_threads(before)
-        if numba is not None:
-            numba.set_num_threads(numba_before)
 
 
 def compiled_thread_count() -> int:

@@ -1,5 +1,5 @@
 """Layer 2, beside the solvers: where a fit runs, chosen once per fit and handed down — the host
-(NumPy, SciPy, Numba) or an NVIDIA GPU through CuPy (`device='cuda'`). A backend offers the
+(NumPy, SciPy, the compiled core) or an NVIDIA GPU through CuPy (`device='cuda'`). A backend offers the
 array module and transfers,
 the training kernel's rows and whole matrices, the expansion's products at prediction, the
 factorisations of K + sI (Cholesky, eigen, packed), and the table of solvers it runs; a solver

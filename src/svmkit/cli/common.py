@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 # The readers and the models are imported in the functions that use them, so that importing
-# this module (every command does, to build its parser) loads neither scikit-learn nor Numba.
+# this module (every command does, to build its parser) loads neither scikit-learn nor the compiled core.
 
 
 def release_workers():

@@ -27,7 +27,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from svmkit.models import SVR, LinearSVR, NuSVR  # scikit-learn and Numba: only when the command runs
+    from svmkit.models import SVR, LinearSVR, NuSVR  # scikit-learn and the compiled core: only when the command runs
     from svmkit.models.svr import LAPLACE_MODEL
 
     check_outputs(args.output_file)

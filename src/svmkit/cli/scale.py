@@ -24,7 +24,7 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    # scikit-learn and Numba: only when the command runs
+    # scikit-learn and the compiled core: only when the command runs
     from svmkit.io.data import format_rows, load_svmlight, pad_columns
     from svmkit.preprocessing import LibsvmScaler
 

@@ -13,7 +13,7 @@ from svmkit.cli.report import accuracy_line, regression_lines
 
 # The estimators, the model files and scikit-learn's splitters are imported in the functions
 # that use them, so that building the parser (every command does) loads neither scikit-learn
-# nor Numba.
+# nor the compiled core.
 
 
 def add_parser(sub):

@@ -47,8 +47,8 @@ class DenseExpansionModel(KernelExpansion):
                     "centers": one_of("uniform", "leverage"), "device": one_of(*DEVICES), "random_state": check_seed}
 
     def _fit_session(self, session: FitSession, starts=None):
-        """The fit, on one BLAS and one Numba thread up to SERIAL_ROWS rows: there threads gain
-        little, and beside another busy process OpenBLAS's spin for a core and Numba's loops
+        """The fit, on one BLAS and one compiled-loop thread up to SERIAL_ROWS rows: there threads gain
+        little, and beside another busy process OpenBLAS's spin for a core and the compiled loops
         wait for a descheduled one (KernelRidge at 700 rows with one core busy elsewhere:
         `benchmarks/bench_threads.py`)."""
         if session.X.shape[0] > SERIAL_ROWS:

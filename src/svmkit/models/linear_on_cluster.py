@@ -58,8 +58,8 @@ def _solve(est, X, y, sample_weight, forms_of):
     with open_cluster(est.scheduler_address) as cluster:
         forms, tols = forms_of(y, sample_weight)
         parts = cluster.partitions(X, y, sample_weight)
-        out = [block_newton(cluster, parts, X.shape[1] + 1, est._bias(), form, tol, est._passes(),
-                            float(getattr(est, "epsilon", 0.0)), type(est).__name__ == "LinearSVR")
+        epsilon = float(est.epsilon) if type(est).__name__ == "LinearSVR" else None
+        out = [block_newton(cluster, parts, X.shape[1] + 1, est._bias(), form, tol, est._passes(), epsilon)
                for form, tol in zip(forms, tols)]
     est.n_features_in_ = X.shape[1]
     weights, passes, objectives = zip(*out)

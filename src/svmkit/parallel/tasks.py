@@ -18,11 +18,11 @@ def run_tasks(work, tasks, *, backend="threads", n_jobs=None, shared=(), limit_t
     """[work(*shared, *args) for args in tasks], each task an argument tuple.
 
     backend 'threads': min(n_jobs or the cores, the tasks) threads of this process, or the
-    tasks in turn in this thread where that is one; with `limit_threads`, each task's Numba
+    tasks in turn in this thread where that is one; with `limit_threads`, each task's compiled
     loops on one thread, and BLAS on one in the process, while the threads run. 'threading',
     'loky': joblib's threads or processes, n_jobs as joblib reads it, BLAS on one thread.
     'dask': `cluster.on_cluster` at `scheduler_address`, `shared` sent once. With
-    `limit_threads` on these, each task's Numba loops run on one thread (tasks side by side,
+    `limit_threads` on these, each task's compiled loops run on one thread (tasks side by side,
     whose small parallel loops would only contend for the cores with the others').
     `on_task(n_done, n_tasks)` is called as tasks finish; `label` prints "[label] task k/n
     done" then."""
@@ -78,7 +78,7 @@ def _on_joblib(work, shared, tasks, backend, n_jobs):
 
 @contextlib.contextmanager
 def beside(func, *args):
-    """func(*args) on a thread of its own while the body runs here, this thread's Numba loops
+    """func(*args) on a thread of its own while the body runs here, this thread's compiled loops
     on one thread and BLAS on one as `run_tasks`' limit_threads sets them. An error of the body
     comes first; func's is raised when the body ends without one."""
     with ThreadPoolExecutor(1) as pool, one_blas_thread(), compiled_threads(1):

@@ -53,9 +53,15 @@ class _Rows:
     """The rows x̃_i = (x_i, bias) of X in the core's layout."""
 
     def __init__(self, X, bias: float):
+        self.X, self.bias = X, bias
         self.layout = row_layout(X, bias)
         self.n, self.n_weights = X.shape[0], X.shape[1] + 1
         self.none = np.zeros(0)
+
+    def __reduce__(self):
+        # the layout is the core's view of X's memory, which cannot travel: X does (a cluster
+        # moves a block's loss between workers), and is viewed again where it lands
+        return _Rows, (self.X, self.bias)
 
     def dot(self, v):
         """X̃ v (one value per row)."""

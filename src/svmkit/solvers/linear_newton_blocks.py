@@ -129,9 +129,10 @@ class BlockL2Loss:
         return linear - 0.5 * float(w_alpha @ w_alpha) - sum(p[2] for p in parts)
 
 
-def block_newton(cluster, parts, n_weights, bias, form, tol, max_iter, epsilon=0.0, regression=False):
-    """(w, Newton steps, (primal, dual, gap)) of -s 2 / -s 11 over the blocks `parts`."""
-    problem = BlockL2Loss(cluster, parts, bias, form, epsilon, regression)
+def block_newton(cluster, parts, n_weights, bias, form, tol, max_iter, epsilon=None):
+    """(w, Newton steps, (primal, dual, gap)) over the blocks `parts`: -s 11 with the band
+    `epsilon`, or -s 2 when it is None."""
+    problem = BlockL2Loss(cluster, parts, bias, form, epsilon or 0.0, epsilon is not None)
     result = minimise(problem, n_weights, tol, max_iter)
     dual = problem.dual(result.w)
     return result.w, result.n_iter, (result.objective, dual, result.objective - dual)
