@@ -67,13 +67,13 @@ struct Dual {
 
     // Ask for the memory of the variable AHEAD positions on: its record, group and row (and,
     // for CSR rows, the row pointer of the one after).
-    template <class L> SVMKIT_ASK void ask_ahead(const L &x, i64 s, i64 active) const {
+    template <class L> LINEAR_ASK void ask_ahead(const L &x, i64 s, i64 active) const {
         if (s + AHEAD >= active)
             return;
         const i64 k = index[size_t(s + AHEAD)];
-        SVMKIT_PREFETCH(record.data() + k * width);
-        SVMKIT_PREFETCH(record.data() + (k + 1) * width - 1);
-        SVMKIT_PREFETCH(group + k);
+        LINEAR_PREFETCH(record.data() + k * width);
+        LINEAR_PREFETCH(record.data() + (k + 1) * width - 1);
+        LINEAR_PREFETCH(group + k);
         if (s + 2 * AHEAD < active)
             x.ask_pointer(index[size_t(s + 2 * AHEAD)]);
         x.ask(k);
