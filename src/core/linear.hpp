@@ -43,6 +43,17 @@ inline double py_min(double a, double b) { return b < a ? b : a; }
 #define LINEAR_ASK inline
 #endif
 
+// Ask for every cache line of [begin, end): the hardware prefetcher, which would follow a row
+// once it is read, starts too late for a row visited in a random order (a9a dense: 225 ns a
+// visit asking for the first and last lines, 140 ns asking for all).
+template <class T> LINEAR_ASK void ask_span(const T *begin, const T *end) {
+    const char *p = reinterpret_cast<const char *>(begin), *q = reinterpret_cast<const char *>(end);
+    for (; p < q; p += 64)
+        LINEAR_PREFETCH(p);
+    if (q > reinterpret_cast<const char *>(begin))
+        LINEAR_PREFETCH(q - 1);
+}
+
 // When a solver stops: its tolerance, its passes at most, and the seed of its random order.
 struct Stop {
     double tol;
@@ -99,10 +110,7 @@ struct Dense {
         for (i64 j = 0; j < n_features; ++j)
             w[j] += d * r[j] * r[j];
     }
-    LINEAR_ASK void ask(i64 k) const {
-        LINEAR_PREFETCH(x + k * n_features);
-        LINEAR_PREFETCH(x + (k + 1) * n_features - 1);
-    }
+    LINEAR_ASK void ask(i64 k) const { ask_span(x + k * n_features, x + (k + 1) * n_features); }
     LINEAR_ASK void ask_pointer(i64) const {}
 };
 
@@ -138,11 +146,9 @@ template <class V, class I> struct Csr {
             w[indices[p]] += d * data[p] * data[p];
     }
     LINEAR_ASK void ask(i64 k) const {
-        const u64 first = indptr[k], last = indptr[k + 1] - 1;
-        LINEAR_PREFETCH(data + first);
-        LINEAR_PREFETCH(indices + first);
-        LINEAR_PREFETCH(data + last);
-        LINEAR_PREFETCH(indices + last);
+        const u64 first = indptr[k], end = indptr[k + 1];
+        ask_span(data + first, data + end);
+        ask_span(indices + first, indices + end);
     }
     LINEAR_ASK void ask_pointer(i64 k) const { LINEAR_PREFETCH(indptr + k); }
 };
@@ -177,10 +183,7 @@ template <class I> struct Pattern {
         for (u64 p = indptr[i]; p < end; ++p)
             w[indices[p]] += d;
     }
-    LINEAR_ASK void ask(i64 k) const {
-        LINEAR_PREFETCH(indices + indptr[k]);
-        LINEAR_PREFETCH(indices + (indptr[k + 1] - 1));
-    }
+    LINEAR_ASK void ask(i64 k) const { ask_span(indices + indptr[k], indices + indptr[k + 1]); }
     LINEAR_ASK void ask_pointer(i64 k) const { LINEAR_PREFETCH(indptr + k); }
 };
 

@@ -80,8 +80,11 @@ struct Dual {
     }
 };
 
+// Compiled once, without SVMKIT_CLONES: the AVX-512 clone's row dot measured slower on rows in
+// cache (diabetes' regression dual 45 %, digits' 12 %) and no faster on a9a, where a pass waits
+// on memory.
 template <class L>
-SVMKIT_CLONES i64 classify(const L &rows, const RowTables &t, const Stop &stop, double *w, double *alpha) {
+i64 classify(const L &rows, const RowTables &t, const Stop &stop, double *w, double *alpha) {
     const L x = rows;  // a local copy: the updates of w cannot change its bias or pointers
     const i64 n = i64(t.norms.shape(0));
     const double *sign = t.sign.data(), *upper = t.upper.data(), *diag = t.diag.data();
@@ -147,8 +150,8 @@ SVMKIT_CLONES i64 classify(const L &rows, const RowTables &t, const Stop &stop, 
 }
 
 template <class L>
-SVMKIT_CLONES i64 regress(const L &rows, const RowTables &t, const double *y, double epsilon, const Stop &stop,
-                          double *w, double *beta_out) {
+i64 regress(const L &rows, const RowTables &t, const double *y, double epsilon, const Stop &stop, double *w,
+            double *beta_out) {
     const L x = rows;  // a local copy: the updates of w cannot change its bias or pointers
     const i64 n = i64(t.norms.shape(0));
     const double *upper = t.upper.data(), *diag = t.diag.data();
