@@ -22,24 +22,37 @@ inline double py_min(double a, double b) { return b < a ? b : a; }
 
 // A hint that p will be read soon (read, high locality); any address, even out of range, is harmless.
 #if defined(__GNUC__)
-#define SVMKIT_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+#define LINEAR_PREFETCH(p) __builtin_prefetch((p), 0, 3)
 #else
-#define SVMKIT_PREFETCH(p) ((void)(p))
+#define LINEAR_PREFETCH(p) ((void)(p))
 #endif
 
+// The sparse rows' loops unrolled by 4 (GCC does not unroll by default): short rows (a9a's 14
+// entries) spend less on the loop itself, a9a's row products 10 % faster; the sums keep their order.
 #if defined(__GNUC__) && !defined(__clang__)
-#define SVMKIT_UNROLL _Pragma("GCC unroll 4")
+#define LINEAR_UNROLL _Pragma("GCC unroll 4")
 #else
-#define SVMKIT_UNROLL
+#define LINEAR_UNROLL
 #endif
 
 // For the functions that only prefetch: GCC takes a function made of prefetches and loads for
 // one without side effects and drops its calls, unless it is inlined first.
 #if defined(__GNUC__)
-#define SVMKIT_ASK inline __attribute__((always_inline))
+#define LINEAR_ASK inline __attribute__((always_inline))
 #else
-#define SVMKIT_ASK inline
+#define LINEAR_ASK inline
 #endif
+
+// Ask for every cache line of [begin, end): the hardware prefetcher, which would follow a row
+// once it is read, starts too late for a row visited in a random order (a9a dense: 225 ns a
+// visit asking for the first and last lines, 140 ns asking for all).
+template <class T> LINEAR_ASK void ask_span(const T *begin, const T *end) {
+    const char *p = reinterpret_cast<const char *>(begin), *q = reinterpret_cast<const char *>(end);
+    for (; p < q; p += 64)
+        LINEAR_PREFETCH(p);
+    if (q > reinterpret_cast<const char *>(begin))
+        LINEAR_PREFETCH(q - 1);
+}
 
 // When a solver stops: its tolerance, its passes at most, and the seed of its random order.
 struct Stop {
@@ -97,11 +110,8 @@ struct Dense {
         for (i64 j = 0; j < n_features; ++j)
             w[j] += d * r[j] * r[j];
     }
-    SVMKIT_ASK void ask(i64 k) const {
-        SVMKIT_PREFETCH(x + k * n_features);
-        SVMKIT_PREFETCH(x + (k + 1) * n_features - 1);
-    }
-    SVMKIT_ASK void ask_pointer(i64) const {}
+    LINEAR_ASK void ask(i64 k) const { ask_span(x + k * n_features, x + (k + 1) * n_features); }
+    LINEAR_ASK void ask_pointer(i64) const {}
 };
 
 // CSR with values V (float32 when that holds them exactly: fewer bytes for a random-order pass
@@ -116,7 +126,7 @@ template <class V, class I> struct Csr {
     double dot(const double *w, i64 i) const {
         const u64 end = indptr[i + 1];
         double s = w[n_features] * bias;
-        SVMKIT_UNROLL
+        LINEAR_UNROLL
         for (u64 p = indptr[i]; p < end; ++p)
             s += w[indices[p]] * data[p];
         return s;
@@ -124,25 +134,23 @@ template <class V, class I> struct Csr {
     void axpy(double d, double *w, i64 i) const {
         const u64 end = indptr[i + 1];
         w[n_features] += d * bias;
-        SVMKIT_UNROLL
+        LINEAR_UNROLL
         for (u64 p = indptr[i]; p < end; ++p)
             w[indices[p]] += d * data[p];
     }
     void axpy_square(double d, double *w, i64 i) const {
         const u64 end = indptr[i + 1];
         w[n_features] += d * bias * bias;
-        SVMKIT_UNROLL
+        LINEAR_UNROLL
         for (u64 p = indptr[i]; p < end; ++p)
             w[indices[p]] += d * data[p] * data[p];
     }
-    SVMKIT_ASK void ask(i64 k) const {
-        const u64 first = indptr[k], last = indptr[k + 1] - 1;
-        SVMKIT_PREFETCH(data + first);
-        SVMKIT_PREFETCH(indices + first);
-        SVMKIT_PREFETCH(data + last);
-        SVMKIT_PREFETCH(indices + last);
+    LINEAR_ASK void ask(i64 k) const {
+        const u64 first = indptr[k], end = indptr[k + 1];
+        ask_span(data + first, data + end);
+        ask_span(indices + first, indices + end);
     }
-    SVMKIT_ASK void ask_pointer(i64 k) const { SVMKIT_PREFETCH(indptr + k); }
+    LINEAR_ASK void ask_pointer(i64 k) const { LINEAR_PREFETCH(indptr + k); }
 };
 
 // CSR whose every stored value is 1: no values read, no multiplications (a9a's passes 16–22 %
@@ -156,7 +164,7 @@ template <class I> struct Pattern {
     double dot(const double *w, i64 i) const {
         const u64 end = indptr[i + 1];
         double s = w[n_features] * bias;
-        SVMKIT_UNROLL
+        LINEAR_UNROLL
         for (u64 p = indptr[i]; p < end; ++p)
             s += w[indices[p]];
         return s;
@@ -164,22 +172,19 @@ template <class I> struct Pattern {
     void axpy(double d, double *w, i64 i) const {
         const u64 end = indptr[i + 1];
         w[n_features] += d * bias;
-        SVMKIT_UNROLL
+        LINEAR_UNROLL
         for (u64 p = indptr[i]; p < end; ++p)
             w[indices[p]] += d;
     }
     void axpy_square(double d, double *w, i64 i) const {
         const u64 end = indptr[i + 1];
         w[n_features] += d * bias * bias;
-        SVMKIT_UNROLL
+        LINEAR_UNROLL
         for (u64 p = indptr[i]; p < end; ++p)
             w[indices[p]] += d;
     }
-    SVMKIT_ASK void ask(i64 k) const {
-        SVMKIT_PREFETCH(indices + indptr[k]);
-        SVMKIT_PREFETCH(indices + (indptr[k + 1] - 1));
-    }
-    SVMKIT_ASK void ask_pointer(i64 k) const { SVMKIT_PREFETCH(indptr + k); }
+    LINEAR_ASK void ask(i64 k) const { ask_span(indices + indptr[k], indices + indptr[k + 1]); }
+    LINEAR_ASK void ask_pointer(i64 k) const { LINEAR_PREFETCH(indptr + k); }
 };
 
 using Layout = std::variant<Dense, Csr<double, u32>, Csr<float, u32>, Csr<double, u64>, Csr<float, u64>,

@@ -53,12 +53,17 @@ def _parts(X):
 
 def row_layout(X, bias: float):
     """X's rows (x_i, bias) in the core's layout (`svmkit._core.linear.Rows`)."""
-    dense, data, indices, indptr = _parts(X)
+    return _layout(_parts(X), X.shape[1], bias)
+
+
+def _layout(parts, n_features: int, bias: float):
+    """The core's rows over `_parts`' arrays (kept, not copied)."""
+    dense, data, indices, indptr = parts
     if dense is not None:
         return linear.dense_rows(dense, float(bias))
     if data is None:
-        return linear.pattern_rows(indices, indptr, X.shape[1], float(bias))
-    return linear.csr_rows(data, indices, indptr, X.shape[1], float(bias))
+        return linear.pattern_rows(indices, indptr, n_features, float(bias))
+    return linear.csr_rows(data, indices, indptr, n_features, float(bias))
 
 
 def _tables(X, groups, classifying):

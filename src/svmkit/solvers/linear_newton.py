@@ -28,7 +28,7 @@ import numpy as np
 
 from svmkit._core import linear
 from svmkit._threads import one_blas_thread
-from svmkit.solvers.dcd import row_layout
+from svmkit.solvers.dcd import _layout, _parts
 
 #: Armijo's constant and the line search's halvings at most (LIBLINEAR's).
 ARMIJO = 0.01
@@ -53,15 +53,19 @@ class _Rows:
     """The rows x̃_i = (x_i, bias) of X in the core's layout."""
 
     def __init__(self, X, bias: float):
-        self.X, self.bias = X, bias
-        self.layout = row_layout(X, bias)
+        self.parts, self.bias = _parts(X), float(bias)
         self.n, self.n_weights = X.shape[0], X.shape[1] + 1
         self.none = np.zeros(0)
+        self.layout = _layout(self.parts, self.n_weights - 1, self.bias)
 
-    def __reduce__(self):
-        # the layout is the core's view of X's memory, which cannot travel: X does (a cluster
-        # moves a block's loss between workers), and is viewed again where it lands
-        return _Rows, (self.X, self.bias)
+    def __getstate__(self):
+        """The arrays without the core's view of them, which does not pickle: a cluster's
+        worker may send a block's rows to another."""
+        return {name: value for name, value in self.__dict__.items() if name != "layout"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.layout = _layout(self.parts, self.n_weights - 1, self.bias)
 
     def dot(self, v):
         """X̃ v (one value per row)."""
