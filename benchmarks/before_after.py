@@ -4,13 +4,13 @@ its warm-up), then each benchmark's svmkit measurement run with the earlier tree
 with this tree's, alternately, the fastest of --rounds of each printed side by side. Where both
 fits report them, their dual objectives, intercepts and pair updates are compared too.
 
-    python benchmarks/before_after.py [--base REF] [--rounds 3]
+    python benchmarks/before_after.py [--base REF] [--rounds 3] [--cases a9a,w8a]
 
 The earlier tree is a git worktree of REF under build/before-after/; both trees' benchmarks are
 this tree's scripts, each measurement in a fresh process (`--worker`), the trees' sources put
 first on PYTHONPATH. A tree of Numba loops needs `numba` installed beside this one's
 dependencies; a tree with the core needs CMake and nanobind (the build's own requirements).
-Cases: bench_svc a9a and SVR cadata (fit seconds), a9a.t and w8a's test set (predict seconds),
+Cases: bench_svc a9a and SVR cadata (fit seconds), a9a.t and w8a's 20 % (predict seconds),
 bench_ridge's single fit at N = 10,000, bench_grid svmguide1 (the search's seconds),
 bench_linear a9a (both losses).
 """
@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from _results import write  # beside this script, whose folder is on sys.path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +39,7 @@ CASES = [
     ("SVC a9a fit", "bench_svc.py", ("a9a", "svmkit"), "fit"),
     ("SVR cadata fit", "bench_svc.py", ("SVR cadata (80/20)", "svmkit"), "fit"),
     ("SVC a9a.t predict", "bench_svc.py", ("a9a", "svmkit"), "predict"),
-    ("SVC w8a.t predict", "bench_svc.py", ("w8a", "svmkit"), "predict"),
+    ("SVC w8a (80/20) predict", "bench_svc.py", ("w8a (80/20)", "svmkit"), "predict"),
     ("KernelRidge N=10,000", "bench_ridge.py", ("single", 10000, "svmkit", 2000), "seconds"),
     ("SVMSearchCV svmguide1", "bench_grid.py", ("svmguide1 (scaled)", "svmkit"), "seconds"),
     ("LinearSVC a9a squared hinge", "bench_linear.py", ("a9a", "squared_hinge", "svmkit", 1.0, 0.01), "seconds"),
@@ -79,14 +81,19 @@ def _prepare(tree: Path) -> tuple[str, float]:
 
 def _compare(details: dict) -> str:
     """The largest relative difference of the trees' objectives and intercepts, and the ratio
-    of their pair updates, when both fits report them."""
+    of their pair updates (or passes), when both fits report them."""
     before, after = details.values()
-    if not before or not after or "objective" not in before or "objective" not in after:
+    keys = [k for k in ("objective", "intercept") if k in before and k in after]
+    if not keys:
         return ""
-    rel = max(abs(a - b) / max(abs(b), 1e-300) for key in ("objective", "intercept")
-              for a, b in zip(after[key], before[key]))
-    iters = sum(after["n_iter"]) / max(1, sum(before["n_iter"]))
-    return f"objective, intercept rel. diff {rel:.1e}; pair updates after/before {iters:.4f}"
+    values = {k: (np.ravel(after[k]), np.ravel(before[k])) for k in keys}
+    rel = max(float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300))) for a, b in values.values())
+    text = f"{', '.join(keys)} rel. diff {rel:.1e}"
+    for k in ("n_iter", "passes"):
+        if k in before and k in after:
+            a, b = np.ravel(after[k]), np.ravel(before[k])
+            text += f"; {k} after/before {a.sum() / max(1, b.sum()):.4f}"
+    return text
 
 
 def _measure(tree: Path, script: str, args, key: str):
@@ -102,6 +109,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default="HEAD~1", help="the earlier commit")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cases", default="", help="comma-separated substrings of the cases' labels")
     args = parser.parse_args(argv)
     base_sha = subprocess.run(["git", "rev-parse", "--short", args.base], cwd=ROOT, check=True,
                               capture_output=True, text=True).stdout.strip()
@@ -117,7 +125,10 @@ def main(argv=None):
     table = []
     print("| case | " + " | ".join(trees) + " | after / before | every round (before; after) | fits |")
     print("|---|---|---|---|---|---|")
+    wanted = [w for w in args.cases.split(",") if w]
     for label, script, worker_args, key in CASES:
+        if wanted and not any(w in label for w in wanted):
+            continue
         times = {name: [] for name in trees}
         details = {name: {} for name in trees}
         for _ in range(args.rounds):
