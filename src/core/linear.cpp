@@ -58,7 +58,7 @@ Rows csr_rows(Vec<const V> data, Vec<const I> indices, Vec<const u64> indptr, i6
 template <class I> Rows pattern_rows(Vec<const I> indices, Vec<const u64> indptr, i64 n_features, double bias) {
     check_csr(indices, indptr, n_features);
     Rows rows;
-    rows.layout = Pattern<I>{indices.data(), indptr.data(), n_features, bias};
+    rows.layout = Pattern<I>{nullptr, indices.data(), indptr.data(), n_features, bias};
     rows.n_rows = i64(indptr.shape(0)) - 1;
     rows.n_features = n_features;
     rows.parts[1] = nb::ndarray<>(indices);
