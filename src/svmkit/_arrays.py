@@ -17,6 +17,16 @@ def to_host(a):
     return a
 
 
+def as_indices(a) -> np.ndarray:
+    """`a` as the compiled core takes indices: C-contiguous int64 (itself when it is one)."""
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def as_float64(a) -> np.ndarray:
+    """`a` as the compiled core takes values: C-contiguous float64 (itself when it is one)."""
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
 def densify(a):
     """A SciPy sparse matrix as a dense array; anything else unchanged."""
     return a.toarray() if sp.issparse(a) else a

@@ -6,20 +6,11 @@ nnz(a) × (nonzeros per column of B), far below a dense product's d × n_B when 
 sparse, as on text-like data (a9a, w8a).
 """
 
-import numpy as np
-
+from svmkit._arrays import as_float64, as_indices
 from svmkit._core import kernels as _kernels
-
-
-def _index(a):
-    return np.ascontiguousarray(a, dtype=np.int64)
-
-
-def _values(a):
-    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 def sparse_inner_rows(a_indptr, a_indices, a_data, rows, b_indptr, b_indices, b_data, out):
     """out[r, s] += <A[rows[r]], B[s]> (float64), with A in CSR and B in CSC parts."""
-    _kernels.sparse_inner_rows(_index(a_indptr), _index(a_indices), _values(a_data), _index(rows), _index(b_indptr),
-                               _index(b_indices), _values(b_data), out)
+    _kernels.sparse_inner_rows(as_indices(a_indptr), as_indices(a_indices), as_float64(a_data), as_indices(rows),
+                               as_indices(b_indptr), as_indices(b_indices), as_float64(b_data), out)

@@ -9,6 +9,7 @@ the loops vectorise; a library `exp` call would not.
 
 import numpy as np
 
+from svmkit._arrays import as_float64, as_indices
 from svmkit._core import kernels as _kernels
 from svmkit._threads import compiled_thread_count
 
@@ -33,11 +34,6 @@ def _values(a):
     return np.ascontiguousarray(a, dtype=a.dtype if a.dtype in (np.float32, np.float64) else np.float64)
 
 
-def _rows(a):
-    """Row numbers as the compiled loops take them."""
-    return np.ascontiguousarray(a, dtype=np.int64)
-
-
 def refine_rbf_rows(out, out_rows, idx, X, sq, gamma, noise):
     """Recompute in float64, from the differences themselves, the RBF values of rows `idx`
     (written to rows `out_rows` of `out`) whose squared distance d² came from a float32 inner
@@ -45,16 +41,15 @@ def refine_rbf_rows(out, out_rows, idx, X, sq, gamma, noise):
     is mostly rounding: identical rows would get K ≈ 1 − γ·noise·2||a||², not 1, and at
     large C their opposite labels a Q_FF that is not singular. X: the float64 rows, sq the
     squared norms the GEMM saw (of the centred rows)."""
-    _kernels.refine_rbf_rows(out, _rows(out_rows), _rows(idx), np.ascontiguousarray(X, dtype=np.float64),
-                             np.ascontiguousarray(sq, dtype=np.float64), float(gamma), float(noise))
+    _kernels.refine_rbf_rows(out, as_indices(out_rows), as_indices(idx), as_float64(X), as_float64(sq), float(gamma),
+                             float(noise))
 
 
 def rbf_rows_direct(Xt, idx, gamma, out, out_rows):
     """Write the RBF kernel rows of the points `idx` against every column of Xt (features ×
     points, float64) into rows `out_rows` of `out`, from the differences themselves."""
     size = 0 if idx.shape[0] * Xt.shape[1] <= SERIAL_ELEMENTS else _chunk_rows(idx.shape[0])
-    _kernels.rbf_rows_direct(np.ascontiguousarray(Xt, dtype=np.float64), _rows(idx), float(gamma), out,
-                             _rows(out_rows), size)
+    _kernels.rbf_rows_direct(as_float64(Xt), as_indices(idx), float(gamma), out, as_indices(out_rows), size)
 
 
 def finish_block(P, a_sq, b_sq, spec, out, out_rows):
@@ -66,7 +61,7 @@ def finish_block(P, a_sq, b_sq, spec, out, out_rows):
     P = _values(P)
     if spec.transform == RBF:
         _kernels.finish_rbf(P, np.ascontiguousarray(a_sq, dtype=P.dtype), np.ascontiguousarray(b_sq, dtype=P.dtype),
-                            float(spec.gamma), out, _rows(out_rows), _chunk_rows(P.shape[0]))
+                            float(spec.gamma), out, as_indices(out_rows), _chunk_rows(P.shape[0]))
     else:
         _kernels.finish_other(P, int(spec.transform), float(spec.gamma), float(spec.coef0), float(spec.degree), out,
-                              _rows(out_rows))
+                              as_indices(out_rows))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from svmkit._arrays import as_float64, as_indices
 from svmkit._core import smo as _smo
 from svmkit.solvers._smo_block import Block, InnerSettings
 
@@ -20,14 +21,6 @@ _INT64_MAX = int(np.iinfo(np.int64).max)
 
 def _rows(store):
     return np.ascontiguousarray(store, dtype=np.float32)
-
-
-def _index(a):
-    return np.ascontiguousarray(a, dtype=np.int64)
-
-
-def _values(a):
-    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 def _in_place(a):
@@ -41,7 +34,8 @@ def update_gradient(G, store, pos, coef, kidx, y):
     """G_j += y_j Σ_b coef_b K(b, kidx_j) for every variable j, coef_b = y_b Δα_b; the kernel
     row of moved variable b is row pos[b] of `store`. G is updated in place."""
     out = _in_place(G)
-    _smo.update_gradient(out, _rows(store), _index(pos), _values(coef), _index(kidx), _values(y))
+    _smo.update_gradient(out, _rows(store), as_indices(pos), as_float64(coef), as_indices(kidx),
+                         as_float64(y))
     if out is not G:
         G[...] = out
 
@@ -55,8 +49,8 @@ def inner_smo(block: Block, settings: InnerSettings) -> int:
     if q == 0:
         return 0
     scratch = settings.scratch if settings.scratch is not None else np.empty((q, q), dtype=np.float32)
-    solver = _smo.BlockSolver(_rows(block.store), _index(block.pos), _index(block.kidx), _values(block.y),
-                              _values(block.U), _values(block.QD), scratch)
+    solver = _smo.BlockSolver(_rows(block.store), as_indices(block.pos), as_indices(block.kidx),
+                              as_float64(block.y), as_float64(block.U), as_float64(block.QD), scratch)
     stop = settings.stop.view(np.uint8) if settings.stop.dtype == np.bool_ else settings.stop
     alpha, G = _in_place(block.alpha), _in_place(block.G)
     n_iter = solver.solve(alpha, G, _smo.Settings(float(settings.eps), min(int(settings.max_iter), _INT64_MAX),
