@@ -8,8 +8,10 @@ number per data set and given to every system; tol 1e-3; each system's default c
 Every (data set, system) runs in its own process, one after another, so no system inherits
 another's memory or threads, and a peer that runs past --timeout seconds is reported as such
 instead of stalling the run. Prints one row per data set and system: fit and predict seconds,
-accuracy (classification) or test MSE (regression), #SV, and the ratios of scikit-learn's and
-scikit-learn-intelex's times to this system's.
+accuracy (classification) or test MSE (regression), #SV, the ratios of scikit-learn's and
+scikit-learn-intelex's times to this system's, and for svmkit the Gram floor: the seconds of one
+float32 GEMM of its support vectors' rows against every training row (`gram_floor`), timed in
+the same process after the fit, with the fit's multiple of it.
 """
 
 from __future__ import annotations
@@ -113,6 +115,11 @@ def _n_sv(m):
     return int(np.sum(m.n_sv))
 
 
+def _support(m):
+    """svmkit's support-vector row indices (for the Gram floor), None for the peers."""
+    return np.asarray(m.support_) if hasattr(m, "objective_") else None
+
+
 def _solution(m):
     """svmkit's dual objective(s), intercept(s) and pair updates, to compare two builds' fits."""
     if not hasattr(m, "objective_"):
@@ -127,7 +134,7 @@ def _timed(m, Xtr, ytr, Xte):
     fit = time.perf_counter() - t
     t = time.perf_counter()
     pred = m.predict(Xte)
-    return fit, time.perf_counter() - t, np.asarray(pred), _n_sv(m), _solution(m)
+    return fit, time.perf_counter() - t, np.asarray(pred), _n_sv(m), _solution(m), _support(m)
 
 
 def run_libsvm(model, Xtr, ytr, Xte, gamma, cache):
@@ -148,7 +155,7 @@ def run_libsvm(model, Xtr, ytr, Xte, gamma, cache):
         row = slice(Xte.indptr[i], Xte.indptr[i + 1])
         xi, _ = gen_svm_nodearray((Xte.indices[row], Xte.data[row]))
         labels.append(libsvm.svm_predict(fitted, xi))
-    return fit, time.perf_counter() - t, np.asarray(labels), fitted.get_nr_sv(), {}
+    return fit, time.perf_counter() - t, np.asarray(labels), fitted.get_nr_sv(), {}, None
 
 
 def run_system(system, model, Xtr, ytr, Xte, gamma, cache=None):
@@ -178,14 +185,34 @@ def warm_up(system):
         svmkit.SVC().fit(X, y).predict(X)
 
 
+#: Support-vector rows per GEMM of the Gram floor (bounds its buffer: 2,048 × n float32).
+_FLOOR_ROWS = 2048
+
+
+def gram_floor(X, support) -> float:
+    """Seconds of the float32 GEMM of the support vectors' rows against every training row,
+    X_sv X_trᵀ, on every core (a block of rows at a time into one buffer): the work any exact
+    solver does at least once, each support vector's kernel row being needed for the gradient."""
+    X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float32)
+    S = X[support]
+    out = np.empty((min(_FLOOR_ROWS, S.shape[0]), X.shape[0]), dtype=np.float32)
+    np.matmul(S[: out.shape[0]], X.T, out=out)  # the buffer's pages faulted in outside the timing
+    t = time.perf_counter()
+    for lo in range(0, S.shape[0], _FLOOR_ROWS):
+        block = S[lo:lo + _FLOOR_ROWS]
+        np.matmul(block, X.T, out=out[: block.shape[0]])
+    return time.perf_counter() - t
+
+
 def worker(set_name, system, cache=None):
     model, load = SETS[set_name]
     Xtr, ytr, Xte, yte = load()
     gamma = _scale_gamma(Xtr)
     warm_up(system)
-    fit, pred_t, pred, nsv, solution = run_system(system, model, Xtr, ytr, Xte, gamma, cache)
+    fit, pred_t, pred, nsv, solution, support = run_system(system, model, Xtr, ytr, Xte, gamma, cache)
     score = float(np.mean((pred - yte) ** 2)) if model == "svr" else float(100 * np.mean(pred == yte))
-    print(json.dumps({"fit": fit, "predict": pred_t, "score": score, "n_sv": int(nsv), **solution}))
+    floor = {} if support is None else {"gram_floor": gram_floor(Xtr, support)}
+    print(json.dumps({"fit": fit, "predict": pred_t, "score": score, "n_sv": int(nsv), **solution, **floor}))
 
 
 def _run_isolated(set_name, system, timeout, cache):
@@ -217,24 +244,26 @@ def main(argv=None):
           f"Python {platform.python_version()}, numpy {np.__version__}; cache: "
           f"{'each system its default' if args.cache is None else f'{args.cache:g} MB for every system'}")
     print("| data set | system | fit s | predict s | accuracy % / MSE | #SV | fit vs sklearn | "
-          "predict vs sklearn | fit vs intelex | predict vs intelex |")
-    print("|" + "---|" * 10)
+          "predict vs sklearn | fit vs intelex | predict vs intelex | Gram floor s | fit / floor |")
+    print("|" + "---|" * 12)
     table = []
     for name in wanted:
         rows = {s: _run_isolated(name, s, args.timeout, args.cache) for s in systems}
         ref, ex = rows.get("scikit-learn"), rows.get("sklearn-intelex")
         for sysname, row in rows.items():
             if isinstance(row, str):
-                print(f"| {name} | {sysname} | {row} | | | | | | | |")
+                print(f"| {name} | {sysname} | {row} | | | | | | | | | |")
                 table.append({"set": name, "system": sysname, "error": row})
                 continue
 
             def ratio(base, key):
                 return f"{base[key] / row[key]:.2f}x" if isinstance(base, dict) else "-"
 
+            floor = (f"{row['gram_floor']:.2f} | {row['fit'] / row['gram_floor']:.2f}x" if "gram_floor" in row
+                     else " | ")
             print(f"| {name} | {sysname} | {row['fit']:.2f} | {row['predict']:.3f} | {row['score']:.4g} | "
                   f"{row['n_sv']} | {ratio(ref, 'fit')} | {ratio(ref, 'predict')} | {ratio(ex, 'fit')} | "
-                  f"{ratio(ex, 'predict')} |")
+                  f"{ratio(ex, 'predict')} | {floor} |")
             speedup = {f"{key} {peer}/this": base[key] / row[key] if isinstance(base, dict) else None
                        for peer, base in (("sklearn", ref), ("intelex", ex)) for key in ("fit", "predict")}
             table.append({"set": name, "system": sysname, **row, **speedup})

@@ -8,7 +8,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 
 import svmkit
 from conftest import heart_scale
-from svmkit.kernels.gram import SparseColumns, TrainingKernel, kernel_block, kernel_diag
+from svmkit.kernels.gram import SparseColumns, TrainingKernel, first_equal_rows, kernel_block, kernel_diag
 from svmkit.kernels.kinds import make_kernel
 
 KERNELS = [("linear", {}), ("poly", dict(gamma=0.3, degree=3, coef0=1.0)), ("rbf", dict(gamma=0.2)),
@@ -81,6 +81,44 @@ def test_float32_training_rows_give_identical_rows_a_kernel_of_exactly_one():
     assert same.sum() == X.shape[0] + 10
     assert (out[same] == 1.0).all()
     np.testing.assert_allclose(out, pairwise_kernels(X, metric="rbf", gamma=8.0 / 30), atol=1e-5)
+
+
+@pytest.mark.parametrize("name, params", [("rbf", {"gamma": 0.3}), ("poly", {"gamma": 0.5, "coef0": 1.0, "degree": 3}),
+                                          ("sigmoid", {"gamma": 0.05, "coef0": 0.2}), ("linear", {})])
+@pytest.mark.parametrize("n_centres", [0, 7, 1500])
+def test_dense_products_tiles_equal_the_kernel_matrix_times_w(name, params, n_centres):
+    """Tiles of 64 rows × 1,024 centres, the last ones partial, sum to K(X, C) W."""
+    from svmkit.kernels.gram import row_sq_norms
+    from svmkit.kernels.transforms import dense_products
+
+    rng = np.random.default_rng(0)
+    X, C, W = rng.normal(size=(130, 6)), rng.normal(size=(n_centres, 6)), rng.normal(size=(n_centres, 3))
+    spec = make_kernel(name, X, params.get("gamma", "scale"), params.get("degree", 3), params.get("coef0", 0.0))
+    out = dense_products(X, row_sq_norms(X), C, row_sq_norms(C), spec, W)
+    expected = pairwise_kernels(X, C, metric=name, **params) @ W if n_centres else np.zeros((130, 3))
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_first_equal_rows_points_each_row_at_its_earliest_copy():
+    X = np.array([[1.0, 2.0], [3.0, 0.0], [1.0, 2.0], [0.0, 3.0], [3.0, 0.0], [1.0, 2.0], [2.0, 1.0]])
+    assert first_equal_rows(X).tolist() == [0, 1, 0, 3, 1, 0, 6]
+    assert first_equal_rows(X[[0, 1, 3, 6]]) is None
+    # -0.0 and 0.0 project alike; rows are compared bit for bit, so they stay apart
+    assert first_equal_rows(np.array([[0.0, 1.0], [-0.0, 1.0], [0.0, 1.0]])).tolist() == [0, 1, 0]
+
+
+def test_rows_of_equal_points_share_one_cache_slot():
+    from svmkit.solvers.row_source import CachedRows
+
+    X, _ = heart_scale()
+    X = X.toarray()
+    X = np.vstack([X, X[:30]])
+    rows = CachedRows(TrainingKernel(make_kernel("rbf", X, 0.1), X), cache_size=1.0)
+    store, pos = rows.fetch(np.array([3, X.shape[0] - 27, 5]))
+    assert pos[0] == pos[1] != pos[2]
+    assert rows.computed_rows == 2
+    np.testing.assert_allclose(store[pos[1]], pairwise_kernels(X[-27:-26], X, metric="rbf", gamma=0.1)[0],
+                               atol=1e-6)
 
 
 @pytest.mark.parametrize("threads", ["serial", "parallel"])

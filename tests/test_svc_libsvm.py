@@ -96,6 +96,17 @@ def test_batched_working_set_with_tiny_cache_reaches_libsvm_optimum(capfd):
     assert np.array_equal(np.flatnonzero(res.alpha > 0), libsvm_support(model, order))
 
 
+def test_duplicated_rows_through_an_evicting_cache_reach_libsvm_optimum(capfd):
+    """Equal training rows share one cached kernel row; with a cache that must evict, the
+    batched solver still reaches LIBSVM's optimum and support set."""
+    X, y = DATASETS["breast_cancer"]()
+    X, y = np.vstack([X, X[::3], X[::5]]), np.r_[y, y[::3], y[::5]]
+    opts = _kernel_options("rbf", X)
+    ours = svmkit.SVC(C=10.0, cache_size=0.5, **opts).fit(X, y)
+    model, objs, order = libsvm_train(X, y, f"-s 0 -t 2 -g {opts['gamma']!r} -c 10 -e 0.001", capfd)
+    assert_pairs_match_libsvm(ours, model, objs, order, X)
+
+
 def _svmguide1_half():
     X, y = svmkit.load_svmlight(Path(__file__).parents[1] / "data" / "svmguide1")
     return svmkit.LibsvmScaler(-1.0, 1.0).fit_transform(X.toarray())[::2], y[::2]

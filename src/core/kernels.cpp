@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 // Clones of the hot rows beyond SVMKIT_CLONES's. The RBF rows fuse multiply-adds: AVX-512F
 // implies FMA, AVX2 does not, so their middle clone is x86-64-v3 (AVX2 with FMA); without FMA,
@@ -32,7 +33,7 @@ namespace svmkit {
 
 namespace {
 
-constexpr int POLY = 1, SIGMOID = 3;
+constexpr int POLY = 1, RBF = 2, SIGMOID = 3;
 
 constexpr double LN2 = 0.6931471805599453;  // the double nearest ln 2
 // 1/i!, i = 0 … 11: e^r's Taylor coefficients
@@ -135,8 +136,8 @@ constexpr i64 DIRECT_TILE = 512;
 SVMKIT_EACH_OUT(SVMKIT_DIRECT_ROW)
 #undef SVMKIT_DIRECT_ROW
 
-// The kernels other than RBF: which (code) and their parameters.
-struct Other {
+// A kernel: which (code: LINEAR 0, POLY, RBF, SIGMOID) and its parameters.
+struct KernelParams {
     int code;
     double gamma, coef0, degree;
 };
@@ -146,7 +147,7 @@ struct Other {
 // which they run faster from (5 % for pow) than from a loop that computes each in turn.
 constexpr i64 OTHER_TILE = 256;
 #define SVMKIT_OTHER_ROW(P, O)                                                                     \
-    SVMKIT_AVX2_CLONES void other_row(const P *p, const Other &k, O *out, i64 n) {                    \
+    SVMKIT_AVX2_CLONES void other_row(const P *p, const KernelParams &k, O *out, i64 n) {                    \
         if (k.code != POLY && k.code != SIGMOID) {                                                 \
             if (!std::is_same<P, O>::value || static_cast<const void *>(out) != p)                 \
                 for (i64 j = 0; j < n; ++j)                                                        \
@@ -237,7 +238,7 @@ void finish_other(Mat<const P> Pm, int code, double gamma, double coef0, double 
     const P *p = Pm.data();
     const i64 *rows = out_rows.data();
     O *o = out.data();
-    const Other params{code, gamma, coef0, degree};
+    const KernelParams params{code, gamma, coef0, degree};
 #pragma omp parallel for num_threads(threads()) schedule(static)
     for (i64 r = 0; r < q; ++r)
         other_row(p + r * n, params, o + rows[r] * n, n);
@@ -264,6 +265,10 @@ void rbf_rows_direct(Mat<const double> Xt, Vec<const i64> idx, double gamma, Mat
     }
 }
 
+// Columns a refinement pass counts at once: a row with a close pair (its own column, when the
+// point is a training row, and any copy of it) is looked at value by value in that tile only.
+constexpr i64 REFINE_TILE = 256;
+
 template <class O>
 void refine_rbf_rows(Mat<O> out, Vec<const i64> out_rows, Vec<const i64> idx, Mat<const double> X,
                      Vec<const double> sq, double gamma, double noise) {
@@ -286,11 +291,14 @@ void refine_rbf_rows(Mat<O> out, Vec<const i64> out_rows, Vec<const i64> idx, Ma
         O *row = o + rows[r] * n;
         // no value below this one is close enough to look at; most rows have none above it
         const double floor = std::exp(-gamma * noise * (s2[i] + sq_max));
-        if (count_above(row, n, floor) == 0)
-            continue;
-        for (i64 j = 0; j < n; ++j)
-            if (double(row[j]) > floor && double(-std::log(row[j])) < gamma * noise * (s2[i] + s2[j]))
-                row[j] = O(std::exp(-gamma * sq_distance(x + i * d, x + j * d, d)));
+        for (i64 lo = 0; lo < n; lo += REFINE_TILE) {
+            const i64 hi = std::min(n, lo + REFINE_TILE);
+            if (count_above(row + lo, hi - lo, floor) == 0)
+                continue;
+            for (i64 j = lo; j < hi; ++j)
+                if (double(row[j]) > floor && double(-std::log(row[j])) < gamma * noise * (s2[i] + s2[j]))
+                    row[j] = O(std::exp(-gamma * sq_distance(x + i * d, x + j * d, d)));
+        }
     }
 }
 
@@ -336,6 +344,51 @@ void sparse_inner_rows(Vec<const i64> a_indptr, Vec<const i64> a_indices, Vec<co
         }
     }
     require(!bad, "b_indices holds a row out of out's columns");
+}
+
+// Rows and columns of one tile of kernel values at prediction: 64 × 1,024 float64 (512 KB) stay
+// in a core's cache from their GEMM through their transform to their product with W.
+constexpr i64 PRODUCT_ROWS = 64, PRODUCT_COLS = 1024;
+
+// out = K(X, C) W for dense rows: by tiles of rows (threads take them in turn) and of centres,
+// each tile's values a GEMM, the kernel's transform and a GEMM with W's rows of those centres.
+void dense_products(Mat<const double> X, Vec<const double> x_sq, Mat<const double> C, Vec<const double> c_sq,
+                    Mat<const double> W, const KernelParams &k, Mat<double> out) {
+    const i64 n = i64(X.shape(0)), d = i64(X.shape(1)), m = i64(C.shape(0)), t = i64(W.shape(1));
+    require(i64(C.shape(1)) == d, "X and C must have the same features");
+    require(i64(W.shape(0)) == m, "W must have one row per centre");
+    require(i64(out.shape(0)) == n && i64(out.shape(1)) == t, "out must be X's rows × W's columns");
+    const bool rbf = k.code == RBF;
+    require(!rbf || (i64(x_sq.shape(0)) == n && i64(c_sq.shape(0)) == m), "x_sq and c_sq must have X's and C's rows");
+    if (n == 0 || t == 0)
+        return;
+    if (m == 0) {
+        std::fill(out.data(), out.data() + n * t, 0.0);
+        return;
+    }
+    const double *x = X.data(), *c = C.data(), *w = W.data(), *xs = x_sq.data(), *cs = c_sq.data();
+    double *o = out.data();
+    const i64 tiles = (n + PRODUCT_ROWS - 1) / PRODUCT_ROWS, width = std::min(m, PRODUCT_COLS);
+#pragma omp parallel num_threads(threads())
+    {
+        std::vector<double> buf(PRODUCT_ROWS * width);
+#pragma omp for schedule(dynamic)
+        for (i64 tile = 0; tile < tiles; ++tile) {
+            const i64 lo = tile * PRODUCT_ROWS, rows = std::min(PRODUCT_ROWS, n - lo);
+            for (i64 c0 = 0; c0 < m; c0 += PRODUCT_COLS) {
+                const i64 cols = std::min(PRODUCT_COLS, m - c0);
+                double *b = buf.data();
+                gemm(false, true, rows, cols, d, 1.0, x + lo * d, d, c + c0 * d, d, 0.0, b, cols);
+                for (i64 r = 0; r < rows; ++r) {
+                    if (rbf)
+                        rbf_row(b + r * cols, xs[lo + r], cs + c0, k.gamma, b + r * cols, cols);
+                    else
+                        other_row(b + r * cols, k, b + r * cols, cols);
+                }
+                gemm(false, false, rows, t, cols, 1.0, b, cols, w + c0 * t, t, c0 == 0 ? 0.0 : 1.0, o + lo * t, t);
+            }
+        }
+    }
 }
 
 }  // namespace
@@ -390,6 +443,19 @@ void register_kernels(nb::module_ m) {
     SVMKIT_EACH_OUT(SVMKIT_BIND_REFINE)
 #undef SVMKIT_BIND_REFINE
 
+    nb::class_<KernelParams>(m, "KernelParams", "A kernel's transform code (0 linear, 1 poly, 2 RBF, 3 sigmoid) and its "
+                                         "gamma, coef0 and degree.")
+        .def(
+            "__init__",
+            [](KernelParams *k, int code, double gamma, double coef0, double degree) {
+                new (k) KernelParams{code, gamma, coef0, degree};
+            },
+            nb::arg("code"), nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"));
+    m.def("dense_products", &dense_products, array("X"), array("x_sq"), array("C"), array("c_sq"), array("W"),
+          nb::arg("kernel"), array("out"), release,
+          "dense_products(X, x_sq, C, c_sq, W, kernel, out): out = K(X, C) W for dense float64 rows (x_sq, c_sq: "
+          "the rows' squared norms, read by the RBF kernel only), by tiles of 64 rows × 1,024 centres whose "
+          "values stay in cache from their GEMM to their product with W; threads take the row tiles in turn.");
     m.def("sparse_inner_rows", &sparse_inner_rows, array("a_indptr"), array("a_indices"), array("a_data"),
           array("rows"), array("b_indptr"), array("b_indices"), array("b_data"), array("out"), release,
           "out[r, s] += <A[rows[r]], B[s]>, with A in CSR parts and B in CSC parts (int64 indices, float64 values): "

@@ -57,6 +57,32 @@ def _slab_product(A, X, P, lo, hi):
     np.matmul(A, X[lo:hi].T, out=P[:, lo:hi])
 
 
+def first_equal_rows(X) -> np.ndarray | None:
+    """For each row of dense X, the index of the first row equal to it (bit for bit); None
+    when every row differs. Rows are grouped by one random projection, then compared exactly
+    within the groups that share a projection, so distinct data costs one GEMV and a sort."""
+    n = X.shape[0]
+    if n < 2 or X.shape[1] == 0:
+        return None
+    h = X @ np.random.default_rng(0).standard_normal(X.shape[1]).astype(X.dtype)
+    order = np.argsort(h, kind="stable")
+    tied = h[order[1:]] == h[order[:-1]]
+    if not tied.any():
+        return None
+    candidates = np.zeros(n, dtype=bool)
+    candidates[order[1:][tied]] = candidates[order[:-1][tied]] = True
+    cand = np.flatnonzero(candidates)
+    rows = np.ascontiguousarray(X[cand])
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    if first.size == cand.size:
+        return None
+    same = np.arange(n, dtype=np.int64)
+    # np.unique's first index of a group is its earliest row: cand is sorted
+    same[cand] = cand[first[inverse.ravel()]]
+    return same
+
+
 def column_overlap(X) -> float:
     """Mean over features of (fraction of rows using the feature)²: the work of the sparse
     scatter K(X, X) relative to a dense product (1 for dense data)."""
@@ -210,6 +236,9 @@ class TrainingKernel:
     recomputed in float64 (`refine_rbf_rows`), as LIBSVM computes them. The other kernels
     take float64 inner products, rounded once when stored, so that they give the rows a
     precomputed Gram matrix of the same kernel gives.
+
+    `same_row[i]` is the first data row equal to row i (None when every row differs, and for
+    sparse data and callable kernels): equal rows have equal kernel rows, computed once.
     """
 
     def __init__(self, spec: KernelSpec, X, dtype=np.float32):
@@ -234,6 +263,7 @@ class TrainingKernel:
                 self._exact = (np.ascontiguousarray(X, dtype=np.float64), row_sq_norms(self.X).astype(np.float64),
                                F32_NOISE * np.sqrt(X.shape[1]))
         self.sq = row_sq_norms(self.X) if spec.uses_norms and self._Xt is None else None
+        self.same_row = None if sp.issparse(X) or spec.is_callable else first_equal_rows(X)
 
     def _inner_rows(self, idx, buf):
         """<x_i, x_j> for i in idx and every j, into the first rows of `buf`."""

@@ -18,6 +18,7 @@ from svmkit.kernels import device
 from svmkit.kernels.gram import (TRAIN_OVERLAP, CentreKernel, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
                                  kernel_block, kernel_diag, row_sq_norms)
 from svmkit.kernels.spec import KernelSpec, check_coef0, check_degree, check_kernel, resolve_gamma
+from svmkit.kernels.transforms import dense_products
 from svmkit.parallel.tasks import run_tasks
 
 #: Elements of one K(X_block, centres) block at prediction time, and fewest rows of a block
@@ -26,6 +27,7 @@ PREDICT_BLOCK = 2**19
 MIN_BLOCK_ROWS = 32
 #: Kernel values of a prediction from which its blocks run on several threads.
 PARALLEL_PREDICT = 4 * PREDICT_BLOCK
+_NO_NORMS = np.zeros(0)
 
 
 def check_kernel_range(X) -> None:
@@ -208,6 +210,12 @@ class DataCentres(Centres):
         # one conversion up front (densified unless sparse pays), not one per block
         X = self._input(X)
         n, n_sv = X.shape[0], self.sv.shape[0]
+        if not (sp.issparse(X) or sp.issparse(self.sv) or self.kernel.is_callable):
+            # dense rows: the core's tiles, on one thread below PARALLEL_PREDICT kernel values
+            x_sq = row_sq_norms(X) if self.kernel.uses_norms else _NO_NORMS
+            c_sq = self.rows.sq if self.kernel.uses_norms else _NO_NORMS
+            with one_blas_thread(), compiled_threads(1 if n * n_sv < PARALLEL_PREDICT else None):
+                return dense_products(X, x_sq, self.sv, c_sq, self.kernel, W)
         out = np.empty((n, W.shape[1]))
         step = max(MIN_BLOCK_ROWS, PREDICT_BLOCK // max(n_sv, 1))
         x = self.rows.rows_of(X)

@@ -65,3 +65,13 @@ def finish_block(P, a_sq, b_sq, spec, out, out_rows):
     else:
         _kernels.finish_other(P, int(spec.transform), float(spec.gamma), float(spec.coef0), float(spec.degree), out,
                               as_indices(out_rows))
+
+
+def dense_products(X, x_sq, C, c_sq, spec, W):
+    """K(X, C) W (float64; X, C dense, x_sq and c_sq their rows' squared norms when the kernel
+    reads them, else empty) in cache-sized tiles on the compiled threads."""
+    out = np.empty((X.shape[0], W.shape[1]))
+    params = _kernels.KernelParams(int(spec.transform), float(spec.gamma), float(spec.coef0), float(spec.degree))
+    _kernels.dense_products(as_float64(X), as_float64(x_sq), as_float64(C), as_float64(c_sq), as_float64(W),
+                            params, out)
+    return out

@@ -25,9 +25,10 @@ _BLOCK_ROWS = 1024
 
 
 class Kernel(Protocol):
-    """What `CachedRows` needs of a kernel: its size, its diagonal and a way to write rows
-    (`xp`, where given, is the array module of the device its rows are computed on: the cache
-    is kept there)."""
+    """What `CachedRows` needs of a kernel: its size, its diagonal, a way to write rows and,
+    where known, `same_row[i]`, a data row whose kernel row equals row i's (None: none known);
+    `xp`, where given, is the array module of the device its rows are computed on: the cache
+    is kept there."""
 
     n: int
     diag: np.ndarray
@@ -123,7 +124,8 @@ class FullRows:
 
 
 class CachedRows:
-    """Kernel rows computed in blocks on demand and kept in float32, least recently used evicted.
+    """Kernel rows computed in blocks on demand and kept in float32, least recently used evicted;
+    rows of equal data points (the kernel's `same_row`) share one slot, computed once.
 
     `cache_size` bounds the store in MB; it holds at least `min_rows` rows. The solver sizes
     its working sets to `capacity`. The store is kept where the kernel computes its rows.
@@ -138,6 +140,7 @@ class CachedRows:
         self.kernel = kernel
         self.n = kernel.n
         self.diag = kernel.diag
+        self.same_row = getattr(kernel, "same_row", None)
         self.xp = getattr(kernel, "xp", np)
         budget_rows = int(cache_size * 2**20 // (4 * max(self.n, 1)))
         self.capacity = int(min(self.n, max(budget_rows, min_rows, 2)))
@@ -159,7 +162,8 @@ class CachedRows:
 
     def fetch(self, idx: np.ndarray):
         with self._lock:
-            return self._fetch(np.asarray(to_host(idx), dtype=np.int64))
+            idx = np.asarray(to_host(idx), dtype=np.int64)
+            return self._fetch(idx if self.same_row is None else self.same_row[idx])
 
     def _fetch(self, idx: np.ndarray):
         self.clock += 1
