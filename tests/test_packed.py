@@ -49,3 +49,23 @@ def test_rfp_cholesky_solve_equals_lapacks_spftrs(n):
     X = np.ascontiguousarray(B.T)
     dense.rfp_cholesky_solve(factor, n, X)
     np.testing.assert_allclose(X.T, expected, rtol=1e-4, atol=1e-5 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 300, 513, 1200])
+def test_rfp_cholesky_equals_lapacks_spftrf(n):
+    # 513 and 1,200: halves of several 256-column blocks, the last one partial, odd and even n
+    rng = np.random.default_rng(n)
+    A = rng.normal(size=(n, n + 3)).astype(np.float32)
+    rfp = lapack.strttf(A @ A.T / n + np.eye(n, dtype=np.float32), transr="N", uplo="L")[0]
+    expected, info = lapack.spftrf(n, rfp.copy(), transr="N", uplo="L")
+    assert info == 0
+    assert dense.rfp_cholesky(rfp, n) == 0
+    np.testing.assert_allclose(rfp, expected, rtol=0, atol=2e-6 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("n, bad", [(6, 4), (7, 1), (600, 450)])
+def test_rfp_cholesky_reports_the_first_minor_that_is_not_positive_definite(n, bad):
+    H = np.eye(n, dtype=np.float32)
+    H[bad, bad] = -1.0
+    rfp = lapack.strttf(H, transr="N", uplo="L")[0]
+    assert dense.rfp_cholesky(rfp.copy(), n) == lapack.spftrf(n, rfp.copy(), transr="N", uplo="L")[1] == bad + 1

@@ -49,6 +49,10 @@ struct Blas {
                   const double *, const double *, const int *, double *, const int *);
     void (*dsyrk)(const char *, const char *, const int *, const int *, const double *, const double *,
                   const int *, const double *, double *, const int *);
+    void (*strsm)(const char *, const char *, const char *, const char *, const int *, const int *,
+                  const float *, const float *, const int *, float *, const int *);
+    void (*ssyrk)(const char *, const char *, const int *, const int *, const float *, const float *,
+                  const int *, const float *, float *, const int *);
 };
 const Blas &blas();
 void load_blas();

@@ -9,6 +9,7 @@
 #include "dense.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace svmkit {
@@ -152,9 +153,106 @@ void rfp_cholesky_solve(Vec<const float> a, i64 n, Mat<float> X) {
     }
 }
 
+// Columns per block of the blocked Cholesky factorisation: each block's trailing update is a
+// BLAS SYRK of inner dimension FACTOR_BLOCK, at close to GEMM speed.
+constexpr i64 FACTOR_BLOCK = 256;
+
+// The unblocked Cholesky factor of the column-major n × n block at a (leading dimension ld),
+// lower (A = LLᵀ, column by column, each column's update a run over contiguous memory) or upper
+// (A = UᵀU, each column of U by forward substitution with the columns before it). Returns 0, or
+// the 1-based column whose pivot is not positive (LAPACK's info).
+i64 unblocked_cholesky(bool lower, i64 n, float *a, i64 ld) {
+    for (i64 j = 0; j < n; ++j) {
+        float *cj = a + j * ld;
+        float d;
+        if (lower) {
+            for (i64 p = 0; p < j; ++p) {
+                const float *cp = a + p * ld;
+                const float l = cp[j];
+                for (i64 i = j; i < n; ++i)
+                    cj[i] -= cp[i] * l;
+            }
+            d = cj[j];
+        } else {
+            d = cj[j];
+            for (i64 i = 0; i < j; ++i) {
+                const float *ci = a + i * ld;
+                float s = cj[i];
+                for (i64 p = 0; p < i; ++p)
+                    s -= ci[p] * cj[p];
+                cj[i] = s / ci[i];
+                d -= cj[i] * cj[i];
+            }
+        }
+        if (!(d > 0.0f))
+            return j + 1;
+        d = std::sqrt(d);
+        cj[j] = d;
+        if (lower)
+            for (i64 i = j + 1; i < n; ++i)
+                cj[i] /= d;
+    }
+    return 0;
+}
+
+// LAPACK's potrf (lower or upper) for the column-major n × n matrix at a: right-looking by
+// blocks of FACTOR_BLOCK columns, each block factored unblocked, the panel beside it solved by
+// TRSM and the trailing matrix updated by SYRK.
+i64 blocked_cholesky(bool lower, i64 n, float *a, i64 ld) {
+    const Blas &b = blas();
+    const float one = 1.0f, minus_one = -1.0f;
+    const int LD = int(ld);
+    for (i64 j0 = 0; j0 < n; j0 += FACTOR_BLOCK) {
+        const i64 jb = std::min(FACTOR_BLOCK, n - j0);
+        float *diag = a + j0 + j0 * ld;
+        if (const i64 info = unblocked_cholesky(lower, jb, diag, ld))
+            return j0 + info;
+        const int r = int(n - j0 - jb), k = int(jb);
+        if (r == 0)
+            break;
+        if (lower) {
+            float *panel = diag + jb;
+            b.strsm("R", "L", "T", "N", &r, &k, &one, diag, &LD, panel, &LD);
+            b.ssyrk("L", "N", &r, &k, &minus_one, panel, &LD, &one, panel + jb * ld, &LD);
+        } else {
+            float *panel = diag + jb * ld;
+            b.strsm("L", "U", "T", "N", &k, &r, &one, diag, &LD, panel, &LD);
+            b.ssyrk("U", "T", &r, &k, &minus_one, panel, &LD, &one, panel + jb, &LD);
+        }
+    }
+    return 0;
+}
+
+// LAPACK's spftrf for the lower RFP matrix `a` of order n (TRANSR='N') in place: L11 by Cholesky,
+// L21 = A21 L11⁻ᵀ, then A22 − L21 L21ᵀ (held as its upper transpose) by Cholesky, each
+// Cholesky blocked (`blocked_cholesky`) where the BLAS's own potrf runs at a fraction of its
+// GEMM speed (OpenBLAS 0.3, N = 4,000: 12 against 95 GFLOPS). Returns LAPACK's info.
+i64 rfp_cholesky(Vec<float> a, i64 n) {
+    if (n < 0 || i64(a.shape(0)) != triangle_size(n))
+        throw std::invalid_argument("the array does not hold a triangle of order n");
+    if (n == 0)
+        return 0;
+    const auto [e, k, ld] = rfp_layout(n);
+    float *l11 = a.data() + e, *l21 = a.data() + k + e, *u = a.data() + (e ? 0 : ld);
+    if (const i64 info = blocked_cholesky(true, k, l11, ld))
+        return info;
+    const int m2 = int(n - k), K = int(k), LD = int(ld);
+    const float one = 1.0f, minus_one = -1.0f;
+    if (m2 == 0)
+        return 0;
+    blas().strsm("R", "L", "T", "N", &m2, &K, &one, l11, &LD, l21, &LD);
+    blas().ssyrk("U", "N", &m2, &K, &minus_one, l21, &LD, &one, u, &LD);
+    const i64 info = blocked_cholesky(false, m2, u, ld);
+    return info ? info + k : 0;
+}
+
 }  // namespace
 
 void register_dense_rfp(nb::module_ m) {
+    m.def("rfp_cholesky", &rfp_cholesky, nb::arg("a"), nb::arg("n"), nb::call_guard<nb::gil_scoped_release>(),
+          "LAPACK's spftrf (TRANSR='N', UPLO='L') in place on the float32 RFP array `a` of order n, its two "
+          "Cholesky factorisations blocked over BLAS TRSM and SYRK; returns LAPACK's info (0: done; j > 0: "
+          "the leading minor of order j is not positive definite).");
     m.def("rfp_cholesky_solve", &rfp_cholesky_solve, nb::arg("a"), nb::arg("n"), nb::arg("X"),
           nb::call_guard<nb::gil_scoped_release>(),
           "X ← (LLᵀ)⁻¹X in place for L the lower RFP factor `a` of order n (spftrf's, TRANSR='N') "

@@ -60,6 +60,8 @@ void load_blas() {
     take(capi, "ddot", loaded.ddot);
     take(capi, "dtrsm", loaded.dtrsm);
     take(capi, "dsyrk", loaded.dsyrk);
+    take(capi, "strsm", loaded.strsm);
+    take(capi, "ssyrk", loaded.ssyrk);
 }
 
 const Blas &blas() { return loaded; }

@@ -1,8 +1,9 @@
 """K + sI solved from K's rows without the N × N matrix: K's lower triangle in float64 in LAPACK's
 packed format (N(N+1)/2 entries, column by column) for the products, and the float32 Cholesky
 factor of K + sI in LAPACK's rectangular full packed format (RFP: the triangle as one N(N+1)/2
-rectangle, which its factorisation spftrf runs through level-3 BLAS at the speed of potrf; the
-core's parallel triangular solves then apply it faster than spftrs).
+rectangle, factorised as LAPACK's spftrf does, by two Cholesky factorisations, a TRSM and a SYRK,
+the core's Cholesky blocked over BLAS TRSM and SYRK at close to GEMM speed; the core's parallel
+triangular solves then apply it faster than spftrs).
 6 bytes × N² in all, against 12 for the float64 kernel beside a full float32 factor and 24 for
 a float64 kernel with its float64 copy (scikit-learn's KernelRidge).
 """
@@ -10,7 +11,6 @@ a float64 kernel with its float64 copy (scikit-learn's KernelRidge).
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as la
 
 from svmkit._core import dense
 from svmkit._threads import compiled_thread_count, factor_threads
@@ -73,8 +73,8 @@ class PackedMixedCholesky(MixedCholeskyShift):
         for lo, hi in self._blocks():
             _store_rows(rows(lo, hi), lo, n, shift, self.packed, rfp)
         with factor_threads(rfp):
-            factor, info = la.lapack.spftrf(n, rfp, transr="N", uplo="L", overwrite_a=True)
-        self.factor32 = factor if info == 0 and bool(np.all(np.isfinite(factor[self._diagonal()]))) else None
+            info = dense.rfp_cholesky(rfp, n)
+        self.factor32 = rfp if info == 0 and bool(np.all(np.isfinite(rfp[self._diagonal()]))) else None
 
     def _diagonal(self):
         """Positions of the diagonal in the RFP array."""
