@@ -251,8 +251,9 @@ def main(argv=None):
     systems = [s for s in args.systems.split(",") if s]
     cells = [(c, g) for c in args.log2c for g in args.log2g]
     machine = (f"{platform.platform()}, {_cpu()}, {os.cpu_count()} CPUs; Python {platform.python_version()}, "
-               + ", ".join(f"{p} {version(p)}" for p in ("numpy", "svmkit", "scikit-learn",
-                                                          "libsvm-official")))
+               + ", ".join(f"{p} {version(p)}" for p in ("numpy", "scikit-learn", "libsvm-official"))
+               # svmkit's own version: it runs from a source tree as well as installed
+               + f", svmkit {__import__('svmkit').__version__}")
     print(f"# machine: {machine}")
     records = []
     for name in args.sets.split(","):

@@ -76,15 +76,9 @@ Matrix from_numpy(Mat<const double> A) {
 
 }  // namespace
 
-// The chunk of columns stays in cache while every moved row streams past it; four rows at a
-// time, each column's sum taken in the rows' order.
-SVMKIT_CLONES void update_columns(const MovedRows &moved, const GradientColumns &cols, i64 lo, i64 hi) {
-    const i64 w = hi - lo;
-    if (w <= 0)
-        return;
-    std::vector<double> sums(static_cast<std::size_t>(w), 0.0);
-    double *acc = sums.data();
-    const i64 *ks = cols.kidx + lo;
+// acc[t] += Σ_b coef_b K(b, col(t)) over the moved rows b: four rows at a time, each column's sum
+// taken in the rows' order.
+template <class Column> inline void accumulate(const MovedRows &moved, Column col, i64 w, double *acc) {
     const float *store = moved.rows.store;
     const i64 ld = moved.rows.n_cols;
     i64 b = 0;
@@ -93,7 +87,7 @@ SVMKIT_CLONES void update_columns(const MovedRows &moved, const GradientColumns 
         const float *r2 = store + moved.pos[b + 2] * ld, *r3 = store + moved.pos[b + 3] * ld;
         const double c0 = moved.coef[b], c1 = moved.coef[b + 1], c2 = moved.coef[b + 2], c3 = moved.coef[b + 3];
         for (i64 t = 0; t < w; ++t) {
-            const i64 k = ks[t];
+            const i64 k = col(t);
             double s = acc[t];
             s += c0 * double(r0[k]);
             s += c1 * double(r1[k]);
@@ -106,7 +100,37 @@ SVMKIT_CLONES void update_columns(const MovedRows &moved, const GradientColumns 
         const float *row = store + moved.pos[b] * ld;
         const double cb = moved.coef[b];
         for (i64 t = 0; t < w; ++t)
-            acc[t] += cb * double(row[ks[t]]);
+            acc[t] += cb * double(row[col(t)]);
+    }
+}
+
+// Largest span of increasing columns, relative to their number, whose every column is summed
+// by plain loads and the chunk's picked from them: gathers cost more than twice a plain load.
+constexpr i64 DENSE_SPAN = 2;
+
+// The chunk of columns stays in cache while every moved row streams past it. Increasing columns
+// within DENSE_SPAN times their number (no shrinking yet, or what the shrinking left of a run)
+// are summed over their whole span by plain loads; the others are gathered.
+SVMKIT_CLONES void update_columns(const MovedRows &moved, const GradientColumns &cols, i64 lo, i64 hi) {
+    const i64 w = hi - lo;
+    if (w <= 0)
+        return;
+    std::vector<double> sums(static_cast<std::size_t>(w), 0.0);
+    double *acc = sums.data();
+    const i64 *ks = cols.kidx + lo;
+    bool increasing = true;
+    for (i64 t = 1; t < w; ++t)
+        increasing &= ks[t] > ks[t - 1];
+    const i64 k0 = ks[0], span = ks[w - 1] - k0 + 1;
+    if (increasing && span == w) {
+        accumulate(moved, [k0](i64 t) { return k0 + t; }, w, acc);
+    } else if (increasing && span <= DENSE_SPAN * w) {
+        std::vector<double> whole(static_cast<std::size_t>(span), 0.0);
+        accumulate(moved, [k0](i64 t) { return k0 + t; }, span, whole.data());
+        for (i64 t = 0; t < w; ++t)
+            acc[t] = whole[ks[t] - k0];
+    } else {
+        accumulate(moved, [ks](i64 t) { return ks[t]; }, w, acc);
     }
     double *G = cols.G + lo;
     const double *y = cols.y + lo;
