@@ -75,8 +75,10 @@ def test_float32_training_rows_give_identical_rows_a_kernel_of_exactly_one():
     X = rng.uniform(-1.0, 1.0, (40, 30))
     X = np.vstack([X, X[:5]])
     spec = make_kernel("rbf", X, 8.0 / 30)
-    out = np.empty((X.shape[0], X.shape[0]), dtype=np.float32)
-    TrainingKernel(spec, X).rows_into(np.arange(X.shape[0]), out, np.arange(X.shape[0]))
+    kernel = TrainingKernel(spec, X)
+    out = np.empty((X.shape[0], kernel.n_columns), dtype=np.float32)
+    kernel.rows_into(np.arange(X.shape[0]), out, np.arange(X.shape[0]))
+    out = out[:, kernel.column_of]  # each data row's column: its point's
     same = np.all(X[:, None, :] == X[None, :, :], axis=2)
     assert same.sum() == X.shape[0] + 10
     assert (out[same] == 1.0).all()
@@ -107,17 +109,23 @@ def test_first_equal_rows_points_each_row_at_its_earliest_copy():
     assert first_equal_rows(np.array([[0.0, 1.0], [-0.0, 1.0], [0.0, 1.0]])).tolist() == [0, 1, 0]
 
 
-def test_rows_of_equal_points_share_one_cache_slot():
-    from svmkit.solvers.row_source import CachedRows
+@pytest.mark.parametrize("features", [13, 30])
+def test_rows_of_equal_points_share_one_cache_slot_and_hold_their_columns_once(features):
+    """13 features: rows from the differences; 30: a float32 GEMM. Either way a row is computed
+    over the distinct points, and a data row's value is read at its point's column."""
+    from svmkit.solvers.row_source import CachedRows, columns, rows_block
 
-    X, _ = heart_scale()
-    X = X.toarray()
-    X = np.vstack([X, X[:30]])
-    rows = CachedRows(TrainingKernel(make_kernel("rbf", X, 0.1), X), cache_size=1.0)
-    store, pos = rows.fetch(np.array([3, X.shape[0] - 27, 5]))
-    assert pos[0] == pos[1] != pos[2]
+    X = np.random.default_rng(0).normal(size=(200, features))
+    X = np.vstack([X, X[:30], X[5:8]])
+    rows = CachedRows(TrainingKernel(make_kernel("rbf", X, 0.02), X), cache_size=1.0)
+    assert rows.store.shape[1] == 200
+    store, pos = rows.fetch(np.array([3, 203, 5, 230]))  # rows 203 and 230: copies of 3 and 5
+    assert pos[0] == pos[1] != pos[2] == pos[3]
     assert rows.computed_rows == 2
-    np.testing.assert_allclose(store[pos[1]], pairwise_kernels(X[-27:-26], X, metric="rbf", gamma=0.1)[0],
+    expected = pairwise_kernels(X[3:4], X, metric="rbf", gamma=0.02)[0]
+    np.testing.assert_allclose(store[pos[1]][columns(rows, np.arange(X.shape[0]))], expected, atol=1e-6)
+    everything = np.arange(X.shape[0])
+    np.testing.assert_allclose(rows_block(rows, everything, everything), pairwise_kernels(X, metric="rbf", gamma=0.02),
                                atol=1e-6)
 
 

@@ -37,17 +37,7 @@ void update_gradient(Vec<double> G, Mat<const float> store, Vec<const i64> pos, 
     check_rows(rows, pos.data(), nb);
     check_columns(rows, kidx.data(), n);
     const MovedRows moved{rows, pos.data(), coef.data(), nb};
-    const GradientColumns cols{G.data(), kidx.data(), y.data()};
-    if (n <= GRADIENT_CHUNK) {
-        update_columns(moved, cols, 0, n);
-        return;
-    }
-    const i64 chunks = (n + GRADIENT_CHUNK - 1) / GRADIENT_CHUNK;
-#pragma omp parallel for num_threads(threads()) schedule(static)
-    for (i64 c = 0; c < chunks; ++c) {
-        const i64 lo = c * GRADIENT_CHUNK;
-        update_columns(moved, cols, lo, std::min(n, lo + GRADIENT_CHUNK));
-    }
+    add_moved_rows(moved, GradientColumns{G.data(), kidx.data(), y.data()}, n, true);
 }
 
 template <class T> nb::ndarray<nb::numpy, T> to_numpy(std::vector<T> values, std::initializer_list<std::size_t> shape) {
@@ -76,8 +66,9 @@ Matrix from_numpy(Mat<const double> A) {
 
 }  // namespace
 
-// acc[t] += Σ_b coef_b K(b, col(t)) over the moved rows b: four rows at a time, each column's sum
-// taken in the rows' order.
+// acc[t] += Σ_b coef_b K(b, col(t)) over the moved rows b: a chunk of columns stays in cache
+// while every moved row streams past it, four rows at a time, each column's sum taken in the
+// rows' order.
 template <class Column> inline void accumulate(const MovedRows &moved, Column col, i64 w, double *acc) {
     const float *store = moved.rows.store;
     const i64 ld = moved.rows.n_cols;
@@ -104,38 +95,49 @@ template <class Column> inline void accumulate(const MovedRows &moved, Column co
     }
 }
 
-// Largest span of increasing columns, relative to their number, whose every column is summed
-// by plain loads and the chunk's picked from them: gathers cost more than twice a plain load.
+// Largest span of the columns, relative to their number, whose every column is summed by plain
+// loads and the variables' sums picked from them: gathers cost more than twice a plain load.
 constexpr i64 DENSE_SPAN = 2;
 
-// The chunk of columns stays in cache while every moved row streams past it. Increasing columns
-// within DENSE_SPAN times their number (no shrinking yet, or what the shrinking left of a run)
-// are summed over their whole span by plain loads; the others are gathered.
-SVMKIT_CLONES void update_columns(const MovedRows &moved, const GradientColumns &cols, i64 lo, i64 hi) {
-    const i64 w = hi - lo;
-    if (w <= 0)
+// acc[t] = Σ_b coef_b K(b, c0 + t) for t < w: a run of each moved row, by plain loads.
+SVMKIT_CLONES void sum_run(const MovedRows &moved, i64 c0, i64 w, double *acc) {
+    accumulate(moved, [c0](i64 t) { return c0 + t; }, w, acc);
+}
+
+// acc[t] = Σ_b coef_b K(b, ks[t]) for t < w, gathered.
+SVMKIT_CLONES void sum_gathered(const MovedRows &moved, const i64 *ks, i64 w, double *acc) {
+    accumulate(moved, [ks](i64 t) { return ks[t]; }, w, acc);
+}
+
+void add_moved_rows(const MovedRows &moved, const GradientColumns &cols, i64 n, bool parallel) {
+    if (n <= 0)
         return;
-    std::vector<double> sums(static_cast<std::size_t>(w), 0.0);
+    const i64 *ks = cols.kidx;
+    const auto [lowest, highest] = std::minmax_element(ks, ks + n);
+    const i64 c0 = *lowest, span = *highest - c0 + 1;
+    const bool whole = span <= DENSE_SPAN * n;
+    // by whole spans: every column of the span once, then picked (columns repeat when variables
+    // share a point, as SVR's pairs and equal points do); else each chunk's columns gathered
+    const i64 width = whole ? span : n;
+    std::vector<double> sums(static_cast<std::size_t>(width), 0.0);
     double *acc = sums.data();
-    const i64 *ks = cols.kidx + lo;
-    bool increasing = true;
-    for (i64 t = 1; t < w; ++t)
-        increasing &= ks[t] > ks[t - 1];
-    const i64 k0 = ks[0], span = ks[w - 1] - k0 + 1;
-    if (increasing && span == w) {
-        accumulate(moved, [k0](i64 t) { return k0 + t; }, w, acc);
-    } else if (increasing && span <= DENSE_SPAN * w) {
-        std::vector<double> whole(static_cast<std::size_t>(span), 0.0);
-        accumulate(moved, [k0](i64 t) { return k0 + t; }, span, whole.data());
-        for (i64 t = 0; t < w; ++t)
-            acc[t] = whole[ks[t] - k0];
-    } else {
-        accumulate(moved, [ks](i64 t) { return ks[t]; }, w, acc);
+    const i64 chunks = (width + GRADIENT_CHUNK - 1) / GRADIENT_CHUNK;
+#pragma omp parallel for num_threads(threads()) schedule(static) if (parallel && chunks > 1)
+    for (i64 c = 0; c < chunks; ++c) {
+        const i64 lo = c * GRADIENT_CHUNK, w = std::min(width, lo + GRADIENT_CHUNK) - lo;
+        if (whole)
+            sum_run(moved, c0 + lo, w, acc + lo);
+        else
+            sum_gathered(moved, ks + lo, w, acc + lo);
     }
-    double *G = cols.G + lo;
-    const double *y = cols.y + lo;
-    for (i64 t = 0; t < w; ++t)
-        G[t] += y[t] * acc[t];
+    double *G = cols.G;
+    const double *y = cols.y;
+    if (whole)
+        for (i64 t = 0; t < n; ++t)
+            G[t] += y[t] * acc[ks[t] - c0];
+    else
+        for (i64 t = 0; t < n; ++t)
+            G[t] += y[t] * acc[t];
 }
 
 void register_smo(nb::module_ m) {
@@ -144,8 +146,10 @@ void register_smo(nb::module_ m) {
     m.def("update_gradient", &update_gradient, nb::arg("G"), nb::arg("store"), nb::arg("pos"), nb::arg("coef"),
           nb::arg("kidx"), nb::arg("y"), nb::call_guard<nb::gil_scoped_release>(),
           "G_j += y_j Σ_b coef_b K(b, kidx_j) for every variable j (coef_b = y_b Δα_b), reading the kernel "
-          "row of moved variable b from row pos[b] of the float32 store; in chunks of 2,048 columns, on "
-          "threads when there are several chunks.");
+          "row of moved variable b from row pos[b] of the float32 store. Each column of the store within the "
+          "columns' span is summed once by plain loads when the span is at most twice their number (variables "
+          "sharing a point share its sum), else each variable's column is gathered; in chunks of 2,048 columns, "
+          "on threads when there are several chunks.");
 
     nb::class_<SmoSettings>(m, "Settings",
                             "What a block solve is asked: stop below the violation eps, after max_iter pair "

@@ -340,7 +340,7 @@ void SmoBlock::reconstruct() {
         }
     }
     const MovedRows moved{rows, moved_pos.data(), coef.data(), i64(coef.size())};
-    update_columns(moved, GradientColumns{G.data() + m, kidx.data() + m, y.data() + m}, 0, q - m);
+    add_moved_rows(moved, GradientColumns{G.data() + m, kidx.data() + m, y.data() + m}, q - m, false);
 }
 
 // LIBSVM's rule: a variable at a bound that cannot join a violating pair (g: g1..g4 of `shrink`).

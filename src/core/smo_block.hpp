@@ -55,8 +55,9 @@ struct GradientColumns {
     const double *y = nullptr;
 };
 
-// G_j += y_j Σ_b coef_b K(b, kidx_j) for lo ≤ j < hi, on one thread.
-void update_columns(const MovedRows &moved, const GradientColumns &cols, i64 lo, i64 hi);
+// G_j += y_j Σ_b coef_b K(b, kidx_j) for the n columns j, on the calling thread's threads when
+// `parallel`.
+void add_moved_rows(const MovedRows &moved, const GradientColumns &cols, i64 n, bool parallel);
 
 class SmoBlock {
   public:

@@ -58,13 +58,14 @@ def _slab_product(A, X, P, lo, hi):
 
 
 def first_equal_rows(X) -> np.ndarray | None:
-    """For each row of dense X, the index of the first row equal to it (bit for bit); None
-    when every row differs. Rows are grouped by one random projection, then compared exactly
-    within the groups that share a projection, so distinct data costs one GEMV and a sort."""
+    """For each row of X (dense, or canonical CSR), the index of the first row equal to it, bit
+    for bit (for CSR: the same stored indices and values); None when every row differs. Rows are
+    grouped by one random projection, then compared within the groups that share a projection,
+    so distinct data costs one product and a sort."""
     n = X.shape[0]
     if n < 2 or X.shape[1] == 0:
         return None
-    h = X @ np.random.default_rng(0).standard_normal(X.shape[1]).astype(X.dtype)
+    h = np.asarray(X @ np.random.default_rng(0).standard_normal(X.shape[1])).ravel()
     order = np.argsort(h, kind="stable")
     tied = h[order[1:]] == h[order[:-1]]
     if not tied.any():
@@ -72,15 +73,19 @@ def first_equal_rows(X) -> np.ndarray | None:
     candidates = np.zeros(n, dtype=bool)
     candidates[order[1:][tied]] = candidates[order[:-1][tied]] = True
     cand = np.flatnonzero(candidates)
-    rows = np.ascontiguousarray(X[cand])
-    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    if first.size == cand.size:
-        return None
     same = np.arange(n, dtype=np.int64)
-    # np.unique's first index of a group is its earliest row: cand is sorted
-    same[cand] = cand[first[inverse.ravel()]]
-    return same
+    if sp.issparse(X):
+        first = {}
+        for i in cand:
+            row = slice(X.indptr[i], X.indptr[i + 1])
+            same[i] = first.setdefault((X.indices[row].tobytes(), X.data[row].tobytes()), i)
+    else:
+        rows = np.ascontiguousarray(X[cand])
+        keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        # np.unique's first index of a group is its earliest row: cand is sorted
+        same[cand] = cand[first[inverse.ravel()]]
+    return None if (same == np.arange(n)).all() else same
 
 
 def column_overlap(X) -> float:
@@ -238,32 +243,48 @@ class TrainingKernel:
     precomputed Gram matrix of the same kernel gives.
 
     `same_row[i]` is the first data row equal to row i (None when every row differs, and for
-    sparse data and callable kernels): equal rows have equal kernel rows, computed once.
+    callable kernels): equal rows have equal kernel rows, computed once, and
+    equal columns: a row is computed over the distinct points only, `n_columns` of them, data
+    row j's value at column `column_of[j]` (column j when `column_of` is None).
     """
 
     def __init__(self, spec: KernelSpec, X, dtype=np.float32):
         self.spec = spec
         self.n = X.shape[0]
         self.diag = kernel_diag(spec, X)
-        self.X = X
+        self.same_row = None if spec.is_callable else first_equal_rows(X)
         dense_rbf = spec.uses_norms and not sp.issparse(X)
+        direct = dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES
+        # centred by every row's mean, whichever rows are kept as columns
+        centre = X.mean(axis=0) if dense_rbf and not direct else None
+        self.column_of = None
+        if self.same_row is not None:
+            distinct = np.flatnonzero(self.same_row == np.arange(self.n))
+            self.column_of = np.searchsorted(distinct, self.same_row)
+            X = X[distinct]
+        self.n_columns = X.shape[0]
+        self.X = X
         self._dtype = np.dtype(dtype) if dense_rbf else np.dtype(np.float64)
         self._Xt = None
         self._exact = None
         if sp.issparse(X):
             self._split = SparseColumns(X, dense_fraction=np.inf)
             self._parts = self._split.prepare(X)
-        elif dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES:
+        elif direct:
             self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
         elif dense_rbf:
-            self.X = np.ascontiguousarray(X - X.mean(axis=0), dtype=self._dtype)
+            self.X = np.ascontiguousarray(X - centre, dtype=self._dtype)
             if self._dtype == np.float32:
                 # the recomputed distances come from the rows as given (no copy), the noise
                 # bound from the centred norms the GEMM's rounding scales with
                 self._exact = (np.ascontiguousarray(X, dtype=np.float64), row_sq_norms(self.X).astype(np.float64),
                                F32_NOISE * np.sqrt(X.shape[1]))
         self.sq = row_sq_norms(self.X) if spec.uses_norms and self._Xt is None else None
-        self.same_row = None if sp.issparse(X) or spec.is_callable else first_equal_rows(X)
+
+    def _columns(self, idx) -> np.ndarray:
+        """The kernel's columns (its distinct points) of data rows idx."""
+        idx = np.asarray(idx, dtype=np.int64)
+        return idx if self.column_of is None else self.column_of[idx]
 
     def _inner_rows(self, idx, buf):
         """<x_i, x_j> for i in idx and every j, into the first rows of `buf`."""
@@ -274,7 +295,7 @@ class TrainingKernel:
             np.matmul(self.X[idx], self.X.T, out=P)
         else:
             with one_blas_thread():
-                slabs = [(c, min(self.n, c + GEMM_SLAB)) for c in range(0, self.n, GEMM_SLAB)]
+                slabs = [(c, min(self.n_columns, c + GEMM_SLAB)) for c in range(0, self.n_columns, GEMM_SLAB)]
                 # on this thread alone when another's compiled work shares the cores
                 run_tasks(_slab_product, slabs, shared=(self.X[idx], self.X, P), n_jobs=None if alone() else 1)
         return P
@@ -283,10 +304,12 @@ class TrainingKernel:
         """K(X[idx], X[idx]) in float64 from the data as given (RBF: centred, which leaves
         distances as they are)."""
         X = self.X if self._exact is None else self._exact[0]
-        return kernel_block(self.spec, X[idx], X[idx])
+        at = self._columns(idx)
+        return kernel_block(self.spec, X[at], X[at])
 
     def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:
-        """Write K(X[idx], X) into rows `out_rows` of `out`."""
+        """Write K(X[idx], ·) over the kernel's columns (`column_of`) into rows `out_rows` of `out`."""
+        idx = self._columns(idx)
         if self.spec.is_callable:
             out[out_rows] = call_kernel(self.spec, self.X[idx], self.X)
             return
@@ -294,8 +317,8 @@ class TrainingKernel:
             rbf_rows_direct(self._Xt, np.asarray(idx, dtype=np.int64), self.spec.gamma, out,
                             np.asarray(out_rows, dtype=np.int64))
             return
-        step = max(1, min(idx.size, _CHUNK_ELEMENTS // max(self.n, 1)))
-        buf = _scratch.take((step, self.n), self._dtype)
+        step = max(1, min(idx.size, _CHUNK_ELEMENTS // max(self.n_columns, 1)))
+        buf = _scratch.take((step, self.n_columns), self._dtype)
         for s in range(0, idx.size, step):
             sub = idx[s:s + step]
             a_sq = self.sq[sub] if self.sq is not None else _EMPTY

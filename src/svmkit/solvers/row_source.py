@@ -26,9 +26,10 @@ _BLOCK_ROWS = 1024
 
 class Kernel(Protocol):
     """What `CachedRows` needs of a kernel: its size, its diagonal, a way to write rows and,
-    where known, `same_row[i]`, a data row whose kernel row equals row i's (None: none known);
-    `xp`, where given, is the array module of the device its rows are computed on: the cache
-    is kept there."""
+    where known, `same_row[i]`, a data row whose kernel row equals row i's (None: none known),
+    with `n_columns` and `column_of` when its rows hold only the distinct points' columns
+    (see `RowSource`); `xp`, where given, is the array module of the device its rows are
+    computed on: the cache is kept there."""
 
     n: int
     diag: np.ndarray
@@ -39,7 +40,9 @@ class Kernel(Protocol):
 
 
 class RowSource(Protocol):
-    """Kernel rows K(x_i, ·) over all `n` data points, as float32.
+    """Kernel rows K(x_i, ·) over all `n` data points, as float32: K(x_i, x_j) at column
+    `column_of[j]` of the row (a column per distinct point), or at column j where `column_of`
+    is None (`columns(rows, j)`).
 
     `diag`: K(x_i, x_i) in float64 (on the host); `capacity`: rows one `fetch` may ask for
     (the solver sizes its working sets to it); `computed_rows`: rows computed so far;
@@ -51,6 +54,7 @@ class RowSource(Protocol):
 
     n: int
     diag: np.ndarray
+    column_of: np.ndarray | None
     xp: object
     capacity: int
     computed_rows: int
@@ -71,13 +75,18 @@ class RowSource(Protocol):
         ...
 
 
+def columns(rows: RowSource, idx):
+    """The columns of the rows of `rows` that hold data points idx."""
+    return idx if rows.column_of is None else rows.xp.asarray(rows.column_of)[idx]
+
+
 def rows_block(rows: RowSource, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """K[idx][:, cols] in float64 on the host from any row source, fetched a bounded number of
     rows at a time."""
     idx, cols = np.asarray(idx, dtype=np.int64), np.asarray(cols, dtype=np.int64)
     out = np.empty((idx.size, cols.size))
     step = min(_BLOCK_ROWS, rows.capacity)
-    cols_there = rows.xp.asarray(cols)
+    cols_there = rows.xp.asarray(columns(rows, cols))
     for s in range(0, idx.size, step):
         store, pos = rows.fetch(idx[s:s + step])
         out[s:s + step] = to_host(store[rows.xp.asarray(pos)][:, cols_there])
@@ -103,6 +112,8 @@ class FullRows:
     """Every row is already in memory (a precomputed kernel matrix), kept in float32 as
     every kernel row is (LIBSVM's precision), so that a kernel gives the same α whichever
     way it arrives."""
+
+    column_of = None
 
     def __init__(self, K: np.ndarray, diag: np.ndarray):
         self.given = K
@@ -141,11 +152,13 @@ class CachedRows:
         self.n = kernel.n
         self.diag = kernel.diag
         self.same_row = getattr(kernel, "same_row", None)
+        self.column_of = getattr(kernel, "column_of", None)
+        self.width = getattr(kernel, "n_columns", self.n)
         self.xp = getattr(kernel, "xp", np)
-        budget_rows = int(cache_size * 2**20 // (4 * max(self.n, 1)))
+        budget_rows = int(cache_size * 2**20 // (4 * max(self.width, 1)))
         self.capacity = int(min(self.n, max(budget_rows, min_rows, 2)))
         if self.xp is np:
-            self.store = _scratch.take((self.capacity, self.n), np.float32)
+            self.store = _scratch.take((self.capacity, self.width), np.float32)
             weakref.finalize(self, _scratch.give, self.store)
         else:
             # taken at the first fetch: a device source whose problems each get a narrower one
@@ -170,7 +183,7 @@ class CachedRows:
         slots = self.slot_of[idx]
         missing = np.flatnonzero(slots < 0)
         if self.store is None:
-            self.store = self.xp.empty((self.capacity, self.n), dtype=np.float32)
+            self.store = self.xp.empty((self.capacity, self.width), dtype=np.float32)
         if missing.size:
             miss_idx = np.unique(idx[missing])
             new_slots = self._claim(miss_idx.size, protect=slots[slots >= 0])

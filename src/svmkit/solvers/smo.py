@@ -36,6 +36,7 @@ from svmkit.parallel.interrupt import stop_on_ctrl_c
 from svmkit._arrays import to_host
 from svmkit.solvers import _smo_loops
 from svmkit.solvers._smo_block import Block, InnerSettings
+from svmkit.solvers.row_source import columns
 
 #: Working-set size of the batched solver.
 WS_SIZE = 2048
@@ -162,7 +163,7 @@ def _add_kernel_terms(G, rows, problem, coef, nz, cols):
     kidx, y = xp.asarray(problem.kidx), xp.asarray(problem.y, dtype=np.float64)
     coef, nz, there = xp.asarray(coef), xp.asarray(nz), xp.asarray(cols)
     g = xp.asarray(G[cols])
-    kidx_cols, y_cols = kidx[there], y[there]
+    kidx_cols, y_cols = columns(rows, kidx[there]), y[there]
     step = min(WS_SIZE, rows.capacity)
     loops = _compiled_loops(xp)
     for s in range(0, nz.size, step):
@@ -266,6 +267,8 @@ class DualSolve:
         self.problem = DualProblem(xp.asarray(problem.p, dtype=np.float64), xp.asarray(problem.y, dtype=np.float64),
                                    xp.asarray(problem.upper, dtype=np.float64), kidx, problem.nu_mode)
         self.diag = xp.asarray(rows.diag)[kidx]
+        # where each variable's column sits in the kernel rows (its data row, or its distinct point's)
+        self.kcol = columns(rows, kidx)
         self.alpha = xp.zeros(n) if alpha0 is None else xp.array(alpha0, dtype=np.float64)
         U = self.problem.upper
         self.U_infinite = bool(xp.isinf(U).any())
@@ -348,7 +351,7 @@ class DualSolve:
         self._observe_gap()
         store, pos = self.rows.fetch(p.kidx)
         budget = self.settings.budget
-        self.n_iter = self._inner(Block(store, pos, p.kidx, p.y, self.alpha, self.G, p.upper, self.diag),
+        self.n_iter = self._inner(Block(store, pos, self.kcol, p.y, self.alpha, self.G, p.upper, self.diag),
                                   self.settings.tol, budget)
         self._check_bounded()
         self._observe_gap()
@@ -372,7 +375,7 @@ class DualSolve:
         xp, loops, problem = self.xp, self.loops, self.problem
         alpha, G, G_bar, at_upper = self.alpha, self.G, self.G_bar, self.at_upper
         tol, budget, shrinking, q = self.settings.tol, self.settings.budget, self.settings.shrinking, self.settings.q
-        y, U, kidx = problem.y, problem.upper, problem.kidx
+        y, U, kidx, kcol = problem.y, problem.upper, problem.kidx, self.kcol
         n = problem.n
         act = xp.arange(n)
         kept = xp.empty(0, dtype=np.int64)
@@ -414,7 +417,7 @@ class DualSolve:
             whole = ws.size == act.size
             cap = budget - self.n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - self.n_iter)
             eps = tol if whole else max(tol, 0.1 * gap)
-            self.n_iter += self._inner(Block(store, pos, kidx[ws], y[ws], a_b, G[ws], U[ws], self.diag[ws]), eps, cap)
+            self.n_iter += self._inner(Block(store, pos, kcol[ws], y[ws], a_b, G[ws], U[ws], self.diag[ws]), eps, cap)
             delta = a_b - alpha[ws]
             moved = xp.flatnonzero(delta)
             alpha[ws] = a_b
@@ -423,7 +426,7 @@ class DualSolve:
                     break
                 act = self._unshrink(act)
                 continue
-            loops.update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kidx[act], ya)
+            loops.update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kcol[act], ya)
             G[act] = Ga
             if shrinking:  # Ḡ is tracked exactly when shrinking (see `solve`)
                 up_now = a_b >= U[ws]
@@ -431,7 +434,7 @@ class DualSolve:
                 if flip.size:
                     at_upper[ws[flip]] = up_now[flip]
                     sign = xp.where(up_now[flip], 1.0, -1.0)
-                    loops.update_gradient(G_bar, store, pos[flip], sign * y[ws][flip] * U[ws][flip], kidx, y)
+                    loops.update_gradient(G_bar, store, pos[flip], sign * y[ws][flip] * U[ws][flip], kcol, y)
             self._check_bounded()
             if shrinking:
                 idle[ws_local] = False
