@@ -65,7 +65,14 @@ def first_equal_rows(X) -> np.ndarray | None:
     n = X.shape[0]
     if n < 2 or X.shape[1] == 0:
         return None
-    h = np.asarray(X @ np.random.default_rng(0).standard_normal(X.shape[1])).ravel()
+    rng = np.random.default_rng(0)
+    if sp.issparse(X):
+        # over the columns used only: an index near 2³¹ must not size the projection
+        used, at = np.unique(X.indices, return_inverse=True)
+        h = np.bincount(np.repeat(np.arange(n), np.diff(X.indptr)),
+                        weights=X.data * rng.standard_normal(used.size)[at.ravel()], minlength=n)
+    else:
+        h = X @ rng.standard_normal(X.shape[1])
     order = np.argsort(h, kind="stable")
     tied = h[order[1:]] == h[order[:-1]]
     if not tied.any():
