@@ -49,6 +49,8 @@ struct Blas {
                   const double *, const double *, const int *, double *, const int *);
     void (*dsyrk)(const char *, const char *, const int *, const int *, const double *, const double *,
                   const int *, const double *, double *, const int *);
+    void (*sgemm)(const char *, const char *, const int *, const int *, const int *, const float *,
+                  const float *, const int *, const float *, const int *, const float *, float *, const int *);
     void (*strsm)(const char *, const char *, const char *, const char *, const int *, const int *,
                   const float *, const float *, const int *, float *, const int *);
     void (*ssyrk)(const char *, const char *, const int *, const int *, const float *, const float *,
@@ -57,9 +59,12 @@ struct Blas {
 const Blas &blas();
 void load_blas();
 
-// C = alpha·op(A)·op(B) + beta·C for row-major matrices (C: m × n, the inner dimension k).
+// C = alpha·op(A)·op(B) + beta·C for row-major matrices (C: m × n, the inner dimension k), in
+// double or single precision.
 void gemm(bool trans_a, bool trans_b, i64 m, i64 n, i64 k, double alpha, const double *A, i64 lda,
           const double *B, i64 ldb, double beta, double *C, i64 ldc);
+void gemm(bool trans_a, bool trans_b, i64 m, i64 n, i64 k, float alpha, const float *A, i64 lda, const float *B,
+          i64 ldb, float beta, float *C, i64 ldc);
 
 void register_threads(nb::module_ m);
 void register_smo(nb::module_ m);

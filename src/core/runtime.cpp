@@ -60,14 +60,18 @@ void load_blas() {
     take(capi, "ddot", loaded.ddot);
     take(capi, "dtrsm", loaded.dtrsm);
     take(capi, "dsyrk", loaded.dsyrk);
+    take(capi, "sgemm", loaded.sgemm);
     take(capi, "strsm", loaded.strsm);
     take(capi, "ssyrk", loaded.ssyrk);
 }
 
 const Blas &blas() { return loaded; }
 
-void gemm(bool trans_a, bool trans_b, i64 m, i64 n, i64 k, double alpha, const double *A, i64 lda,
-          const double *B, i64 ldb, double beta, double *C, i64 ldc) {
+namespace {
+
+template <class T, class Routine>
+void row_major_gemm(Routine routine, bool trans_a, bool trans_b, i64 m, i64 n, i64 k, T alpha, const T *A, i64 lda,
+                    const T *B, i64 ldb, T beta, T *C, i64 ldc) {
     if (m == 0 || n == 0)
         return;
     // row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ
@@ -76,10 +80,22 @@ void gemm(bool trans_a, bool trans_b, i64 m, i64 n, i64 k, double alpha, const d
     if (K == 0) {
         for (i64 i = 0; i < m; ++i)
             for (i64 j = 0; j < n; ++j)
-                C[i * ldc + j] = beta == 0.0 ? 0.0 : beta * C[i * ldc + j];
+                C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
         return;
     }
-    loaded.dgemm(&ta, &tb, &M, &N, &K, &alpha, B, &LA, A, &LB, &beta, C, &LC);
+    routine(&ta, &tb, &M, &N, &K, &alpha, B, &LA, A, &LB, &beta, C, &LC);
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, i64 m, i64 n, i64 k, double alpha, const double *A, i64 lda,
+          const double *B, i64 ldb, double beta, double *C, i64 ldc) {
+    row_major_gemm(loaded.dgemm, trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemm(bool trans_a, bool trans_b, i64 m, i64 n, i64 k, float alpha, const float *A, i64 lda, const float *B,
+          i64 ldb, float beta, float *C, i64 ldc) {
+    row_major_gemm(loaded.sgemm, trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void register_threads(nb::module_ m) {

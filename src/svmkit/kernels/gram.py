@@ -16,7 +16,7 @@ from svmkit._arrays import raw_data
 from svmkit._threads import alone, one_blas_thread
 from svmkit.kernels._sparse import sparse_inner_rows
 from svmkit.kernels.spec import KernelSpec
-from svmkit.kernels.transforms import finish_block, rbf_rows_direct, refine_rbf_rows
+from svmkit.kernels.transforms import finish_block, rbf_rows_direct, rbf_rows_gemm, refine_rbf_rows
 from svmkit.parallel.tasks import run_tasks
 
 #: Densify CSR data when the dense copy needs at most this many bytes and the sparse scatter
@@ -324,6 +324,13 @@ class TrainingKernel:
             rbf_rows_direct(self._Xt, np.asarray(idx, dtype=np.int64), self.spec.gamma, out,
                             np.asarray(out_rows, dtype=np.int64))
             return
+        if self._exact is not None:
+            # float32 RBF: the exponential taken tile by tile while the GEMM's values are in cache
+            with one_blas_thread():
+                rbf_rows_gemm(self.X[idx], self.sq[idx], self.X, self.sq, self.spec.gamma, out, out_rows)
+            refine_rbf_rows(out, np.asarray(out_rows, dtype=np.int64), idx, *self._exact[:2], self.spec.gamma,
+                            self._exact[2])
+            return
         step = max(1, min(idx.size, _CHUNK_ELEMENTS // max(self.n_columns, 1)))
         buf = _scratch.take((step, self.n_columns), self._dtype)
         for s in range(0, idx.size, step):
@@ -332,9 +339,6 @@ class TrainingKernel:
             b_sq = self.sq if self.sq is not None else _EMPTY
             sub_rows = np.asarray(out_rows[s:s + step], dtype=np.int64)
             finish_block(self._inner_rows(sub, buf), a_sq, b_sq, self.spec, out, sub_rows)
-            if self._exact is not None:
-                refine_rbf_rows(out, sub_rows, np.asarray(sub, dtype=np.int64), *self._exact[:2],
-                                self.spec.gamma, self._exact[2])
         _scratch.give(buf)
 
 

@@ -45,6 +45,15 @@ def refine_rbf_rows(out, out_rows, idx, X, sq, gamma, noise):
                              float(noise))
 
 
+def rbf_rows_gemm(A, a_sq, C, c_sq, gamma, out, out_rows):
+    """out[out_rows[r], j] = exp(−γ max(a_sq[r] + c_sq[j] − 2<A_r, C_j>, 0)) for float32 rows A
+    and columns C, by cache-sized tiles of one SGEMM each (on one BLAS thread per tile)."""
+    if A.shape[0]:
+        _kernels.rbf_rows_gemm(np.ascontiguousarray(A, dtype=np.float32), np.ascontiguousarray(a_sq, dtype=np.float32),
+                               np.ascontiguousarray(C, dtype=np.float32), np.ascontiguousarray(c_sq, dtype=np.float32),
+                               float(gamma), out, as_indices(out_rows))
+
+
 def rbf_rows_direct(Xt, idx, gamma, out, out_rows):
     """Write the RBF kernel rows of the points `idx` against every column of Xt (features ×
     points, float64) into rows `out_rows` of `out`, from the differences themselves."""
