@@ -80,20 +80,23 @@ nb::ndarray<nb::numpy, i64> solve_batch(Mat<const float> store, Vec<const i64> o
     check_block(problem_block(rows, index, values, 0, n));
     std::vector<i64> n_iter(std::size_t(k), 0);
     const std::uint8_t *flag = stop.data();
-#pragma omp parallel num_threads(threads())
     {
-        std::vector<float> scratch;
+        nb::gil_scoped_release release;  // the result below is a Python object: made with the GIL
+#pragma omp parallel num_threads(threads())
+        {
+            std::vector<float> scratch;
 #pragma omp for schedule(dynamic, PROBLEMS_PER_TASK)
-        for (i64 p = 0; p < k; ++p) {
-            if (stopped(flag))
-                continue;
-            BlockVariables b = problem_block(rows, index, values, offsets(p), offsets(p + 1));
-            scratch.resize(std::size_t(b.q * b.q));
-            b.scratch = scratch.data();
-            b.ldq = b.q;
-            double *a = alpha.data() + offsets(p), *g = G.data() + offsets(p);
-            add_start(b, a, g);
-            n_iter[std::size_t(p)] = SmoBlock(b).solve(a, g, settings, flag);
+            for (i64 p = 0; p < k; ++p) {
+                if (stopped(flag))
+                    continue;
+                BlockVariables b = problem_block(rows, index, values, offsets(p), offsets(p + 1));
+                scratch.resize(std::size_t(b.q * b.q));
+                b.scratch = scratch.data();
+                b.ldq = b.q;
+                double *a = alpha.data() + offsets(p), *g = G.data() + offsets(p);
+                add_start(b, a, g);
+                n_iter[std::size_t(p)] = SmoBlock(b).solve(a, g, settings, flag);
+            }
         }
     }
     return to_numpy(std::move(n_iter), {std::size_t(k)});
@@ -119,15 +122,18 @@ nb::ndarray<nb::numpy, double> batch_decisions(Mat<const float> store, Vec<const
             throw std::invalid_argument("test_kidx holds a column outside the kernel store");
     std::vector<double> out(std::size_t(n_test), 0.0);
     const float *K = store.data();
+    {
+        nb::gil_scoped_release release;
 #pragma omp parallel for num_threads(threads()) schedule(dynamic, PROBLEMS_PER_TASK)
-    for (i64 p = 0; p < k; ++p)
-        for (i64 i = test_offsets(p); i < test_offsets(p + 1); ++i) {
-            double s = 0.0;
-            for (i64 j = train_offsets(p); j < train_offsets(p + 1); ++j)
-                if (coef(j) != 0)
-                    s += coef(j) * double(K[train_pos(j) * ld + test_kidx(i)]);
-            out[std::size_t(i)] = s;
-        }
+        for (i64 p = 0; p < k; ++p)
+            for (i64 i = test_offsets(p); i < test_offsets(p + 1); ++i) {
+                double s = 0.0;
+                for (i64 j = train_offsets(p); j < train_offsets(p + 1); ++j)
+                    if (coef(j) != 0)
+                        s += coef(j) * double(K[train_pos(j) * ld + test_kidx(i)]);
+                out[std::size_t(i)] = s;
+            }
+    }
     return to_numpy(std::move(out), {std::size_t(n_test)});
 }
 
@@ -205,12 +211,15 @@ nb::ndarray<nb::numpy, double> fit_sigmoids(Vec<const double> dec, Vec<const dou
         throw std::invalid_argument("dec and labels must have one entry per decision value");
     const i64 k = check_offsets(offsets, n, "decision values");
     std::vector<double> out(std::size_t(2 * k));
+    {
+        nb::gil_scoped_release release;
 #pragma omp parallel for num_threads(threads()) schedule(dynamic, PROBLEMS_PER_TASK)
-    for (i64 p = 0; p < k; ++p) {
-        const auto [A, B] = sigmoid_train(dec.data() + offsets(p), labels.data() + offsets(p),
-                                          offsets(p + 1) - offsets(p), s);
-        out[std::size_t(2 * p)] = A;
-        out[std::size_t(2 * p + 1)] = B;
+        for (i64 p = 0; p < k; ++p) {
+            const auto [A, B] = sigmoid_train(dec.data() + offsets(p), labels.data() + offsets(p),
+                                              offsets(p + 1) - offsets(p), s);
+            out[std::size_t(2 * p)] = A;
+            out[std::size_t(2 * p + 1)] = B;
+        }
     }
     return to_numpy(std::move(out), {std::size_t(k), 2});
 }
@@ -220,14 +229,13 @@ nb::ndarray<nb::numpy, double> fit_sigmoids(Vec<const double> dec, Vec<const dou
 void register_smo_batch(nb::module_ m) {
     m.def("solve_batch", &solve_batch, nb::arg("store"), nb::arg("offsets"), nb::arg("index"), nb::arg("values"),
           nb::arg("alpha"), nb::arg("G"), nb::arg("settings"), nb::arg("stop"),
-          nb::call_guard<nb::gil_scoped_release>(),
           "Solve many duals, problem k being the variables offsets[k] .. offsets[k+1] − 1: index holds each "
           "variable's kernel row (row 0: its row of the float32 store) and data row (row 1), values its y, U "
           "and Q's diagonal (rows 0-2). Each is LIBSVM's SMO on one block (BlockSolver) from its alpha and G, "
           "G first given the kernel terms of its α > 0 (G = p on entry); alpha and G are updated in place. "
-          "On threads over the problems; returns each problem's pair updates.");
+          "On threads over the problems, without the GIL; returns each problem's pair updates.");
     m.def("batch_decisions", &batch_decisions, nb::arg("store"), nb::arg("train_offsets"), nb::arg("train_pos"),
-          nb::arg("coef"), nb::arg("test_offsets"), nb::arg("test_kidx"), nb::call_guard<nb::gil_scoped_release>(),
+          nb::arg("coef"), nb::arg("test_offsets"), nb::arg("test_kidx"),
           "Σ_j coef_j K(train_j, test_i) for the test variables i of each problem (test_offsets) over its "
           "training variables j (train_offsets) of nonzero coef: kernel row train_pos[j] of the float32 store "
           "at column test_kidx[i], summed in float64.");
@@ -240,7 +248,6 @@ void register_smo_batch(nb::module_ m) {
              },
              nb::arg("max_iter"), nb::arg("min_step"), nb::arg("eps"));
     m.def("fit_sigmoids", &fit_sigmoids, nb::arg("dec"), nb::arg("labels"), nb::arg("offsets"), nb::arg("settings"),
-          nb::call_guard<nb::gil_scoped_release>(),
           "(A, B) per problem k of Platt's sigmoid 1 / (1 + exp(A·f + B)) on the decision values "
           "dec[offsets[k] .. offsets[k+1] − 1] with their labels (> 0 positive): Newton steps on H + 1e-12·I "
           "with an Armijo backtracking search, on Lin, Lin & Weng's (2007) smoothed targets (LIBSVM's "

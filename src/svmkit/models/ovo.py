@@ -81,23 +81,33 @@ class PairWeights:
         A = np.empty((K.shape[0], n_classes, max(n_classes - 1, 1)))
         for c in range(n_classes):
             np.matmul(K[:, start[c]:start[c + 1]], self.dual_coef[:, start[c]:start[c + 1]].T, out=A[:, c])
-        np.add(A[:, self.first, self.second - 1], A[:, self.second, self.first], out=out)
+        # the pairs (a, ·) are a run of columns: A_a[:, a:] + A_b[:, a] for b > a
+        for a, run in first_class_runs(n_classes):
+            np.add(A[:, a, a:], A[:, a + 1:, a], out=out[:, run])
+
+
+def first_class_runs(n_classes):
+    """(a, the slice of the pairs (a, b), b > a) for every class a with such pairs."""
+    end = np.cumsum(np.arange(n_classes - 1, 0, -1))
+    return [(a, slice(int(e) - (n_classes - 1 - a), int(e))) for a, e in enumerate(end)]
 
 
 def vote(dec, n_classes):
     """LIBSVM's vote: pair (a, b) votes a when its decision is > 0; ties go to the lower class."""
-    first, second = pair_classes(n_classes)
-    winner = np.where(dec > 0, first, second)
-    at = winner + n_classes * np.arange(dec.shape[0])[:, None]
-    return np.bincount(at.ravel(), minlength=dec.shape[0] * n_classes).reshape(dec.shape[0], n_classes)
+    votes = np.zeros((dec.shape[0], n_classes), dtype=np.int64)
+    for a, run in first_class_runs(n_classes):
+        wins = dec[:, run] > 0
+        votes[:, a] += np.count_nonzero(wins, axis=1)
+        votes[:, a + 1:] += ~wins
+    return votes
 
 
 def ovr_decision(dec, n_classes):
     """One-vs-rest scores from one-vs-one decisions: votes plus confidences squashed into (−1/3, 1/3)."""
-    n = dec.shape[0]
-    first, second = pair_classes(n_classes)
-    # each pair's +dec to its first class and −dec to its second, in pair order per class
-    at = (np.stack([first, second], axis=1)[None, :, :] + n_classes * np.arange(n)[:, None, None]).ravel()
-    conf = np.bincount(at, weights=np.stack([dec, -dec], axis=2).ravel(), minlength=n * n_classes)
-    votes = vote(dec, n_classes).ravel()
-    return (votes + conf / (3 * (np.abs(conf) + 1))).reshape(n, n_classes)
+    conf = np.zeros((dec.shape[0], n_classes))
+    # each class's confidence summed in pair order, as LIBSVM's and scikit-learn's loops do: its
+    # pairs as the second class (−dec) come before its pairs as the first (+dec)
+    for a, run in first_class_runs(n_classes):
+        conf[:, a] = np.cumsum(np.column_stack([conf[:, a], dec[:, run]]), axis=1)[:, -1]
+        conf[:, a + 1:] -= dec[:, run]
+    return vote(dec, n_classes) + conf / (3 * (np.abs(conf) + 1))
