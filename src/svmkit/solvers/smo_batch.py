@@ -58,9 +58,10 @@ class BatchResult:
 
 def batchable(sizes: np.ndarray, n_rows: int, rows) -> bool:
     """Whether problems of these sizes, on `n_rows` distinct kernel rows of the row source
-    `rows`, may be solved as a batch: every one at most BATCH_MAX variables and every row
-    held at once, on the host."""
-    return rows.xp is np and sizes.size > 0 and int(sizes.max()) <= BATCH_MAX and n_rows <= rows.capacity
+    `rows`, may be solved as a batch: every one at most BATCH_MAX variables, with the same
+    pair-update cap (`smo.safety_cap`), and every row held at once, on the host."""
+    return (rows.xp is np and sizes.size > 0 and int(sizes.max()) <= BATCH_MAX and n_rows <= rows.capacity
+            and safety_cap(int(sizes.min())) == safety_cap(int(sizes.max())))
 
 
 def solve_batch(batch: DualBatch, rows, tol=1e-3, max_iter=-1, shrinking=True) -> BatchResult:
@@ -76,7 +77,7 @@ def solve_batch(batch: DualBatch, rows, tol=1e-3, max_iter=-1, shrinking=True) -
     index = np.stack([np.asarray(pos, dtype=np.int64)[inverse], as_indices(p.kidx)])
     values = np.stack([as_float64(p.y), as_float64(p.upper), np.asarray(rows.diag, dtype=np.float64)[p.kidx]])
     grad = np.array(p.p, dtype=np.float64)
-    budget = safety_cap(BATCH_MAX) if max_iter is None or max_iter < 0 else int(max_iter)
+    budget = safety_cap(int(batch.sizes.max())) if max_iter is None or max_iter < 0 else int(max_iter)
     settings = _smo.Settings(float(tol), budget, bool(p.nu_mode), bool(shrinking), UNBOUNDED_ALPHA)
     with one_blas_thread(), stop_on_ctrl_c() as stop:
         n_iter = _smo.solve_batch(np.ascontiguousarray(store, dtype=np.float32), as_indices(batch.offsets), index,
