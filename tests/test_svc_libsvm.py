@@ -176,3 +176,49 @@ def test_nu_mode_newton_steps_reach_libsvm_optimum(capfd):
     ours = svmkit.NuSVC(nu=0.05, gamma=2.0, tol=1e-5).fit(X, y)
     _, objs, _ = libsvm_train(X, y, "-s 1 -t 2 -g 2 -n 0.05 -e 0.0000001", capfd)
     np.testing.assert_allclose(ours.objective_, objs, rtol=1e-5)
+
+
+def _many_classes(n_classes=60, per_class=4):
+    """Rows of n_classes Gaussian classes (10 features) and held-out rows drawn alike."""
+    rng = np.random.default_rng(0)
+    centres = rng.normal(scale=2.0, size=(n_classes, 10))
+    y = np.repeat(np.arange(n_classes), per_class)
+    X, Xt = (centres[y] + rng.normal(size=(y.size, 10)) for _ in range(2))
+    return X, y, Xt
+
+
+def test_many_classes_match_libsvm_pair_by_pair(capfd, monkeypatch):
+    """60 classes × 4 rows (1,770 pairs, solved in one batch): every pair's objective, ρ and
+    support, and the decision values and votes of held-out rows, against LIBSVM; prediction
+    applies the one-vs-one weights class by class, a few rows at a time."""
+    from svmkit.models import ovo, svc
+
+    monkeypatch.setattr(ovo, "DENSE_WEIGHTS", 0)
+    monkeypatch.setattr(svc, "DECISION_BLOCK", 5000)
+    X, y, Xt = _many_classes()
+    gamma = scale_gamma(X)
+    ours = svmkit.SVC(C=1.0, gamma=gamma).fit(X, y)
+    model, objs, order = libsvm_train(X, y, f"-s 0 -t 2 -g {gamma!r} -c 1 -e 0.001", capfd)
+    assert_pairs_match_libsvm(ours, model, objs, order, X)
+    labels, dec = libsvm_predict(model, Xt)
+    ours.decision_function_shape = "ovo"
+    np.testing.assert_allclose(ours.decision_function(Xt), dec, atol=1e-2)
+    assert np.mean(ours.predict(Xt) == labels) >= 0.995
+
+
+@pytest.mark.parametrize("make", [lambda: svmkit.SVC(C=2.0, probability=True, random_state=0),
+                                  lambda: svmkit.NuSVC(nu=0.3, probability=True, random_state=0)])
+def test_pairs_solved_in_one_batch_equal_pairs_solved_in_turn(make, monkeypatch):
+    """The batch of small pairs (and of their calibration folds) gives each pair the α, pair
+    updates, ρ, objective and sigmoid it gets solved alone."""
+    X, y, _ = _many_classes(30, 10)
+    batch = make().fit(X, y)
+    from svmkit.models.svc import BaseSVC
+
+    monkeypatch.setattr(BaseSVC, "_side_by_side", lambda self: False)
+    monkeypatch.setattr(BaseSVC, "_calibrate_at_once", lambda self, *args: False)
+    alone = make().fit(X, y)
+    for name in ("dual_coef_", "intercept_", "objective_", "probA_", "probB_"):
+        np.testing.assert_allclose(getattr(batch, name), getattr(alone, name), rtol=1e-9, atol=1e-12)
+    for name in ("support_", "n_iter_", "free_support_", "bounded_support_"):
+        np.testing.assert_array_equal(getattr(batch, name), getattr(alone, name))

@@ -178,7 +178,10 @@ void register_smo(nb::module_ m) {
                       Vec<const double>, Mat<float>>(),
              nb::arg("store"), nb::arg("pos"), nb::arg("kidx"), nb::arg("y"), nb::arg("U"), nb::arg("QD"),
              nb::arg("scratch"))
-        .def("solve", &SmoBlock::solve, nb::arg("alpha"), nb::arg("G"), nb::arg("settings"), nb::arg("stop"),
+        .def("solve",
+             static_cast<i64 (SmoBlock::*)(Vec<double>, Vec<double>, const SmoSettings &, Vec<const std::uint8_t>)>(
+                 &SmoBlock::solve),
+             nb::arg("alpha"), nb::arg("G"), nb::arg("settings"), nb::arg("stop"),
              nb::call_guard<nb::gil_scoped_release>(),
              "SMO with second-order selection (Fan, Chen & Lin 2005), LIBSVM's shrinking, and Newton steps "
              "on the free variables when the pair updates have cost as much as one, from alpha and G (the "
@@ -225,6 +228,8 @@ void register_smo(nb::module_ m) {
           nb::arg("R"), nb::arg("B"),
           "X with RᵀR X = B for the upper triangular R (a nonzero diagonal): forward, then back "
           "substitution by panels of PANEL rows, each panel's product with the rows solved before by BLAS.");
+
+    register_smo_batch(m);
 }
 
 }  // namespace svmkit

@@ -141,30 +141,49 @@ SVMKIT_CLONES void gather_q(float *row, const float *src, const double *y, const
         row[t] = float(ys * y[t] * double(src[kidx[t]]));
 }
 
-SmoBlock::SmoBlock(Mat<const float> store, Vec<const i64> pos_, Vec<const i64> kidx_, Vec<const double> y_,
-                   Vec<const double> U_, Vec<const double> QD_, Mat<float> scratch)
-    : store_array(store), scratch_array(scratch) {
-    q = i64(y_.shape(0));
-    if (i64(pos_.shape(0)) != q || i64(kidx_.shape(0)) != q || i64(U_.shape(0)) != q || i64(QD_.shape(0)) != q)
+void check_block(const BlockVariables &b) {
+    for (i64 s = 0; s < b.q; ++s) {
+        if (b.pos[s] < 0 || b.pos[s] >= b.rows.n_rows)
+            throw std::invalid_argument("pos holds a row outside the kernel store");
+        if (b.kidx[s] < 0 || b.kidx[s] >= b.rows.n_cols)
+            throw std::invalid_argument("kidx holds a column outside the kernel store");
+    }
+}
+
+namespace {
+
+BlockVariables block_of(Mat<const float> store, Vec<const i64> pos, Vec<const i64> kidx, Vec<const double> y,
+                        Vec<const double> U, Vec<const double> QD, Mat<float> scratch) {
+    const i64 q = i64(y.shape(0));
+    if (i64(pos.shape(0)) != q || i64(kidx.shape(0)) != q || i64(U.shape(0)) != q || i64(QD.shape(0)) != q)
         throw std::invalid_argument("pos, kidx, y, U and QD must have one entry per variable of the block");
     if (i64(scratch.shape(0)) < q || i64(scratch.shape(1)) < q)
         throw std::invalid_argument("the scratch for Q rows must be at least q × q");
-    rows.store = store.data();
-    rows.n_rows = i64(store.shape(0));
-    rows.n_cols = i64(store.shape(1));
-    for (i64 s = 0; s < q; ++s) {
-        if (pos_(s) < 0 || pos_(s) >= rows.n_rows)
-            throw std::invalid_argument("pos holds a row outside the kernel store");
-        if (kidx_(s) < 0 || kidx_(s) >= rows.n_cols)
-            throw std::invalid_argument("kidx holds a column outside the kernel store");
-    }
-    Qs = scratch.data();
-    ldq = i64(scratch.shape(1));
-    y.assign(y_.data(), y_.data() + q);
-    U.assign(U_.data(), U_.data() + q);
-    QD.assign(QD_.data(), QD_.data() + q);
-    kidx.assign(kidx_.data(), kidx_.data() + q);
-    pos.assign(pos_.data(), pos_.data() + q);
+    const BlockVariables b{{store.data(), i64(store.shape(0)), i64(store.shape(1))}, q, pos.data(), kidx.data(),
+                           y.data(), U.data(), QD.data(), scratch.data(), i64(scratch.shape(1))};
+    check_block(b);
+    return b;
+}
+
+}  // namespace
+
+SmoBlock::SmoBlock(Mat<const float> store, Vec<const i64> pos_, Vec<const i64> kidx_, Vec<const double> y_,
+                   Vec<const double> U_, Vec<const double> QD_, Mat<float> scratch)
+    : SmoBlock(block_of(store, pos_, kidx_, y_, U_, QD_, scratch)) {
+    store_array = store;
+    scratch_array = scratch;
+}
+
+SmoBlock::SmoBlock(const BlockVariables &b) {
+    q = b.q;
+    rows = b.rows;
+    Qs = b.scratch;
+    ldq = b.ldq;
+    y.assign(b.y, b.y + q);
+    U.assign(b.U, b.U + q);
+    QD.assign(b.QD, b.QD + q);
+    kidx.assign(b.kidx, b.kidx + q);
+    pos.assign(b.pos, b.pos + q);
     alpha.assign(q, 0.0);
     G.assign(q, 0.0);
     alpha0.assign(q, 0.0);
@@ -429,11 +448,15 @@ i64 SmoBlock::solve(Vec<double> alpha_io, Vec<double> G_io, const SmoSettings &s
         throw std::invalid_argument("alpha and G must have one entry per variable of the block");
     if (stop.shape(0) < 1)
         throw std::invalid_argument("stop must hold one flag");
+    return solve(alpha_io.data(), G_io.data(), s, stop.data());
+}
+
+i64 SmoBlock::solve(double *alpha_io, double *G_io, const SmoSettings &s, const std::uint8_t *stop) {
     if (q == 0)
         return 0;
     reset();
-    std::copy(alpha_io.data(), alpha_io.data() + q, alpha.begin());
-    std::copy(G_io.data(), G_io.data() + q, G.begin());
+    std::copy(alpha_io, alpha_io + q, alpha.begin());
+    std::copy(G_io, G_io + q, G.begin());
     alpha0 = alpha;
     G0 = G;
     bool unshrunk = !s.shrinking;
@@ -441,7 +464,7 @@ i64 SmoBlock::solve(Vec<double> alpha_io, Vec<double> G_io, const SmoSettings &s
     i64 checks = 0, it = 0;
     while (it < s.max_iter) {
         if (counter == 0) {
-            if (stopped(stop.data()))
+            if (stopped(stop))
                 break;
             counter = std::min(q, SHRINK_EVERY);
             ++checks;
@@ -468,8 +491,8 @@ i64 SmoBlock::solve(Vec<double> alpha_io, Vec<double> G_io, const SmoSettings &s
         m = q;
     }
     for (i64 t = 0; t < q; ++t) {
-        alpha_io(var[t]) = alpha[t];
-        G_io(var[t]) = G[t];
+        alpha_io[var[t]] = alpha[t];
+        G_io[var[t]] = G[t];
     }
     return it;
 }

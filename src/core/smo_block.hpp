@@ -55,9 +55,27 @@ struct GradientColumns {
     const double *y = nullptr;
 };
 
+// The batch solver's bindings (smo_batch.cpp), on the smo submodule.
+void register_smo_batch(nb::module_ m);
+
 // G_j += y_j Σ_b coef_b K(b, kidx_j) for the n columns j, on the calling thread's threads when
 // `parallel`.
 void add_moved_rows(const MovedRows &moved, const GradientColumns &cols, i64 n, bool parallel);
+
+// One block's variables as plain memory: q variables, each with its kernel row pos[s] of
+// `rows`, data row kidx[s], label y[s], bound U[s] and Q's diagonal QD[s]; `scratch` (at least
+// q rows of ldq ≥ q floats) takes the rows of Q_BB. Checked by `check_block`.
+struct BlockVariables {
+    RowStore rows;
+    i64 q = 0;
+    const i64 *pos = nullptr, *kidx = nullptr;
+    const double *y = nullptr, *U = nullptr, *QD = nullptr;
+    float *scratch = nullptr;
+    i64 ldq = 0;
+};
+
+// Throws std::invalid_argument when a variable's kernel row or data row is outside the store.
+void check_block(const BlockVariables &b);
 
 class SmoBlock {
   public:
@@ -65,11 +83,15 @@ class SmoBlock {
     // (at least q × q) takes the rows of Q_BB gathered as the pairs need them.
     SmoBlock(Mat<const float> store, Vec<const i64> pos, Vec<const i64> kidx, Vec<const double> y,
              Vec<const double> U, Vec<const double> QD, Mat<float> scratch);
+    // The same on plain memory that outlives the solver (checked by the caller).
+    explicit SmoBlock(const BlockVariables &b);
 
     // LIBSVM's SMO, second-order selection and shrinking, from `alpha` and `G` (the block's
     // gradient, exact on entry), which it updates in place; polls `stop` every few hundred
     // pair updates (an interrupted fit). Returns the pair updates.
     i64 solve(Vec<double> alpha, Vec<double> G, const SmoSettings &settings, Vec<const std::uint8_t> stop);
+    // The same on plain memory: q values each in alpha and G, one flag in stop.
+    i64 solve(double *alpha, double *G, const SmoSettings &settings, const std::uint8_t *stop);
 
     // The Newton factor covering the given free slots (every slot active), kept from the call
     // before; whether it was built anew. For tests.

@@ -170,8 +170,18 @@ class DotKernel(KernelSpec):
         return DataCentres(self, support_vectors)
 
 
+def apply_weights(K, W, out):
+    """out = K @ W for a kernel block K: W an n_centres × k matrix, or a callable W(K, out)
+    that writes the product without the matrix being formed (one-vs-one's `PairWeights`)."""
+    if callable(W):
+        W(K, out)
+    else:
+        np.matmul(K, W, out=out)
+
+
 class Centres:
-    """The centres of a fitted expansion; `products(X, W)` = K(X, centres) @ W (W: n_centres × k)."""
+    """The centres of a fitted expansion; `products(X, W)` = K(X, centres) @ W (W: n_centres × k,
+    a matrix or what `apply_weights` takes; `device_products` takes a matrix)."""
 
     def products(self, X, W) -> np.ndarray:
         raise NotImplementedError
@@ -223,7 +233,7 @@ class DataCentres(Centres):
         def block(lo):
             hi = min(n, lo + step)
             buf = _scratch.take((hi - lo) * n_sv, np.float64)
-            np.matmul(self.rows.block(X, x, lo, hi, buf), W, out=out[lo:hi])
+            apply_weights(self.rows.block(X, x, lo, hi, buf), W, out[lo:hi])
             _scratch.give(buf)
 
         starts = [(lo,) for lo in range(0, n, step)]
@@ -298,7 +308,10 @@ class ColumnCentres(Centres):
         self.support = support
 
     def products(self, X, W):
-        return densify(X)[:, self.support] @ W
+        K = densify(X)[:, self.support]
+        out = np.empty((K.shape[0], W.shape[1]))
+        apply_weights(K, W, out)
+        return out
 
 
 class CallableKernel(DotKernel):

@@ -34,6 +34,24 @@ def nu_svc(y: np.ndarray, weight: np.ndarray, nu: float, kidx: np.ndarray):
     return DualProblem(p=np.zeros(y.size), y=y, upper=weight, kidx=kidx, nu_mode=True), alpha0
 
 
+def nu_svc_batch(y: np.ndarray, weight: np.ndarray, nu: float, kidx: np.ndarray, owner: np.ndarray):
+    """`nu_svc` of many problems at once (variable i of problem owner[i], each problem's
+    variables of a class in their order), None unless every weight is a whole number: its
+    sums are then exact in any order, so each start is the one `nu_svc` gives alone."""
+    if not np.array_equal(weight, np.round(weight)) or weight.sum() >= 2**53:
+        return None
+    half = nu * np.bincount(owner, weights=weight)[owner] / 2
+    group = 2 * owner + (y < 0)
+    order = np.argsort(group, kind="stable")
+    w = weight[order]
+    earlier = np.cumsum(w) - w  # the weight before each variable, over every group
+    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
+    before = np.empty(y.size)
+    before[order] = earlier - np.repeat(earlier[starts], np.diff(np.r_[starts, y.size]))
+    alpha0 = np.clip(half - before, 0.0, weight)
+    return DualProblem(p=np.zeros(y.size), y=y, upper=weight, kidx=kidx, nu_mode=True), alpha0
+
+
 def epsilon_svr(target: np.ndarray, weight: np.ndarray, epsilon: float, kidx: np.ndarray):
     """ε-SVR (Vapnik 1995; Chang & Lin 2011, §2.4) over (α, α*): p = (ε − t, ε + t), y = (+1, −1), yᵀα = 0."""
     n = target.size

@@ -147,11 +147,15 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
 
     def _raw_decision(self, X):
         """Σ_s W[s, k] K(x, c_s) + b_k for every row of X, one column k per fitted problem."""
-        X = self._check_predict_X(X)
+        return self._raw_of(self._check_predict_X(X))
+
+    def _raw_of(self, X, first_row=0):
+        """`_raw_decision` of X validated; `first_row`: the number of X's first row, which an
+        error names."""
         raw = self._support_kernel_products(X, self._W) + self._intercept_
         bad = np.flatnonzero(~np.isfinite(raw).all(axis=1))
         if bad.size:
-            raise ValueError(f"the decision value of X row {bad[0]} is not finite: the {self._kind.name!r} kernel's values "
+            raise ValueError(f"the decision value of X row {first_row + bad[0]} is not finite: the {self._kind.name!r} kernel's values "
                              f"overflow float64 there, set by {self._kind.values_set_by()}; lower them or scale the data")
         return raw
 
@@ -177,8 +181,8 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
         """w = Σ coef_i x_i per column of the coefficient matrix; linear kernel only."""
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
-        sv = self.support_vectors_
-        coef = np.vstack([self._W[:, k] @ sv for k in range(self._W.shape[1])])
+        sv, W = self.support_vectors_, np.asarray(self._W)
+        coef = np.vstack([W[:, k] @ sv for k in range(W.shape[1])])
         return np.asarray(densify(coef))
 
     def __sklearn_tags__(self):

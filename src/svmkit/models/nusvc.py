@@ -7,9 +7,12 @@ gives the C-SVC solution for C = 1/r, which is what prediction uses.
 
 from __future__ import annotations
 
+import numpy as np
+
 from svmkit._validation import check_nu
 from svmkit.models import duals
 from svmkit.models.svc import BaseSVC
+from svmkit.solvers.smo_batch import DualBatch
 
 
 class NuSVC(BaseSVC):
@@ -83,6 +86,18 @@ class NuSVC(BaseSVC):
             raise ValueError(f"nu-SVC's margin r is {res.r:g} for the class pair {self._pair_label(pair)}: the "
                              "kernel does not tell the classes apart (e.g. it is constant on their rows)")
         return problem, res, 1 / res.r
+
+    def _dual_batch(self, ypair, weight, kidx, offsets):
+        owner = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+        w_pos = np.bincount(owner, weights=np.where(ypair > 0, weight, 0.0), minlength=offsets.size - 1)
+        w_neg = np.bincount(owner, weights=np.where(ypair < 0, weight, 0.0), minlength=offsets.size - 1)
+        if np.any(self.nu * (w_pos + w_neg) / 2 > np.minimum(w_pos, w_neg)):
+            return None  # `_solve_pair` names the infeasible pair
+        posed = duals.nu_svc_batch(ypair, weight, self.nu, kidx, owner)
+        return None if posed is None else DualBatch(posed[0], offsets, posed[1])
+
+    def _batch_scale(self, res):
+        return None if np.any(res.r == 0) else 1 / res.r
 
     def _pair_summary(self, res, pair):
         return (f"C = {1 / res.r:f}",)

@@ -3,68 +3,111 @@
 Pairs (a, b), a < b, in the order (0,1), (0,2), …, (1,2), …. In pair (a, b) class a has
 y = +1. `dual_coef` (n_classes − 1, n_SV) holds y_i α_i: for pair (a, b), the coefficients of
 class a's support vectors sit in row b − 1 and those of class b's in row a.
+
+Everything is vectorised over the pairs: with 1,000 classes there are 499,500 of them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+#: The largest one-vs-one weight matrix (n_SV × n_pairs values) prediction forms; past it,
+#: `PairWeights` applies it class by class.
+DENSE_WEIGHTS = 2**22
+
 
 def class_pairs(n_classes: int):
     return [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
 
 
-def assemble(pair_indices, pair_coefs, y_enc, n_classes):
-    """Gather per-pair solutions into (support, n_support, dual_coef).
+def pair_classes(n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """(first, second): the classes of every pair, in LIBSVM's order."""
+    return np.triu_indices(n_classes, 1)
 
-    pair_indices[k]: training rows of pair k; pair_coefs[k]: their y α (0 for non-SVs).
-    """
-    n = y_enc.shape[0]
-    is_sv = np.zeros(n, dtype=bool)
-    for idx, coef in zip(pair_indices, pair_coefs):
-        is_sv[idx[coef != 0]] = True
-    support = np.concatenate([np.flatnonzero(is_sv & (y_enc == c)) for c in range(n_classes)])
-    n_support = np.array([np.count_nonzero(is_sv & (y_enc == c)) for c in range(n_classes)], dtype=np.int32)
-    col = np.full(n, -1, dtype=np.int64)
+
+def assemble(rows, coef, pair, y_enc, n_classes):
+    """(support, n_support, dual_coef) from the pairs' solutions: `rows[i]` a training row of
+    pair `pair[i]` and `coef[i]` its y α there (0 for a non-SV), over every pair's rows."""
+    first, second = pair_classes(n_classes)
+    sv = coef != 0
+    rows, coef, pair = rows[sv], coef[sv], pair[sv]
+    is_sv = np.zeros(y_enc.shape[0], dtype=bool)
+    is_sv[rows] = True
+    support = np.flatnonzero(is_sv)
+    support = support[np.argsort(y_enc[support], kind="stable")]
+    n_support = np.bincount(y_enc[support], minlength=n_classes).astype(np.int32)
+    col = np.full(y_enc.shape[0], -1, dtype=np.int64)
     col[support] = np.arange(support.size)
     dual_coef = np.zeros((max(n_classes - 1, 1), support.size))
-    for (a, b), idx, coef in zip(class_pairs(n_classes), pair_indices, pair_coefs):
-        in_a = y_enc[idx] == a
-        sv = coef != 0
-        dual_coef[b - 1, col[idx[in_a & sv]]] = coef[in_a & sv]
-        dual_coef[a, col[idx[~in_a & sv]]] = coef[~in_a & sv]
+    a, b = first[pair], second[pair]
+    dual_coef[np.where(y_enc[rows] == a, b - 1, a), col[rows]] = coef
     return support, n_support, dual_coef
 
 
 def weight_matrix(dual_coef, n_support):
     """W (n_SV × n_pairs) with decision_k(x) = Σ_s W[s, k] K(x, sv_s) − ρ_k."""
     n_classes = n_support.shape[0]
-    start = np.r_[0, np.cumsum(n_support)]
-    pairs = class_pairs(n_classes)
-    W = np.zeros((dual_coef.shape[1], len(pairs)))
-    for k, (a, b) in enumerate(pairs):
-        W[start[a]:start[a + 1], k] = dual_coef[b - 1, start[a]:start[a + 1]]
-        W[start[b]:start[b + 1], k] = dual_coef[a, start[b]:start[b + 1]]
+    first, second = pair_classes(n_classes)
+    cls = np.repeat(np.arange(n_classes), n_support)
+    # class a's support vectors in pair (a, b) take row b − 1, class b's take row a
+    W = np.zeros((dual_coef.shape[1], first.size))
+    for own, other, row in ((first, second, second - 1), (second, first, first)):
+        in_pair = cls[:, None] == own[None, :]
+        s, k = np.nonzero(in_pair)
+        W[s, k] = dual_coef[row[k], s]
     return W
+
+
+class PairWeights:
+    """The one-vs-one weight matrix W (`weight_matrix`) applied without forming it when it is
+    large: K(x, SV) @ W as A_c = K(x, SV_c) @ dual_coef[:, SV_c]ᵀ per class c, then
+    decision(a, b) = A_a[:, b − 1] + A_b[:, a] (LIBSVM's sum over the pair's two classes).
+    `np.asarray` of it is W."""
+
+    def __init__(self, dual_coef, n_support):
+        self.dual_coef, self.n_support = dual_coef, n_support
+        self.first, self.second = pair_classes(n_support.shape[0])
+        self.shape = (dual_coef.shape[1], self.first.size)
+        self.dense = None if self.shape[0] * self.shape[1] > DENSE_WEIGHTS else weight_matrix(dual_coef, n_support)
+
+    def __array__(self, dtype=None, copy=None):
+        W = self.dense if self.dense is not None else weight_matrix(self.dual_coef, self.n_support)
+        return W if dtype is None else W.astype(dtype)
+
+    def __call__(self, K, out):
+        """out = K @ W for a kernel block K (n × n_SV)."""
+        n_classes = self.n_support.shape[0]
+        start = np.r_[0, np.cumsum(self.n_support)]
+        A = np.empty((K.shape[0], n_classes, max(n_classes - 1, 1)))
+        for c in range(n_classes):
+            np.matmul(K[:, start[c]:start[c + 1]], self.dual_coef[:, start[c]:start[c + 1]].T, out=A[:, c])
+        # the pairs (a, ·) are a run of columns: A_a[:, a:] + A_b[:, a] for b > a
+        for a, run in first_class_runs(n_classes):
+            np.add(A[:, a, a:], A[:, a + 1:, a], out=out[:, run])
+
+
+def first_class_runs(n_classes):
+    """(a, the slice of the pairs (a, b), b > a) for every class a with such pairs."""
+    end = np.cumsum(np.arange(n_classes - 1, 0, -1))
+    return [(a, slice(int(e) - (n_classes - 1 - a), int(e))) for a, e in enumerate(end)]
 
 
 def vote(dec, n_classes):
     """LIBSVM's vote: pair (a, b) votes a when its decision is > 0; ties go to the lower class."""
     votes = np.zeros((dec.shape[0], n_classes), dtype=np.int64)
-    rows = np.arange(dec.shape[0])
-    for k, (a, b) in enumerate(class_pairs(n_classes)):
-        win = np.where(dec[:, k] > 0, a, b)
-        np.add.at(votes, (rows, win), 1)
+    for a, run in first_class_runs(n_classes):
+        wins = dec[:, run] > 0
+        votes[:, a] += np.count_nonzero(wins, axis=1)
+        votes[:, a + 1:] += ~wins
     return votes
 
 
 def ovr_decision(dec, n_classes):
     """One-vs-rest scores from one-vs-one decisions: votes plus confidences squashed into (−1/3, 1/3)."""
-    votes = np.zeros((dec.shape[0], n_classes))
     conf = np.zeros((dec.shape[0], n_classes))
-    for k, (a, b) in enumerate(class_pairs(n_classes)):
-        conf[:, a] += dec[:, k]
-        conf[:, b] -= dec[:, k]
-        votes[:, a] += dec[:, k] > 0
-        votes[:, b] += dec[:, k] <= 0
-    return votes + conf / (3 * (np.abs(conf) + 1))
+    # each class's confidence summed in pair order, as LIBSVM's and scikit-learn's loops do: its
+    # pairs as the second class (−dec) come before its pairs as the first (+dec)
+    for a, run in first_class_runs(n_classes):
+        conf[:, a] = np.cumsum(np.column_stack([conf[:, a], dec[:, run]]), axis=1)[:, -1]
+        conf[:, a + 1:] -= dec[:, run]
+    return vote(dec, n_classes) + conf / (3 * (np.abs(conf) + 1))

@@ -12,16 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from svmkit.solvers.smo_batch import fit_sigmoids
+
 #: Pairwise probabilities are clipped to [MIN_PROB, 1 − MIN_PROB] before coupling (LIBSVM).
 MIN_PROB = 1e-7
 #: Decision-value marks of a one-class model, and the probabilities between them.
 N_MARKS = 10
-
-
-def _sigmoid_loss(dec, target, A, B):
-    """Σ cross-entropy of the targets against 1 / (1 + exp(A·f + B)), computed without overflow."""
-    z = dec * A + B
-    return float(np.sum(np.where(z >= 0, target * z, (target - 1) * z) + np.log1p(np.exp(-np.abs(z)))))
 
 
 def smoothed_targets(labels) -> np.ndarray:
@@ -31,36 +27,13 @@ def smoothed_targets(labels) -> np.ndarray:
     return np.where(positive, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
 
 
-def fit_sigmoid(dec, labels, max_iter=100, min_step=1e-10, eps=1e-5) -> tuple[float, float]:
-    """(A, B) minimising the smoothed cross-entropy of the sigmoid on decision values `dec`
-    with `labels` (> 0 positive): Newton steps on H + 1e-12·I with an Armijo backtracking
-    search, stopped when both gradient components are below `eps` (LIBSVM's sigmoid_train).
-    The smoothed targets keep (A, B) finite also for separable decision values."""
+def fit_sigmoid(dec, labels) -> tuple[float, float]:
+    """(A, B) minimising the smoothed cross-entropy (`smoothed_targets`) of the sigmoid on
+    decision values `dec` with `labels` (> 0 positive): LIBSVM's sigmoid_train
+    (`solvers.smo_batch.fit_sigmoids`). The smoothed targets keep (A, B) finite also for
+    separable decision values."""
     dec = np.asarray(dec, dtype=np.float64)
-    t = smoothed_targets(labels)
-    n_pos = int(np.count_nonzero(np.asarray(labels) > 0))
-    A, B = 0.0, float(np.log((dec.size - n_pos + 1.0) / (n_pos + 1.0)))
-    fval = _sigmoid_loss(dec, t, A, B)
-    for _ in range(max_iter):
-        p = sigmoid(dec, A, B)
-        d2 = p * (1.0 - p)
-        h11, h22, h21 = 1e-12 + np.dot(dec * dec, d2), 1e-12 + d2.sum(), np.dot(dec, d2)
-        d1 = t - p
-        g1, g2 = np.dot(dec, d1), d1.sum()
-        if abs(g1) < eps and abs(g2) < eps:
-            break
-        det = h11 * h22 - h21 * h21
-        dA, dB = -(h22 * g1 - h21 * g2) / det, -(-h21 * g1 + h11 * g2) / det
-        gd = g1 * dA + g2 * dB
-        step = 1.0
-        while step >= min_step:
-            newf = _sigmoid_loss(dec, t, A + step * dA, B + step * dB)
-            if newf < fval + 1e-4 * step * gd:
-                A, B, fval = A + step * dA, B + step * dB, newf
-                break
-            step /= 2.0
-        if step < min_step:
-            break
+    A, B = fit_sigmoids(dec, np.asarray(labels, dtype=np.float64), np.array([0, dec.size]))[0]
     return float(A), float(B)
 
 
@@ -74,13 +47,10 @@ def sigmoid(dec, A, B) -> np.ndarray:
 def pairwise_probabilities(dec, probA, probB, n_classes) -> np.ndarray:
     """r[n, a, b] = P(class a | a or b, x_n) from the one-vs-one decision values `dec`
     (n × n_pairs, pairs (a, b) in LIBSVM's order, > 0 voting a), clipped to [1e-7, 1 − 1e-7]."""
+    first, second = np.triu_indices(n_classes, 1)
+    p = np.clip(sigmoid(dec, np.asarray(probA), np.asarray(probB)), MIN_PROB, 1 - MIN_PROB)
     r = np.zeros((dec.shape[0], n_classes, n_classes))
-    k = 0
-    for a in range(n_classes):
-        for b in range(a + 1, n_classes):
-            p = np.clip(sigmoid(dec[:, k], probA[k], probB[k]), MIN_PROB, 1 - MIN_PROB)
-            r[:, a, b], r[:, b, a] = p, 1 - p
-            k += 1
+    r[:, first, second], r[:, second, first] = p, 1 - p
     return r
 
 

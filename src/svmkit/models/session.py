@@ -112,7 +112,7 @@ class OnSharedKernel:
 
     def __init__(self, est):
         self.est = est
-        W = est._W
+        W = np.asarray(est._W)
         self._weights = np.zeros((est.shape_fit_[0], W.shape[1]))
         self._weights[est.support_] = W
 

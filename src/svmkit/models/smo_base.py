@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,7 @@ from svmkit.models.session import FitSession
 from svmkit.parallel.tasks import beside, run_tasks
 from svmkit.solvers.row_source import RowSource
 from svmkit.solvers.smo import DualProblem, DualResult, gap_observer, solve, solved_whole
+from svmkit.solvers.smo_batch import BatchResult, DualBatch
 from svmkit.solvers.starts import best_start
 
 #: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
@@ -79,6 +81,67 @@ def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale
     bounded = np.bincount(inv, weights=res.alpha >= problem.upper, minlength=rows.size) > 0
     return ProblemFit(rows, coef, rows[moved & ~bounded], rows[bounded], scale * res.rho,
                       scale**2 * res.objective, res, problem.p, res.alpha >= problem.upper)
+
+
+@dataclass
+class FitsSummary:
+    """What the fitted state keeps of a fit's problems: per problem ρ and the objective (the
+    model's scale), the pair updates and whether all converged; the rows with a free variable
+    and those with a variable at its bound (repeats allowed); and every problem's rows with
+    their Σ y α (`rows`, `coef`) and problem (`owner`)."""
+
+    rho: np.ndarray
+    objective: np.ndarray
+    n_iter: np.ndarray
+    converged: bool
+    free: np.ndarray
+    bounded: np.ndarray
+    rows: np.ndarray
+    coef: np.ndarray
+    owner: np.ndarray
+
+    @classmethod
+    def of(cls, fits) -> "FitsSummary":
+        """The summary of a list of ProblemFit, or a BatchFits'."""
+        if isinstance(fits, BatchFits):
+            return fits.summary()
+        sizes = [f.rows.size for f in fits]
+        return cls(np.array([f.rho for f in fits]), np.array([f.objective for f in fits]),
+                   np.array([f.result.n_iter for f in fits], dtype=np.int32), all(f.result.converged for f in fits),
+                   np.concatenate([f.free for f in fits]), np.concatenate([f.bounded for f in fits]),
+                   np.concatenate([f.rows for f in fits]), np.concatenate([f.coef for f in fits]),
+                   np.repeat(np.arange(len(fits)), sizes))
+
+
+class BatchFits(Sequence):
+    """The problems of one fit solved in one call (`solvers.smo_batch`), each variable one
+    training row (`var_rows`; no row twice in a problem), kept as arrays: fits[k] is problem
+    k's ProblemFit, made when asked as the per-problem path makes it (`read_back`); `scale`:
+    per problem, the factor from the solver's α to the model's."""
+
+    def __init__(self, var_rows: np.ndarray, batch: DualBatch, result: BatchResult, scale: np.ndarray):
+        self.var_rows, self.batch, self.result, self.scale = var_rows, batch, result, scale
+
+    def __len__(self) -> int:
+        return self.batch.sizes.size
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        lo, hi = self.batch.offsets[k], self.batch.offsets[k + 1]
+        p, res = self.batch.problems, self.result
+        problem = DualProblem(p.p[lo:hi], p.y[lo:hi], p.upper[lo:hi], p.kidx[lo:hi], p.nu_mode)
+        one = DualResult(res.alpha[lo:hi].copy(), res.grad[lo:hi].copy(), float(res.rho[k]), float(res.objective[k]),
+                         int(res.n_iter[k]), float(res.r[k]), bool(res.converged[k]))
+        return read_back(self.var_rows[lo:hi], problem, one, float(self.scale[k]))
+
+    def summary(self) -> FitsSummary:
+        p, res = self.batch.problems, self.result
+        owner = self.batch.owner()
+        moved, bounded = res.alpha > 0, res.alpha >= p.upper
+        return FitsSummary(self.scale * res.rho, self.scale**2 * res.objective, res.n_iter.astype(np.int32),
+                           bool(res.converged.all()), self.var_rows[moved & ~bounded], self.var_rows[bounded],
+                           self.var_rows, self.scale[owner] * p.y * res.alpha, owner)
 
 
 def probability_folds(n: int, seed: int) -> np.ndarray:
@@ -273,32 +336,31 @@ class SMOModel(KernelExpansion):
         print(f"obj = {fit.objective:f}, rho = {fit.rho:f}")
         print(f"nSV = {int(np.count_nonzero(fit.coef))}, nBSV = {fit.bounded.size}")
 
-    def _assemble(self, target, fits):
+    def _assemble(self, target, summary: FitsSummary):
         """(support, n_support, dual_coef) of a one-problem model: the rows of nonzero coef."""
-        (fit,) = fits
-        nz = fit.coef != 0
-        support = fit.rows[nz]
-        return support, np.array([support.size], dtype=np.int32), fit.coef[nz][None, :]
+        nz = summary.coef != 0
+        support = summary.rows[nz]
+        return support, np.array([support.size], dtype=np.int32), summary.coef[nz][None, :]
 
     def _set_fitted(self, session: FitSession, target, fits):
         """Store the fitted state; the one place a fit's attributes are set."""
         X = session.X
-        support, self.n_support_, self._dual_coef_ = self._assemble(target, fits)
+        summary = FitsSummary.of(fits)
+        support, self.n_support_, self._dual_coef_ = self._assemble(target, summary)
         self._store_support(session, support)
-        self._intercept_ = -np.array([f.rho for f in fits])
-        self.objective_ = np.array([f.objective for f in fits])
-        self.n_iter_ = np.array([f.result.n_iter for f in fits], dtype=np.int32)
+        self._intercept_ = -summary.rho
+        self.objective_ = summary.objective
+        self.n_iter_ = summary.n_iter
         if not self._one_vs_one:
             self.objective_, self.n_iter_ = float(self.objective_[0]), int(self.n_iter_[0])
         free = np.zeros(X.shape[0], dtype=bool)
         bounded = np.zeros(X.shape[0], dtype=bool)
-        for f in fits:
-            free[f.free] = True
-            bounded[f.bounded] = True
+        free[summary.free] = True
+        bounded[summary.bounded] = True
         self.free_support_ = np.flatnonzero(free)
         self.bounded_support_ = np.flatnonzero(bounded & ~free)
         self.loo_bound_ = support.size / X.shape[0]
-        self.fit_status_ = int(not all(f.result.converged for f in fits))
+        self.fit_status_ = int(not summary.converged)
         if self.fit_status_:
             warnings.warn(f"Solver terminated early (max_iter={self.max_iter}). Consider pre-processing your "
                           "data with StandardScaler or MinMaxScaler.", ConvergenceWarning, stacklevel=4)

@@ -21,11 +21,22 @@ from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, on_cluster, ovo
 from svmkit.models.expansion import read_only
 from svmkit.models.probability import couple, fit_sigmoid, pairwise_probabilities
-from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, SMOModel, each_task, probability_folds,
-                                    read_back)
+from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, BatchFits, SMOModel, each_task,
+                                    probability_folds, read_back)
 from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.row_source import row_products
 from svmkit.solvers.smo import UnboundedDualError
+from svmkit.solvers.smo_batch import DualBatch, batch_decisions, batchable, fit_sigmoids, solve_batch
+
+#: One-vs-one decision values (rows × pairs) prediction holds at once where it reduces them
+#: row by row (votes, one-vs-rest scores, probabilities).
+DECISION_BLOCK = 2**22
+
+
+def ragged_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of range(s, s + n) for every (s, n) of (starts, lengths)."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - (ends - lengths), lengths) + np.arange(ends[-1] if ends.size else 0)
 
 
 def check_class_weight_labels(class_weight, classes):
@@ -84,7 +95,55 @@ class BaseSVC(ClassifierMixin, SMOModel):
                              f"{self.classes_[b].item()!r}) cannot be fitted")
         return idx, ypair
 
+    def _pair_layout(self, y_enc, weight):
+        """Every class pair's rows of positive weight, a's first (as `_pair_rows` gives them),
+        concatenated: (rows, their ±1 labels, each pair's offsets); None when a class has no
+        such row (`_pair_rows` raises for its pairs)."""
+        n_classes = self.classes_.shape[0]
+        kept = np.flatnonzero(weight > 0)
+        order = kept[np.argsort(y_enc[kept], kind="stable")]
+        count = np.bincount(y_enc[kept], minlength=n_classes)
+        if not count.all():
+            return None
+        start = np.r_[0, np.cumsum(count)[:-1]]
+        first, second = ovo.pair_classes(n_classes)
+        lengths = np.stack([count[first], count[second]], axis=1).ravel()
+        idx = order[ragged_ranges(np.stack([start[first], start[second]], axis=1).ravel(), lengths)]
+        ypair = np.repeat(np.tile([1.0, -1.0], first.size), lengths)
+        return idx, ypair, np.r_[0, np.cumsum(count[first] + count[second])]
+
+    def _solve_at_once(self, rows, kidx, ypair, weight, offsets):
+        """The duals of many small problems (pairs or folds: rows `kidx`, labels and weights
+        concatenated, problem k from offsets[k]) solved in one call (`solvers.smo_batch`), as
+        `_solve_pair` solves each: (batch, result, each one's factor from its α to the
+        model's); None where they cannot be (the per-pair path then solves them, and raises
+        what it raises)."""
+        if not batchable(np.diff(offsets), np.unique(kidx).size, rows):
+            return None
+        batch = self._dual_batch(ypair, weight, kidx, offsets)
+        if batch is None:
+            return None
+        res = solve_batch(batch, rows, self.tol, self.max_iter, self.shrinking)
+        scale = self._batch_scale(res)
+        if scale is None or not (np.isfinite(res.alpha).all() and np.isfinite(res.rho).all()):
+            return None
+        return batch, res, scale
+
+    def _dual_batch(self, ypair, weight, kidx, offsets) -> DualBatch | None:
+        """The problems' duals as one batch, as `_solve_pair` poses each; None where it would raise."""
+        raise NotImplementedError
+
+    def _batch_scale(self, res):
+        """Each problem's factor from the solver's α to the model's; None where `_solve_pair` would raise."""
+        return np.ones(res.rho.size)
+
     def _solve_problems(self, rows, row_index, y_enc, weight, starts):
+        layout = self._pair_layout(y_enc, weight) if starts is None and self._side_by_side() else None
+        if layout is not None:
+            idx, ypair, offsets = layout
+            solved = self._solve_at_once(rows, row_index[idx], ypair, weight[idx], offsets)
+            if solved is not None:
+                return BatchFits(idx, *solved)
         pairs = list(ovo.class_pairs(self.classes_.shape[0]))
 
         def solve_pair(k, problem_rows):
@@ -108,6 +167,8 @@ class BaseSVC(ClassifierMixin, SMOModel):
         if not self.probability:
             return
         seed = self._probability_seed(X, y_enc)
+        if self._calibrate_at_once(rows, row_index, y_enc, weight, seed):
+            return
         pairs = [(a, b, *self._pair_rows(y_enc, weight, a, b)) for a, b in ovo.class_pairs(self.classes_.shape[0])]
         # each pair's rows are dealt into its own folds, as LIBSVM deals them
         folds = [probability_folds(idx.size, seed + k) for k, (_, _, idx, _) in enumerate(pairs)]
@@ -127,6 +188,41 @@ class BaseSVC(ClassifierMixin, SMOModel):
                     dec[folds[k] == f] = values
             params.append(fit_sigmoid(dec, ypair))
         self.probA_, self.probB_ = (np.array(v) for v in zip(*params))
+
+    def _calibrate_at_once(self, rows, row_index, y_enc, weight, seed) -> bool:
+        """`_calibrate`'s folds solved in one call (`_solve_at_once`) and the sigmoids fitted
+        together; False where they cannot be (the per-fold path then runs)."""
+        layout = self._pair_layout(y_enc, weight)
+        if layout is None:
+            return False
+        idx, ypair, offsets = layout
+        sizes = np.diff(offsets)
+        fold = np.concatenate([probability_folds(n, seed + k) for k, n in enumerate(sizes)])
+        pair = np.repeat(np.arange(sizes.size), sizes)
+        # fold problem k·F + f: pair k's rows outside fold f, in the pair's order
+        task = pair * PROBABILITY_FOLDS + fold
+        train = np.concatenate([np.flatnonzero(fold != f) for f in range(PROBABILITY_FOLDS)])
+        train_task = np.concatenate([task[fold != f] - fold[fold != f] + f for f in range(PROBABILITY_FOLDS)])
+        by_task = np.argsort(train_task, kind="stable")
+        train, train_task = train[by_task], train_task[by_task]
+        n_tasks = sizes.size * PROBABILITY_FOLDS
+        train_sizes = np.bincount(train_task, minlength=n_tasks)
+        train_offsets = np.r_[0, np.cumsum(train_sizes)]
+        positives = np.bincount(train_task, weights=ypair[train] > 0, minlength=n_tasks)
+        if np.any((positives == 0) | (positives == train_sizes)):
+            return False  # a training part of one class: the per-fold path gives its ±1
+        solved = self._solve_at_once(rows, row_index[idx[train]], ypair[train], weight[idx[train]], train_offsets)
+        if solved is None:
+            return False
+        batch, res, scale = solved
+        test = np.argsort(task, kind="stable")
+        test_offsets = np.r_[0, np.cumsum(np.bincount(task, minlength=n_tasks))]
+        coef = scale[batch.owner()] * batch.problems.y * res.alpha
+        dec = np.empty(idx.size)
+        dec[test] = batch_decisions(rows, batch, coef, row_index[idx[test]], test_offsets) - \
+            np.repeat(scale * res.rho, np.diff(test_offsets))
+        self.probA_, self.probB_ = fit_sigmoids(dec, ypair, offsets).T.copy()
+        return True
 
     def _fold_decisions(self, rows, kidx, ypair, weight, test, pair):
         """The decision values of the rows `test` from the pair's dual solved on the others; a
@@ -158,7 +254,22 @@ class BaseSVC(ClassifierMixin, SMOModel):
         check_is_fitted(self)
         if np.size(getattr(self, "probA_", ())) == 0:
             raise NotFittedError("predict_proba is not available when fitted with probability=False")
-        return self._proba_from_raw(self._raw_decision(X))
+        return self._per_rows(X, self._proba_from_raw)
+
+    def _per_rows(self, X, finish):
+        """finish(LIBSVM's decision values) for every row of X, a bounded number of rows at a
+        time: with many classes the values of every pair for every row would not fit in memory."""
+        X = self._check_predict_X(X)
+        n, step = X.shape[0], max(1, DECISION_BLOCK // max(self._intercept_.size, 1))
+        if n <= step:
+            return finish(self._raw_of(X))
+        return np.concatenate([finish(self._raw_of(X[lo:lo + step], lo)) for lo in range(0, n, step)])
+
+    def _support_kernel_products(self, X, W):
+        """K(X, SV) @ W on the backend when W is formed, else class by class on the host."""
+        if W.dense is not None:
+            return super()._support_kernel_products(X, W.dense)
+        return self._predict_centres.products(X, W)
 
     def _proba_from_raw(self, dec):
         """Class probabilities from LIBSVM's decision values, one column per class pair."""
@@ -175,14 +286,14 @@ class BaseSVC(ClassifierMixin, SMOModel):
         to the first class)."""
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
-    def _assemble(self, y_enc, fits):
-        return ovo.assemble([f.rows for f in fits], [f.coef for f in fits], y_enc, self.classes_.shape[0])
+    def _assemble(self, y_enc, summary):
+        return ovo.assemble(summary.rows, summary.coef, summary.owner, y_enc, self.classes_.shape[0])
 
     def _prepare_prediction(self):
         """As for every kernel model, with the one-vs-one weight matrix; binary coefficients and
         intercept change sign so that a positive decision means classes_[1], as in scikit-learn."""
         super()._prepare_prediction()
-        self._W = ovo.weight_matrix(self._dual_coef_, self.n_support_)
+        self._W = ovo.PairWeights(self._dual_coef_, self.n_support_)
         if self.classes_.shape[0] == 2:
             self.intercept_ = -self._intercept_
             self.dual_coef_ = -self._dual_coef_
@@ -201,7 +312,7 @@ class BaseSVC(ClassifierMixin, SMOModel):
 
     def decision_function(self, X):
         """Signed distance to each pair's separating surface (binary: > 0 means classes_[1])."""
-        return self._decision_from_raw(self._raw_decision(X))
+        return self._per_rows(X, self._decision_from_raw)
 
     def _decision_from_raw(self, dec):
         """From LIBSVM's decision values, one column per class pair (> 0 votes the pair's first
@@ -215,7 +326,7 @@ class BaseSVC(ClassifierMixin, SMOModel):
 
     def predict(self, X):
         """The class of every row of X: LIBSVM's one-vs-one vote (ties to the lower class)."""
-        return super().predict(X)
+        return self._per_rows(X, self._predict_from_raw)
 
     def _predict_from_raw(self, dec):
         n_classes = self.classes_.shape[0]
@@ -370,6 +481,12 @@ class SVC(BaseSVC):
             return problem, self._solve(problem, rows, start=start), 1.0
         except UnboundedDualError:
             raise NotSeparableError(self._not_separable_message(pair)) from None
+
+    def _dual_batch(self, ypair, weight, kidx, offsets):
+        if np.isinf(self.C):
+            return None  # each pair's separability is tested first
+        problem, _ = duals.c_svc(ypair, self.C * weight, kidx)
+        return DualBatch(problem, offsets)
 
     def _pair_summary(self, res, pair):
         """LIBSVM prints ν = Σα / (C l) when both classes of the pair have the same C."""
