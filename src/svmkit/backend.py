@@ -63,9 +63,11 @@ class HostBackend:
 
     device = "cpu"
     #: The solvers it runs: the closed-form models' exact ones, Nyström by normal equations
-    #: ('nystrom') or conjugate gradient ('nystrom-cg'), data on a Dask cluster ('dask'), and
-    #: kernel logistic regression's Newton on the whole kernel ('newton') or on Nyström features.
-    solvers = frozenset({"cholesky", "eigen", "nystrom", "nystrom-cg", "dask", "newton", "newton-nystrom"})
+    #: ('nystrom') or conjugate gradient ('nystrom-cg'), data on a Dask cluster ('dask'),
+    #: kernel logistic regression's Newton on the whole kernel ('newton') or on Nyström features,
+    #: and many small SMO duals in one call into the core ('smo-batch').
+    solvers = frozenset({"cholesky", "eigen", "nystrom", "nystrom-cg", "dask", "newton", "newton-nystrom",
+                         "smo-batch"})
 
     def __init__(self):
         self.xp = np
@@ -189,10 +191,11 @@ class HostBackend:
 
 class CudaBackend(HostBackend):
     """An NVIDIA GPU through CuPy: kernel rows and matrices by cuBLAS, Cholesky and eigen by
-    cuSOLVER. It runs every solver of the host but the Dask cluster's."""
+    cuSOLVER. It runs every solver of the host but the Dask cluster's and the host core's batch
+    of small duals (each pair runs on its own stream there)."""
 
     device = "cuda"
-    solvers = HostBackend.solvers - {"dask"}
+    solvers = HostBackend.solvers - {"dask", "smo-batch"}
 
     def __init__(self):
         self.xp = cupy_module()

@@ -180,7 +180,9 @@ def fit_classifier(est, X, y, sample_weight=None):
         keep = e[2] != 0
         indices.append(pos[keep])
         coefs.append(e[2][keep])
-    support, n_support, dual_coef = ovo.assemble(indices, coefs, cls, est.classes_.size)
+    pair = np.repeat(np.arange(len(indices)), [i.size for i in indices])
+    support, n_support, dual_coef = ovo.assemble(np.concatenate(indices), np.concatenate(coefs), pair, cls,
+                                                 est.classes_.size)
     free, bounded = zip(*(_bounds(e) for e, _ in results))
     _store(est, X, results, rows[support], X_rows[support], n_support, dual_coef, np.concatenate(free),
            np.concatenate(bounded))

@@ -118,7 +118,7 @@ class BaseSVC(ClassifierMixin, SMOModel):
         `_solve_pair` solves each: (batch, result, each one's factor from its α to the
         model's); None where they cannot be (the per-pair path then solves them, and raises
         what it raises)."""
-        if not batchable(np.diff(offsets), np.unique(kidx).size, rows):
+        if "smo-batch" not in self._backend().solvers or not batchable(np.diff(offsets), np.unique(kidx).size, rows):
             return None
         batch = self._dual_batch(ypair, weight, kidx, offsets)
         if batch is None:
