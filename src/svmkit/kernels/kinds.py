@@ -220,8 +220,8 @@ class DataCentres(Centres):
         # one conversion up front (densified unless sparse pays), not one per block
         X = self._input(X)
         n, n_sv = X.shape[0], self.sv.shape[0]
-        if not (sp.issparse(X) or sp.issparse(self.sv) or self.kernel.is_callable):
-            # dense rows: the core's tiles, on one thread below PARALLEL_PREDICT kernel values
+        if not (sp.issparse(X) or sp.issparse(self.sv) or self.kernel.is_callable or callable(W)):
+            # dense rows and a formed W: the core's tiles, on one thread below PARALLEL_PREDICT kernel values
             x_sq = row_sq_norms(X) if self.kernel.uses_norms else _NO_NORMS
             c_sq = self.rows.sq if self.kernel.uses_norms else _NO_NORMS
             with one_blas_thread(), compiled_threads(1 if n * n_sv < PARALLEL_PREDICT else None):
