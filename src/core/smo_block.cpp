@@ -324,24 +324,21 @@ void SmoBlock::update_pair(i64 i, i64 j) {
         const double s = ai + aj;
         ai -= delta;
         aj += delta;
-        if (s > Ci) {
-            if (ai > Ci) {
-                ai = Ci;
-                aj = s - Ci;
+        // the sum s held: a above its bound C goes to C (b to s − C), or, where s ≤ C, b below 0
+        // goes to 0 (a to s); first for i, then for j
+        auto clip = [s](double &a, double &b, double C) {
+            if (s > C) {
+                if (a > C) {
+                    a = C;
+                    b = s - C;
+                }
+            } else if (b < 0) {
+                b = 0.0;
+                a = s;
             }
-        } else if (aj < 0) {
-            aj = 0.0;
-            ai = s;
-        }
-        if (s > Cj) {
-            if (aj > Cj) {
-                aj = Cj;
-                ai = s - Cj;
-            }
-        } else if (ai < 0) {
-            ai = 0.0;
-            aj = s;
-        }
+        };
+        clip(ai, aj, Ci);
+        clip(aj, ai, Cj);
     }
     const double dai = ai - alpha[i], daj = aj - alpha[j];
     alpha[i] = ai;
