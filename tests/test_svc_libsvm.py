@@ -211,6 +211,32 @@ def test_many_classes_match_libsvm_pair_by_pair(capfd, monkeypatch):
     assert np.mean(ours.predict(Xt) == labels) >= 0.995
 
 
+def test_many_classes_votes_folded_in_the_core_equal_votes_from_the_decisions(monkeypatch):
+    """With many classes the core forms each pair's decision from the kernel values and folds
+    it into votes and confidences at once; the decisions equal K(X, SV) @ W + b, and predict,
+    break_ties and the 'ovr' scores equal LIBSVM's vote and scikit-learn's scores computed from
+    those decisions, to the last bit."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    from svmkit.models import ovo, svc
+
+    monkeypatch.setattr(ovo, "DENSE_WEIGHTS", 0)
+    monkeypatch.setattr(svc, "DECISION_BLOCK", 5000)
+    X, y, Xt = _many_classes(70, 3)
+    model = svmkit.SVC(C=1.0, decision_function_shape="ovo").fit(X, y)
+    assert model._folds_votes()
+    dec = model.decision_function(Xt)
+    W = ovo.weight_matrix(model.dual_coef_, model.n_support_)
+    expected = rbf_kernel(Xt, model.support_vectors_, gamma=model.gamma_) @ W + model.intercept_
+    np.testing.assert_allclose(dec, expected, rtol=0, atol=1e-12)
+    votes, scores = ovo.vote(dec, 70), ovo.ovr_decision(dec, 70)
+    assert np.array_equal(model.predict(Xt), model.classes_[np.argmax(votes, axis=1)])
+    model.decision_function_shape = "ovr"
+    assert np.array_equal(model.decision_function(Xt), scores)
+    model.break_ties = True
+    assert np.array_equal(model.predict(Xt), model.classes_[np.argmax(scores, axis=1)])
+
+
 @pytest.mark.parametrize("make", [lambda: svmkit.SVC(C=2.0, probability=True, random_state=0),
                                   lambda: svmkit.NuSVC(nu=0.3, probability=True, random_state=0)])
 def test_pairs_solved_in_one_batch_equal_pairs_solved_in_turn(make, monkeypatch):

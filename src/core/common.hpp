@@ -71,5 +71,6 @@ void register_smo(nb::module_ m);
 void register_kernels(nb::module_ m);
 void register_linear(nb::module_ m);
 void register_dense(nb::module_ m);
+void register_ovo(nb::module_ m);
 
 }  // namespace svmkit

@@ -85,6 +85,7 @@ nb::ndarray<nb::numpy, i64> solve_batch(Mat<const float> store, Vec<const i64> o
 #pragma omp parallel num_threads(threads())
         {
             std::vector<float> scratch;
+            SmoBlock block;
 #pragma omp for schedule(dynamic, PROBLEMS_PER_TASK)
             for (i64 p = 0; p < k; ++p) {
                 if (stopped(flag))
@@ -95,7 +96,8 @@ nb::ndarray<nb::numpy, i64> solve_batch(Mat<const float> store, Vec<const i64> o
                 b.ldq = b.q;
                 double *a = alpha.data() + offsets(p), *g = G.data() + offsets(p);
                 add_start(b, a, g);
-                n_iter[std::size_t(p)] = SmoBlock(b).solve(a, g, settings, flag);
+                block.load(b);
+                n_iter[std::size_t(p)] = block.solve(a, g, settings, flag);
             }
         }
     }

@@ -174,7 +174,9 @@ SmoBlock::SmoBlock(Mat<const float> store, Vec<const i64> pos_, Vec<const i64> k
     scratch_array = scratch;
 }
 
-SmoBlock::SmoBlock(const BlockVariables &b) {
+SmoBlock::SmoBlock(const BlockVariables &b) { load(b); }
+
+void SmoBlock::load(const BlockVariables &b) {
     q = b.q;
     rows = b.rows;
     Qs = b.scratch;
@@ -195,23 +197,28 @@ SmoBlock::SmoBlock(const BlockVariables &b) {
 }
 
 void SmoBlock::reset() {
-    // slots back in the variables' order
-    auto order = [&](auto &v) {
-        auto copy = v;
+    // slots back in the variables' order (already so unless a solve swapped them)
+    bool in_order = true;
+    for (i64 s = 0; s < q && in_order; ++s)
+        in_order = var[s] == s;
+    if (!in_order) {
+        auto order = [&](auto &v) {
+            auto copy = v;
+            for (i64 s = 0; s < q; ++s)
+                v[var[s]] = copy[s];
+        };
+        order(y);
+        order(alpha);
+        order(G);
+        order(U);
+        order(QD);
+        order(kidx);
+        order(pos);
+        order(alpha0);
+        order(G0);
         for (i64 s = 0; s < q; ++s)
-            v[var[s]] = copy[s];
-    };
-    order(y);
-    order(alpha);
-    order(G);
-    order(U);
-    order(QD);
-    order(kidx);
-    order(pos);
-    order(alpha0);
-    order(G0);
-    for (i64 s = 0; s < q; ++s)
-        var[s] = s;
+            var[s] = s;
+    }
     m = q;
     row_of.assign(q, -1);
     row_len.assign(q, 0);

@@ -85,6 +85,10 @@ class SmoBlock {
              Vec<const double> U, Vec<const double> QD, Mat<float> scratch);
     // The same on plain memory that outlives the solver (checked by the caller).
     explicit SmoBlock(const BlockVariables &b);
+    SmoBlock() = default;
+    // Takes the variables of another problem, reusing this block's memory (a batch of many
+    // small problems on one thread).
+    void load(const BlockVariables &b);
 
     // LIBSVM's SMO, second-order selection and shrinking, from `alpha` and `G` (the block's
     // gradient, exact on entry), which it updates in place; polls `stop` every few hundred

@@ -15,6 +15,9 @@ constexpr int NEWTON_TRIES = 3;
 // Newton solves in one step while its full step leaves the box (each sends the leavers to their
 // bound; a re-solve costs a triangular solve per variable sent).
 constexpr int NEWTON_RESOLVES = 10;
+// Blocks of fewer variables take no Newton steps: pair updates reach their optimum in about as
+// few updates, without a factor's allocations (half the time of 499,500 four-variable pairs).
+constexpr i64 NEWTON_MIN_BLOCK = 8;
 // Smallest squared Cholesky pivot of Q_FF, relative to its largest diagonal, for a Newton step.
 constexpr double NEWTON_PIVOT = 1e-10;
 
@@ -475,6 +478,8 @@ void SmoBlock::move(const std::vector<i64> &bs, const std::vector<double> &delta
 // covers one (`step_flops`), up to NEWTON_TRIES in a row while each stops at a bound; a step
 // that asks for a new factor gets one.
 void SmoBlock::newton_steps(bool nu_mode, double eps) {
+    if (q < NEWTON_MIN_BLOCK)
+        return;
     std::vector<i64> free = free_slots();
     for (int tries = 0; tries < NEWTON_TRIES; ++tries) {
         if (free.size() < 2 || credit_ < step_flops(free))

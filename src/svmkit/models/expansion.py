@@ -152,7 +152,10 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
     def _raw_of(self, X, first_row=0):
         """`_raw_decision` of X validated; `first_row`: the number of X's first row, which an
         error names."""
-        raw = self._support_kernel_products(X, self._W) + self._intercept_
+        return self._check_finite(self._support_kernel_products(X, self._W) + self._intercept_, first_row)
+
+    def _check_finite(self, raw, first_row):
+        """`raw`, the decision values of rows from `first_row` on, once they are all finite."""
         bad = np.flatnonzero(~np.isfinite(raw).all(axis=1))
         if bad.size:
             raise ValueError(f"the decision value of X row {first_row + bad[0]} is not finite: the {self._kind.name!r} kernel's values "

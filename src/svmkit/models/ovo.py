@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from svmkit._core import ovo as _ovo
+
 #: The largest one-vs-one weight matrix (n_SV × n_pairs values) prediction forms; past it,
 #: `PairWeights` applies it class by class.
 DENSE_WEIGHTS = 2**22
@@ -60,14 +62,15 @@ def weight_matrix(dual_coef, n_support):
 
 class PairWeights:
     """The one-vs-one weight matrix W (`weight_matrix`) applied without forming it when it is
-    large: K(x, SV) @ W as A_c = K(x, SV_c) @ dual_coef[:, SV_c]ᵀ per class c, then
-    decision(a, b) = A_a[:, b − 1] + A_b[:, a] (LIBSVM's sum over the pair's two classes).
+    large: decision(a, b) = Σ_{s∈a} dual_coef[b − 1, s] K(x, s) + Σ_{s∈b} dual_coef[a, s] K(x, s),
+    LIBSVM's sum over the pair's two classes, in the core by tiles of rows and of class pairs.
     `np.asarray` of it is W."""
 
     def __init__(self, dual_coef, n_support):
-        self.dual_coef, self.n_support = dual_coef, n_support
-        self.first, self.second = pair_classes(n_support.shape[0])
-        self.shape = (dual_coef.shape[1], self.first.size)
+        self.dual_coef = np.ascontiguousarray(dual_coef, dtype=np.float64)
+        self.n_support = n_support
+        self.start = np.r_[0, np.cumsum(n_support)].astype(np.int64)
+        self.shape = (dual_coef.shape[1], n_support.shape[0] * (n_support.shape[0] - 1) // 2)
         self.dense = None if self.shape[0] * self.shape[1] > DENSE_WEIGHTS else weight_matrix(dual_coef, n_support)
 
     def __array__(self, dtype=None, copy=None):
@@ -76,14 +79,27 @@ class PairWeights:
 
     def __call__(self, K, out):
         """out = K @ W for a kernel block K (n × n_SV)."""
-        n_classes = self.n_support.shape[0]
-        start = np.r_[0, np.cumsum(self.n_support)]
-        A = np.empty((K.shape[0], n_classes, max(n_classes - 1, 1)))
-        for c in range(n_classes):
-            np.matmul(K[:, start[c]:start[c + 1]], self.dual_coef[:, start[c]:start[c + 1]].T, out=A[:, c])
-        # the pairs (a, ·) are a run of columns: A_a[:, a:] + A_b[:, a] for b > a
-        for a, run in first_class_runs(n_classes):
-            np.add(A[:, a, a:], A[:, a + 1:, a], out=out[:, run])
+        _ovo.decisions(np.ascontiguousarray(K), self.dual_coef, self.start, np.zeros(self.shape[1]), out)
+
+    def votes(self, intercept):
+        """The weights that fold every pair's decision (plus `intercept`) into votes and
+        confidences at once (`PairVotes`)."""
+        return PairVotes(self, intercept)
+
+
+class PairVotes:
+    """K(x, SV) ↦ [votes, confidences] (n × 2·n_classes) of every row, each pair's decision
+    K(x, SV) @ W[:, k] + intercept[k] folded in as it is formed (`vote`, `ovr_decision`): with
+    many classes the decisions of every pair for a block of rows are never held."""
+
+    def __init__(self, weights: PairWeights, intercept):
+        self.weights = weights
+        self.rho = -np.ascontiguousarray(intercept, dtype=np.float64)
+        self.shape = (weights.shape[0], 2 * weights.n_support.shape[0])
+
+    def __call__(self, K, out):
+        w = self.weights
+        _ovo.votes(np.ascontiguousarray(K), w.dual_coef, w.start, self.rho, out)
 
 
 def first_class_runs(n_classes):
@@ -110,4 +126,9 @@ def ovr_decision(dec, n_classes):
     for a, run in first_class_runs(n_classes):
         conf[:, a] = np.cumsum(np.column_stack([conf[:, a], dec[:, run]]), axis=1)[:, -1]
         conf[:, a + 1:] -= dec[:, run]
-    return vote(dec, n_classes) + conf / (3 * (np.abs(conf) + 1))
+    return ovr_scores(vote(dec, n_classes), conf)
+
+
+def ovr_scores(votes, conf):
+    """One-vs-rest scores: votes plus the confidences squashed into (−1/3, 1/3)."""
+    return votes + conf / (3 * (np.abs(conf) + 1))

@@ -256,14 +256,32 @@ class BaseSVC(ClassifierMixin, SMOModel):
             raise NotFittedError("predict_proba is not available when fitted with probability=False")
         return self._per_rows(X, self._proba_from_raw)
 
-    def _per_rows(self, X, finish):
-        """finish(LIBSVM's decision values) for every row of X, a bounded number of rows at a
-        time: with many classes the values of every pair for every row would not fit in memory."""
+    def _per_rows(self, X, finish, raw=None, width=None):
+        """finish(raw(rows)) for every row of X, a bounded number of rows at a time: with many
+        classes the values of every pair for every row would not fit in memory. `raw`: LIBSVM's
+        decision values (`_raw_of`, `width` the pairs) unless given."""
         X = self._check_predict_X(X)
-        n, step = X.shape[0], max(1, DECISION_BLOCK // max(self._intercept_.size, 1))
+        raw, width = raw or self._raw_of, width or self._intercept_.size
+        n, step = X.shape[0], max(1, DECISION_BLOCK // max(width, 1))
         if n <= step:
-            return finish(self._raw_of(X))
-        return np.concatenate([finish(self._raw_of(X[lo:lo + step], lo)) for lo in range(0, n, step)])
+            return finish(raw(X))
+        return np.concatenate([finish(raw(X[lo:lo + step], lo)) for lo in range(0, n, step)])
+
+    def _per_rows_voted(self, X, finish):
+        """finish(votes, confidences) for every row of X (`ovo.PairVotes`): many classes' pair
+        decisions folded in by the core as it forms them, never held."""
+        n_classes = self.classes_.shape[0]
+
+        def votes_of(rows, first_row=0):
+            out = self._predict_centres.products(rows, self._W.votes(self._intercept_))
+            return self._check_finite(out, first_row)
+
+        return self._per_rows(X, lambda out: finish(out[:, :n_classes], out[:, n_classes:]), votes_of, 2 * n_classes)
+
+    def _folds_votes(self):
+        """Whether votes and confidences come from the core's fold rather than from the decisions:
+        many classes, whose weight matrix is not formed."""
+        return self.classes_.shape[0] > 2 and self._W.dense is None
 
     def _support_kernel_products(self, X, W):
         """K(X, SV) @ W on the backend when W is formed, else class by class on the host."""
@@ -312,6 +330,9 @@ class BaseSVC(ClassifierMixin, SMOModel):
 
     def decision_function(self, X):
         """Signed distance to each pair's separating surface (binary: > 0 means classes_[1])."""
+        check_is_fitted(self)
+        if self.decision_function_shape == "ovr" and self._folds_votes():
+            return self._per_rows_voted(X, ovo.ovr_scores)
         return self._per_rows(X, self._decision_from_raw)
 
     def _decision_from_raw(self, dec):
@@ -326,15 +347,22 @@ class BaseSVC(ClassifierMixin, SMOModel):
 
     def predict(self, X):
         """The class of every row of X: LIBSVM's one-vs-one vote (ties to the lower class)."""
+        check_is_fitted(self)
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        if self._folds_votes():
+            return self._per_rows_voted(X, self._predict_from_votes)
         return self._per_rows(X, self._predict_from_raw)
 
     def _predict_from_raw(self, dec):
         n_classes = self.classes_.shape[0]
         if self.break_ties and self.decision_function_shape == "ovr" and n_classes > 2:
             return self.classes_[np.argmax(ovo.ovr_decision(dec, n_classes), axis=1)]
-        if self.break_ties and self.decision_function_shape == "ovo":
-            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
         return self.classes_[np.argmax(ovo.vote(dec, n_classes), axis=1)]
+
+    def _predict_from_votes(self, votes, conf):
+        score = ovo.ovr_scores(votes, conf) if self.break_ties else votes
+        return self.classes_[np.argmax(score, axis=1)]
 
     @property
     def coef_(self):
