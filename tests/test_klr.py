@@ -119,6 +119,28 @@ def test_conjugate_gradient_newton_equals_cholesky_newton(data, monkeypatch):
     np.testing.assert_allclose(cg.predict_proba(X), chol.predict_proba(X), atol=1e-6)
 
 
+def test_multinomial_weight_root_factors_the_softmax_curvature():
+    """L_n L_nᵀ = c_n (diag(p_n) − p_n p_nᵀ), the softmax's Hessian, for L applied in O(k)."""
+    p = np.random.default_rng(0).dirichlet(np.ones(5), size=4)
+    c = np.array([0.5, 1.0, 2.0, 3.0])
+    L = newton._Loss(np.eye(5)[[0, 1, 2, 3]]).root_weights(p, c).matrices()
+    W = c[:, None, None] * (np.einsum("na,ab->nab", p, np.eye(5)) - p[:, :, None] * p[:, None, :])
+    np.testing.assert_allclose(L @ L.transpose(0, 2, 1), W, atol=1e-15)
+
+
+def test_many_class_newton_in_blocks_of_right_hand_sides_equals_cholesky_newton(monkeypatch):
+    """The CG path solves the intercept's right-hand sides a few at a time with a preconditioner
+    of few Nyström features; the fit equals the one from the formed, factorised system."""
+    X, y = iris()
+    chol = svmkit.KernelLogisticRegression(C=5.0, tol=1e-9).fit(X[::3], y[::3])
+    monkeypatch.setattr(newton, "DENSE_MAX", 0)
+    monkeypatch.setattr(newton, "RHS_BLOCK", 2)
+    monkeypatch.setattr(newton, "PRECONDITIONER_ELEMENTS", 3 * 10 ** 2)
+    cg = svmkit.KernelLogisticRegression(C=5.0, tol=1e-9).fit(X[::3], y[::3])
+    assert cg.objective_ == pytest.approx(chol.objective_, rel=1e-8)
+    np.testing.assert_allclose(cg.predict_proba(X), chol.predict_proba(X), atol=1e-6)
+
+
 def test_integer_sample_weights_equal_repeated_rows():
     X, y = iris()
     w = np.where(np.arange(150) % 3 == 0, 2, 1)

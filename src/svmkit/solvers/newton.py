@@ -5,14 +5,18 @@
 ℓ the logistic loss (k = 1: t ∈ {0, 1}, p = σ(f)) or the multinomial one (k ≥ 2: t one-hot,
 p = softmax(f)); c_n > 0 weighs row n (C times its sample weight); b is not penalised. With
 r_n = c_n (p_n − t_n) the gradient is (K g̃, Σ_n r_n), g̃ = β + r, and the Hessian
-(K + K W K, K W E; EᵀW K, EᵀW E) with W_n = c_n ∂p_n/∂f_n (k × k, W_n = R_n², R_n symmetric)
+(K + K W K, K W E; EᵀW K, EᵀW E) with W_n = c_n ∂p_n/∂f_n = c_n (diag(p_n) − p_n p_nᵀ) (k × k)
 and E the map of b onto every row.
 
-A Newton step (dβ, db) solves, with Δf = K dβ + E db, dβ = −g̃ − W·Δf and EᵀW·Δf = −Eᵀr.
-Written for u = R·Δf it is one symmetric positive definite system A = I + R K R (eigenvalues
-≥ 1) with k + 1 right-hand sides — the bordered form of the closed-form issue's LS-SVM, i.e.
-iteratively reweighted least squares — solved by Cholesky when small, else by conjugate
-gradient preconditioned with a Nyström approximation of K (Woodbury). An Armijo backtracking
+W_n = L_n L_nᵀ with L_n = √c_n diag(√p_n) (I − q_n q_nᵀ), q_n = √p_n a unit vector, so
+that I − q qᵀ is a projector (k = 1: L_n = √(c_n p_n (1 − p_n))); L_n and L_nᵀ apply to a
+vector in O(k), and W is never formed. A Newton step (dβ, db) solves, with Δf = K dβ + E db,
+dβ = −g̃ − W·Δf and EᵀW·Δf = −Eᵀr. Written for u = Lᵀ·Δf it is one symmetric positive
+definite system A = I + Lᵀ K L (eigenvalues ≥ 1) — the bordered form of an LS-SVM, i.e.
+iteratively reweighted least squares — solved for the right-hand side −LᵀKg̃, for the k
+columns LᵀE (a few at a time: only their k × k sum Σ_n L_n A⁻¹(LᵀE)_n, which gives db, is
+kept) and for LᵀE db; by Cholesky when small, else by conjugate gradient preconditioned
+with a Nyström approximation of K (Woodbury). An Armijo backtracking
 line search on J makes every step descend; the iteration stops when the gradient's largest
 component is below `tol` times its size at the start.
 
@@ -39,6 +43,10 @@ ARMIJO = 1e-4
 MIN_STEP = 1e-10
 #: Floor of the curvature weights p(1 − p), which keeps the system's scaling finite.
 MIN_WEIGHT = 1e-12
+#: Right-hand sides LᵀE solved at once: memory n·k·RHS_BLOCK rather than n·k².
+RHS_BLOCK = 16
+#: Values of the k preconditioner factors held at once (m × m each, m Nyström features).
+PRECONDITIONER_ELEMENTS = 2**20
 
 
 class KernelOperator:
@@ -117,58 +125,91 @@ class _Loss:
         return expit(f) if self.binary else softmax(f, axis=1)
 
     def root_weights(self, p, c):
-        """R_n with R_n² = c_n (diag(p_n) − p_n p_nᵀ) (k = 1: √(c_n p_n (1 − p_n)))."""
-        root_c = np.sqrt(c)[:, None, None]
+        """L with L_n L_nᵀ = c_n (diag(p_n) − p_n p_nᵀ) (k = 1: √(c_n p_n (1 − p_n)))."""
         if self.binary:
-            return root_c * np.sqrt(np.maximum(p * (1 - p), MIN_WEIGHT))[:, :, None]
-        W = np.einsum("nc,cd->ncd", p, np.eye(p.shape[1])) - p[:, :, None] * p[:, None, :]
-        vals, vecs = np.linalg.eigh(W)
-        return root_c * np.einsum("nab,nb,ncb->nac", vecs, np.sqrt(np.maximum(vals, 0.0)), vecs)
+            return _Root(np.sqrt(c[:, None] * np.maximum(p * (1 - p), MIN_WEIGHT)), None)
+        return _Root(np.sqrt(c[:, None] * p), np.sqrt(p))
 
 
-def _apply(R, V):
-    """R_n V_n for every row n (R: n × k × k, V: n × k)."""
-    return np.einsum("nab,nb->na", R, V)
+class _Root:
+    """L_n = diag(s_n) (I − q_n q_nᵀ) for every row n (q None: L_n = diag(s_n)), applied to
+    V (n × k × r) without forming it."""
+
+    def __init__(self, s, q):
+        self.s, self.q = s, q
+
+    def _project(self, V):
+        if self.q is None:
+            return V
+        return V - self.q[:, :, None] * np.einsum("na,naj->nj", self.q, V)[:, None, :]
+
+    def apply(self, V):
+        """L V."""
+        return self.s[:, :, None] * self._project(V)
+
+    def apply_t(self, V):
+        """Lᵀ V."""
+        return self._project(self.s[:, :, None] * V)
+
+    def diagonal(self):
+        """The square roots of diag(L Lᵀ), the weights of the preconditioner."""
+        if self.q is None:
+            return self.s
+        return self.s * np.sqrt(np.maximum(1 - self.q ** 2, 0.0))
+
+    def matrices(self):
+        """L (n × k × k), formed."""
+        k = self.s.shape[1]
+        return self.apply(np.broadcast_to(np.eye(k), (self.s.shape[0], k, k)))
 
 
 class _System:
-    """A = I + R K R on (n × k)-shaped vectors, solved by Cholesky or by preconditioned CG."""
+    """A = I + Lᵀ K L on (n × k)-shaped vectors, solved by Cholesky or by preconditioned CG."""
 
-    def __init__(self, op: KernelOperator, R: np.ndarray):
-        self.op, self.R = op, R
-        n, k = R.shape[0], R.shape[1]
+    def __init__(self, op: KernelOperator, L: _Root):
+        self.op, self.L = op, L
+        n, k = L.s.shape
         self.shape = (n, k)
         self.factor = None
         if op.dense is not None and n * k <= DENSE_MAX:
-            K = op.dense()
-            A = np.einsum("ij,iab,jac->ibjc", K, R, R).reshape(n * k, n * k)
+            K, Lm = op.dense(), L.matrices()
+            A = np.einsum("ij,iab,jac->ibjc", K, Lm, Lm).reshape(n * k, n * k)
             A[np.diag_indices_from(A)] += 1.0
             try:
                 self.factor = la.cho_factor(A, lower=True, check_finite=False)
-            except la.LinAlgError:  # I + RKR is positive definite for every PSD kernel K
+            except la.LinAlgError:  # I + LᵀKL is positive definite for every PSD kernel K
                 raise ValueError("the kernel matrix is not positive semidefinite: kernel logistic regression's "
-                                 "Newton system I + R K R has no Cholesky factor; check the kernel, or lower C "
-                                 "(R grows with √C and magnifies the kernel's rounding errors)") from None
+                                 "Newton system I + Lᵀ K L has no Cholesky factor; check the kernel, or lower C "
+                                 "(L grows with √C and magnifies the kernel's rounding errors)") from None
         else:
-            # Woodbury with K ≈ ΦΦᵀ per class, R taken diagonal: P = I + D Φ Φᵀ D
-            Phi = op.features
-            d = np.einsum("naa->na", R)
-            self.U = [d[:, [c]] * Phi for c in range(k)]
-            self.small = [la.cho_factor(np.eye(Phi.shape[1]) + U.T @ U, lower=True, check_finite=False)
-                          for U in self.U]
+            # Woodbury with K ≈ ΦΦᵀ per class, L taken diagonal: P = I + D Φ Φᵀ D; Φ's first
+            # columns are the Nyström features of the first landmarks alone (Φ = K_NM T⁻¹, T
+            # triangular), as many as keep the k factors within PRECONDITIONER_ELEMENTS
+            m = min(op.features.shape[1], max(1, int(np.sqrt(PRECONDITIONER_ELEMENTS / k))))
+            self.Phi, self.d = op.features[:, :m], L.diagonal()
+            # (I + U_cᵀU_c)⁻¹, U_c = D_c Φ, for every class at once: eigenvalues ≥ 1, so the
+            # inverses are well conditioned, and a preconditioning is three batched products
+            small = np.empty((k, m, m))
+            for c in range(k):
+                U = self.d[:, [c]] * self.Phi
+                np.matmul(U.T, U, out=small[c])
+            small[:, np.arange(m), np.arange(m)] += 1.0
+            self.inverse = np.linalg.inv(small)
 
     def matvec(self, V):
         n, k = self.shape
-        RV = np.einsum("nab,nbj->naj", self.R, V.reshape(n, k, -1))
-        KRV = self.op.matmul(RV.reshape(n, -1)).reshape(RV.shape)
-        return (V.reshape(RV.shape) + np.einsum("nab,nbj->naj", self.R, KRV)).reshape(n * k, -1)
+        LV = self.L.apply(V.reshape(n, k, -1))
+        KLV = self.op.matmul(LV.reshape(n, -1)).reshape(LV.shape)
+        return (V.reshape(LV.shape) + self.L.apply_t(KLV)).reshape(n * k, -1)
 
     def precondition(self, V):
-        V = V.reshape(self.shape[0], self.shape[1], -1)
-        out = V.copy()
-        for c, (U, small) in enumerate(zip(self.U, self.small)):
-            out[:, c, :] -= U @ la.cho_solve(small, U.T @ V[:, c, :], check_finite=False)
-        return out.reshape(self.shape[0] * self.shape[1], -1)
+        """P⁻¹V per class c: V_c − U_c (I + U_cᵀU_c)⁻¹ U_cᵀ V_c (Woodbury)."""
+        n, k = self.shape
+        V = V.reshape(n, k, -1)
+        m, r = self.Phi.shape[1], V.shape[2]
+        Y = (self.Phi.T @ (self.d[:, :, None] * V).reshape(n, k * r)).reshape(m, k, r).transpose(1, 0, 2)
+        Z = np.matmul(self.inverse, Y).transpose(1, 0, 2).reshape(m, k * r)
+        return (V - self.d[:, :, None] * (self.Phi @ Z).reshape(n, k, r)).reshape(n * k, -1)
 
     def solve(self, B, tol):
         """A⁻¹B for right-hand sides B (n × k × r)."""
@@ -178,6 +219,18 @@ class _System:
         else:
             X, _ = conjugate_gradient(self.matvec, flat, self.precondition, tol=tol, max_iter=1000)
         return X.reshape(B.shape)
+
+    def intercept_block(self, tol):
+        """Σ_n L_n Z_n for Z = A⁻¹ LᵀE (k × k: column c from the right-hand side Lᵀ e_c on
+        every row), RHS_BLOCK columns at a time."""
+        n, k = self.shape
+        S = np.empty((k, k))
+        for lo in range(0, k, RHS_BLOCK):
+            cols = np.arange(lo, min(k, lo + RHS_BLOCK))
+            E = np.zeros((n, k, cols.size))
+            E[:, cols, np.arange(cols.size)] = 1.0
+            S[:, cols] = self.L.apply(self.solve(self.L.apply_t(E), tol)).sum(axis=0)
+        return S
 
 
 def _intercept_step(S, rhs):
@@ -232,14 +285,13 @@ def kernel_logistic_newton(op: KernelOperator, T: np.ndarray, c: np.ndarray, tol
             scale = max(grad_max, 1e-300)
         if grad_max <= tol * scale or it == max_iter:
             break
-        R = loss.root_weights(p, c)
-        system = _System(op, R)
-        E = np.broadcast_to(R.transpose(0, 2, 1), (n, k, k))  # column c: R_n e_c (R symmetric)
-        rhs = np.concatenate([-_apply(R, Kg)[:, :, None], E], axis=2)
-        Z = system.solve(rhs, min(1e-2, grad_max / scale))
-        RZ = np.einsum("nab,nbj->naj", R, Z)
-        db = _intercept_step(RZ[:, :, 1:].sum(axis=0), -g_b - RZ[:, :, 0].sum(axis=0))
-        dbeta = -g_tilde - _apply(R, Z[:, :, 0] + Z[:, :, 1:] @ db)
+        L = loss.root_weights(p, c)
+        system = _System(op, L)
+        cg_tol = min(1e-2, grad_max / scale)
+        u = system.solve(-L.apply_t(Kg[:, :, None]), cg_tol)
+        db = _intercept_step(system.intercept_block(cg_tol), -g_b - L.apply(u)[:, :, 0].sum(axis=0))
+        u += system.solve(L.apply_t(np.broadcast_to(db[None, :, None], (n, k, 1))), cg_tol)
+        dbeta = -g_tilde - L.apply(u)[:, :, 0]
         dK = op.matmul(dbeta)
         slope = float(np.sum(Kg * dbeta) + np.dot(g_b, db))
         if slope >= 0:
