@@ -1,9 +1,11 @@
 // One-vs-one prediction with many classes (LIBSVM's svm_predict_values): every class pair's
 // decision value from a block of kernel values against the support vectors, without the
-// n_SV × pairs weight matrix, either written out or folded at once into votes and confidences.
+// n_SV × pairs weight matrix, either written out or folded at once into votes and confidences;
+// and the class probabilities coupled from the pairs' (LIBSVM's multiclass_probability).
 #include "common.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -146,6 +148,68 @@ void votes(Mat<const double> K, Mat<const double> coef, Vec<const i64> start, Ve
     });
 }
 
+using Cube = nb::ndarray<const double, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
+
+// p from the pairwise probabilities r (k × k) of one row: Wu, Lin & Weng's (2004) method 2,
+// min ½ pᵀQp with Σp = 1, by LIBSVM's fixed-point iteration and in its order of sums.
+void couple_row(const double *r, i64 k, double *Q, double *Qp, double *p) {
+    for (i64 t = 0; t < k; ++t) {
+        p[t] = 1.0 / double(k);
+        double qtt = 0.0;
+        for (i64 j = 0; j < t; ++j) {
+            qtt += r[j * k + t] * r[j * k + t];
+            Q[t * k + j] = Q[j * k + t];
+        }
+        for (i64 j = t + 1; j < k; ++j) {
+            qtt += r[j * k + t] * r[j * k + t];
+            Q[t * k + j] = -r[j * k + t] * r[t * k + j];
+        }
+        Q[t * k + t] = qtt;
+    }
+    const double eps = 0.005 / double(k);
+    for (i64 iter = 0, max_iter = std::max<i64>(100, k); iter < max_iter; ++iter) {
+        // the stopping test on Qp and pQp recomputed, for accuracy
+        double pQp = 0.0, max_error = 0.0;
+        for (i64 t = 0; t < k; ++t) {
+            double s = 0.0;
+            for (i64 j = 0; j < k; ++j)
+                s += Q[t * k + j] * p[j];
+            Qp[t] = s;
+            pQp += p[t] * s;
+        }
+        for (i64 t = 0; t < k; ++t)
+            max_error = std::max(max_error, std::fabs(Qp[t] - pQp));
+        if (max_error < eps)
+            break;
+        for (i64 t = 0; t < k; ++t) {
+            const double diff = (-Qp[t] + pQp) / Q[t * k + t];
+            p[t] += diff;
+            pQp = (pQp + diff * (diff * Q[t * k + t] + 2 * Qp[t])) / (1 + diff) / (1 + diff);
+            for (i64 j = 0; j < k; ++j) {
+                Qp[j] = (Qp[j] + diff * Q[t * k + j]) / (1 + diff);
+                p[j] /= (1 + diff);
+            }
+        }
+    }
+}
+
+void couple(Cube r, Mat<double> out) {
+    const i64 n = i64(r.shape(0)), k = i64(r.shape(1));
+    if (i64(r.shape(2)) != k)
+        throw std::invalid_argument("r must be n × k × k");
+    if (i64(out.shape(0)) != n || i64(out.shape(1)) != k)
+        throw std::invalid_argument("out must be n × k");
+    const double *rr = r.data();
+    double *o = out.data();
+#pragma omp parallel num_threads(threads())
+    {
+        std::vector<double> Q(k * k), Qp(k);
+#pragma omp for schedule(dynamic)
+        for (i64 i = 0; i < n; ++i)
+            couple_row(rr + i * k * k, k, Q.data(), Qp.data(), o + i * k);
+    }
+}
+
 }  // namespace
 
 void register_ovo(nb::module_ m) {
@@ -160,6 +224,10 @@ void register_ovo(nb::module_ m) {
           "votes(K, coef, start, rho, out): as `decisions`, each pair's value folded at once into out[r, :n_classes], "
           "the votes (pair (a, b) votes a when its value is > 0, else b), and out[r, n_classes:], the confidences "
           "(the value added to a's, taken from b's, in pair order).");
+    m.def("couple", &couple, array("r"), array("out"), release,
+          "couple(r, out): out[i] = the class probabilities p of row i from its pairwise probabilities r[i] "
+          "(r[i, a, b] = P(a | a or b)): min ½ pᵀQp, Σp = 1, Q_tt = Σ_{j≠t} r_jt², Q_tj = −r_jt r_tj (Wu, Lin & Weng "
+          "2004, method 2) by LIBSVM's fixed-point iteration to max_t |(Qp)_t − pᵀQp| < 0.005/k; threads over rows.");
 }
 
 }  // namespace svmkit

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from svmkit._core import ovo as _ovo
 from svmkit.solvers.smo_batch import fit_sigmoids
 
 #: Pairwise probabilities are clipped to [MIN_PROB, 1 − MIN_PROB] before coupling (LIBSVM).
@@ -61,28 +62,8 @@ def couple(r) -> np.ndarray:
     n, k = r.shape[0], r.shape[1]
     if k == 2:
         return np.stack([r[:, 0, 1], r[:, 1, 0]], axis=1)
-    sq = r ** 2
-    Q = -r.transpose(0, 2, 1) * r
-    idx = np.arange(k)
-    Q[:, idx, idx] = sq.sum(axis=1) - sq[:, idx, idx]
-    p = np.full((n, k), 1.0 / k)
-    active = np.arange(n)
-    for _ in range(max(100, k)):
-        Qa, pa = Q[active], p[active]
-        Qp = np.einsum("ntj,nj->nt", Qa, pa)
-        pQp = np.einsum("nt,nt->n", pa, Qp)
-        going = np.abs(Qp - pQp[:, None]).max(axis=1) >= 0.005 / k
-        active, Qa, pa, Qp, pQp = active[going], Qa[going], pa[going], Qp[going], pQp[going]
-        if not active.size:
-            break
-        for t in range(k):
-            diff = (pQp - Qp[:, t]) / Qa[:, t, t]
-            pa[:, t] += diff
-            scale = 1.0 + diff
-            pQp = (pQp + diff * (diff * Qa[:, t, t] + 2 * Qp[:, t])) / scale / scale
-            Qp = (Qp + diff[:, None] * Qa[:, t, :]) / scale[:, None]
-            pa /= scale[:, None]
-        p[active] = pa
+    p = np.empty((n, k))
+    _ovo.couple(np.ascontiguousarray(r, dtype=np.float64), p)
     return p
 
 
