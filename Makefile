@@ -1,6 +1,8 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# The docs' MathJax, from the npm registry, served with the pages (no network when reading them).
+MATHJAX := mathjax@3.2.2
 
 .PHONY: run test docs install install-dev bench clean
 
@@ -26,6 +28,7 @@ test: install-dev
 # its figures) and the benchmark pages drawn from benchmarks/results/*.json; warnings are errors.
 docs: install
 	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	npm install --prefix build/mathjax --no-save --no-audit --no-fund --loglevel=error $(MATHJAX)
 	$(BIN)/python -m sphinx -W --keep-going -b html docs build/docs
 
 bench: $(BIN)/python

@@ -25,6 +25,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "benchmark_pages",
     "plain_docstrings",
+    "offline_mathjax",
 ]
 
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb", "auto_examples/*.py.md5",
@@ -50,6 +51,11 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_static_path = []
+
+# MathJax from the npm registry's `mathjax` package, installed by `make docs` into build/mathjax
+# and copied into _static/mathjax (offline_mathjax): no page loads anything from the network.
+mathjax_source = str(ROOT / "build" / "mathjax" / "node_modules" / "mathjax" / "es5")
+mathjax_path = "mathjax/tex-chtml-full.js"
 html_show_sourcelink = False
 
 sphinx_gallery_conf = {

@@ -1,9 +1,11 @@
 """The documentation's generated parts: benchmark pages drawn from the scripts' result files,
-docstrings read as plain text, and no citation of private notes left in the sources."""
+docstrings read as plain text, no citation of private notes left in the sources, and built
+pages that load nothing from the network."""
 
 import json
 import re
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -51,11 +53,86 @@ def test_a_result_file_becomes_a_page_with_its_table_and_plot(tmp_path, monkeypa
     assert page.endswith("   * - 2000\n     - b\n     - 8\n")  # b's fit at n = 2000: 2e-6 · 2000²
 
 
-def test_a_script_without_a_result_file_gets_a_page_that_says_so(tmp_path):
+def test_a_script_without_a_result_file_gets_a_page_that_says_why_and_the_command(tmp_path):
     (tmp_path / "bench_none.py").write_text('"""Time nothing yet."""\n')
+    (tmp_path / "bench_cuda.py").write_text('"""Time the GPU.\n\n    python benchmarks/bench_cuda.py [--sets a,b]\n'
+                                            '                                    [--timeout S]\n\n'
+                                            'Needs a CUDA device and CuPy (the `gpu` extra)."""\n')
     benchmark_pages.write_pages(tmp_path, tmp_path / "results", tmp_path / "pages")
     page = (tmp_path / "pages" / "bench_none.rst").read_text()
-    assert "No result file yet" in page and ".. image::" not in page
+    assert "No result is recorded yet" in page and "no run of it has been recorded" in page
+    assert "      python benchmarks/bench_none.py" in page and ".. image::" not in page
+    page = (tmp_path / "pages" / "bench_cuda.rst").read_text()
+    assert "it needs a CUDA device" in page
+    assert "      python benchmarks/bench_cuda.py [--sets a,b]\n" + " " * 38 + "[--timeout S]\n" in page
+
+
+def test_a_peer_that_was_not_installed_is_named_once_as_absent_not_as_error_rows(tmp_path, monkeypatch):
+    monkeypatch.setattr(_results, "RESULTS", tmp_path / "results")
+    missing = "ModuleNotFoundError: No module named 'liquidSVM'"
+    rows = [row for s in ("set1", "set2") for row in (
+        {"set": s, "system": "svmkit", "seconds": 1.0}, {"set": s, "system": "scikit-learn", "error": "over 60 s"},
+        {"set": s, "system": "liquidSVM-grid", "error": missing},
+        {"set": s, "system": "liquidSVM-default", "error": missing})]
+    _results.write("bench_toy", rows, command="python benchmarks/bench_toy.py")
+    (tmp_path / "bench_toy.py").write_text('"""Time a toy search."""\n')
+    benchmark_pages.write_pages(tmp_path, tmp_path / "results", tmp_path / "pages")
+    page = (tmp_path / "pages" / "bench_toy.rst").read_text()
+    assert page.count("liquidSVM") == 1 + 2  # the module once, with the two systems it would have run
+    assert "not measured: liquidSVM (systems liquidSVM-grid, liquidSVM-default)." in page
+    assert "ModuleNotFoundError" not in page and page.count("over 60 s") == 2  # a real failure stays
+
+
+def test_the_summary_gives_each_peers_seconds_over_svmkits_from_the_result_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(_results, "RESULTS", tmp_path / "results")
+    rows = [{"set": s, "system": system, "fit": t, "predict": 1.0} for s, k in (("a", 1.0), ("b", 3.0), ("c", 5.0))
+            for system, t in (("svmkit", 2.0), ("scikit-learn", 2.0 * k), ("libsvm", 4.0))]
+    rows.append({"set": "d", "system": "scikit-learn", "fit": 9.0})  # no svmkit row: not a case
+    _results.write("bench_svc", rows, command="python benchmarks/bench_svc.py", date="2026-01-02 03:04 UTC")
+    text = "\n".join(benchmark_pages.summary(tmp_path / "results"))
+    assert "   * - :ref:`SMO fit <bench-bench_svc>`\n     - scikit-learn\n     - 3×\n     - 1× – 5×\n     - 3\n" in text
+    assert "   * - :ref:`SMO fit <bench-bench_svc>`\n     - libsvm\n     - 2×\n     - 2× – 2×\n     - 3\n" in text
+    assert benchmark_pages.summary(tmp_path / "none") == ["No result file holds a comparison with a peer yet."]
+
+
+class _Loads(HTMLParser):
+    """What a page fetches when it is opened: scripts, stylesheets, preloads, images, frames."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "link" and set((attrs.get("rel") or "").split()) & {"stylesheet", "preload", "modulepreload", "icon"}:
+            self.urls.append(attrs.get("href") or "")
+        elif tag in ("script", "img", "iframe", "source", "embed", "audio", "video"):
+            self.urls.append(attrs.get("src") or "")
+
+
+def network_loads(html: str) -> list[str]:
+    parser = _Loads()
+    parser.feed(html)
+    found = [u for u in parser.urls if re.match(r"\s*(https?:)?//", u)]
+    return found + re.findall(r"(?:url\(|@import)\s*['\"]?((?:https?:)?//[^'\")\s]+)", html)
+
+
+def test_the_network_check_finds_a_cdn_script_a_stylesheet_and_a_font():
+    page = ('<script src="https://cdn.example/mathjax.js"></script><script src="_static/x.js"></script>'
+            '<link rel="stylesheet" href="//fonts.example/css"><a href="https://www.sphinx-doc.org/">Sphinx</a>'
+            '<style>@font-face { src: url("https://fonts.example/a.woff2") }</style>')
+    assert network_loads(page) == ["https://cdn.example/mathjax.js", "//fonts.example/css", "https://fonts.example/a.woff2"]
+
+
+def test_no_built_page_loads_a_script_or_stylesheet_from_the_network():
+    built = ROOT / "build" / "docs"
+    if not (built / "index.html").exists():
+        pytest.skip("the documentation is not built (make docs; .ci/run runs this file again after it)")
+    found = {str(f.relative_to(built)): loads for f in [*built.rglob("*.html"), *built.rglob("*.css")]
+             if (loads := network_loads(f.read_text(errors="replace")))}
+    assert found == {}
+    assert (built / "_static" / "mathjax" / "tex-chtml-full.js").exists()
+    assert 'src="../_static/mathjax/tex-chtml-full.js"' in (built / "guide" / "svc.html").read_text()
 
 
 def test_docstrings_read_as_plain_text_outside_code():

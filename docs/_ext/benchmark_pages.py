@@ -5,7 +5,10 @@ benchmarks/results/NAME.json through benchmarks/_results.py. At build time this 
 writes one page per script into docs/benchmarks/generated/: what the script measures (its
 docstring's first paragraph), the date, machine and command of the run, the table of its rows
 and the plot its result file asks for (time against N per system on log axes, or ratio bars).
-A script without a result file gets a page that says so. Nothing on these pages is typed by hand.
+A script without a result file gets a page that says so, why, and the command that writes it.
+Rows of a peer that was not installed when the script ran are left out and the peer is named
+once as absent. The benchmarks index includes generated/summary.inc: svmkit's headline ratios
+against each peer (HEADLINES), computed from the result files. Nothing here is typed by hand.
 """
 
 from __future__ import annotations
@@ -13,11 +16,46 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
+import statistics
 from pathlib import Path
 
 from plain_docstrings import plain_line, plain_lines
 
 SCRIPTS_SKIPPED = {"_results.py", "workers.py"}
+
+#: Why a script may have no result file, where its docstring does not say (a script whose
+#: docstring says it needs a CUDA device is explained from that).
+NO_RESULT_WHY = {
+    "bench_scaling": "a full run fits every size up to 1,000,000 rows for each system, each fit "
+                     "allowed up to --limit seconds: hours on the 2-core machine that records the results",
+}
+
+#: The benchmarks index's summary: per result file, the seconds compared, the column naming the
+#: system, svmkit's own system, the peers, and the columns that tell one case from another. Each
+#: row of the summary is a peer's seconds over svmkit's, over the cases both measured.
+HEADLINES = [
+    {"name": "bench_svc", "what": "SMO fit", "seconds": "fit", "ours": "svmkit", "case": ["set"],
+     "peers": ["scikit-learn", "libsvm", "sklearn-intelex", "thundersvm-cpu"]},
+    {"name": "bench_svc", "what": "SMO predict", "seconds": "predict", "ours": "svmkit", "case": ["set"],
+     "peers": ["scikit-learn", "libsvm", "sklearn-intelex", "thundersvm-cpu"]},
+    {"name": "bench_grid", "what": "(C, γ) grid search", "seconds": "seconds", "ours": "svmkit", "case": ["set"],
+     "peers": ["scikit-learn", "sklearn-intelex", "liquidSVM-grid"]},
+    {"name": "bench_small", "what": "110 single fits of a grid", "seconds": "total fit s", "ours": "svmkit",
+     "case": ["set"], "peers": ["libsvm", "scikit-learn"]},
+    {"name": "bench_linear", "what": "linear SVM fit", "seconds": "seconds", "ours": "svmkit",
+     "case": ["set", "variant"], "peers": ["liblinear", "scikit-learn"]},
+    {"name": "bench_ridge", "what": "kernel ridge fit and LOO search", "seconds": "seconds", "ours": "svmkit",
+     "case": ["part", "N"], "peers": ["scikit-learn"]},
+    {"name": "bench_proba", "what": "SVC with probabilities, fit", "seconds": "seconds",
+     "ours": "svmkit SVC(probability)", "case": ["set"], "peers": ["scikit-learn SVC(probability)"]},
+    {"name": "bench_classes", "what": "many classes, fit", "seconds": "seconds", "ours": "svmkit", "case": ["set"],
+     "peers": ["scikit-learn"]},
+    {"name": "bench_classes", "what": "many classes, predict", "seconds": "predict_s", "ours": "svmkit",
+     "case": ["set"], "peers": ["scikit-learn"]},
+]
+
+_ABSENT = re.compile(r"(ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
 
 
 def _first_paragraph(script: Path) -> str:
@@ -120,15 +158,48 @@ def _figure(result: dict, path: Path) -> bool:
     return drawn
 
 
+def _usage(script: Path) -> list[str]:
+    """The docstring's first indented block (the command and its arguments), else the bare command."""
+    doc = ast.get_docstring(ast.parse(script.read_text())) or ""
+    block = re.search(r"\n\n((?:    .*\S.*\n?)+)", doc)
+    if block and script.name in block.group(1):
+        return [line[4:].rstrip() for line in block.group(1).rstrip().splitlines()]
+    return [f"python benchmarks/{script.name}"]
+
+
+def _no_result(script: Path) -> list[str]:
+    doc = ast.get_docstring(ast.parse(script.read_text())) or ""
+    if "Needs a CUDA device" in doc:
+        why = "it needs a CUDA device and CuPy (the ``gpu`` extra), and the machine that records the results has none"
+    else:
+        why = NO_RESULT_WHY.get(script.stem, "no run of it has been recorded")
+    return ([".. note::", "",
+             f"   No result is recorded yet (``benchmarks/results/{script.stem}.json`` does not exist): {why}.",
+             "   Run from the repository root, this writes it:", "", "   .. code-block:: sh", ""]
+            + [f"      {line}" for line in _usage(script)] + [""])
+
+
+def _absent_peers(rows: list[dict]) -> tuple[list[dict], list[str]]:
+    """The rows less those of peers that were not installed, and one line per missing module."""
+    kept, absent = [], {}
+    for row in rows:
+        found = _ABSENT.search(str(row.get("error", "")))
+        if found:
+            absent.setdefault(found.group(2), []).append(str(row.get("system", "?")))
+        else:
+            kept.append(row)
+    return kept, [f"{module} (system{'s' if len(set(systems)) > 1 else ''} "
+                  f"{', '.join(dict.fromkeys(systems))})" for module, systems in absent.items()]
+
+
 def _page(script: Path, result_file: Path, out: Path) -> list[str]:
     name = script.stem
     title = f"``{script.name}``"
     lines = [f".. _bench-{name}:", "", title, "=" * len(title), "", _first_paragraph(script), ""]
     if not result_file.exists():
-        return lines + [".. note::", "",
-                        f"   No result file yet: ``benchmarks/results/{name}.json`` is written by a run of",
-                        f"   ``python benchmarks/{script.name}`` with its usual arguments.", ""]
+        return lines + _no_result(script)
     result = json.loads(result_file.read_text())
+    result["rows"], absent = _absent_peers(result["rows"])
     machine = result.get("machine", {})
     lines += [f":Date: {result['date']}",
               f":Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores, "
@@ -139,11 +210,54 @@ def _page(script: Path, result_file: Path, out: Path) -> list[str]:
               f":Result file: ``benchmarks/results/{result_file.name}``", ""]
     if result.get("notes"):
         lines += plain_lines(result["notes"].splitlines()) + [""]
+    if absent:
+        lines += [plain_line("Not installed when this ran, so not measured: " + "; ".join(absent) + "."), ""]
     image = out / f"{name}.png"
     if _figure(result, image):
         lines += [f".. image:: {image.name}", f"   :alt: {name}", ""]
     columns = result.get("columns") or list(dict.fromkeys(k for r in result["rows"] for k in r))
+    columns = [c for c in columns if any(r.get(c) is not None for r in result["rows"])]
     return lines + _table(result["rows"], columns) + [""]
+
+
+def _ratios(result: dict, spec: dict) -> dict[str, list[float]]:
+    """Per peer, its seconds over svmkit's in every case both measured."""
+    seconds = {}
+    for row in result["rows"]:
+        value = row.get(spec["seconds"])
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 and "error" not in row:
+            seconds[(tuple(row.get(k) for k in spec["case"]), row.get("system"))] = value
+    ratios = {}
+    for (case, system), value in seconds.items():
+        if system in spec["peers"] and (case, spec["ours"]) in seconds:
+            ratios.setdefault(system, []).append(value / seconds[(case, spec["ours"])])
+    return ratios
+
+
+def _times(value: float) -> str:
+    return f"{value:.2g}×" if value < 100 else f"{value:.0f}×"
+
+
+def summary(results: Path) -> list[str]:
+    """The benchmarks index's table: svmkit's headline ratios against each peer, from the result files."""
+    rows = []
+    for spec in HEADLINES:
+        result_file = results / f"{spec['name']}.json"
+        if not result_file.exists():
+            continue
+        ratios = _ratios(json.loads(result_file.read_text()), spec)
+        for peer in spec["peers"]:
+            if peer in ratios:
+                values = ratios[peer]
+                rows.append([f":ref:`{spec['what']} <bench-{spec['name']}>`", plain_line(peer),
+                             _times(statistics.median(values)), f"{_times(min(values))} – {_times(max(values))}",
+                             str(len(values))])
+    if not rows:
+        return ["No result file holds a comparison with a peer yet."]
+    lines = [".. list-table::", "   :header-rows: 1", "   :class: benchmark-table", ""]
+    for row in [["measure", "peer", "median", "range", "cases"]] + rows:
+        lines += [("   * - " if j == 0 else "     - ") + text for j, text in enumerate(row)]
+    return lines + [""]
 
 
 def write_pages(scripts: Path, results: Path, out: Path) -> list[str]:
@@ -152,12 +266,15 @@ def write_pages(scripts: Path, results: Path, out: Path) -> list[str]:
     for script in sorted(scripts.glob("*.py")):
         if script.name in SCRIPTS_SKIPPED:
             continue
-        text = "\n".join(_page(script, results / f"{script.stem}.json", out))
-        target = out / f"{script.stem}.rst"
-        if not target.exists() or target.read_text() != text:
-            target.write_text(text)
+        _write_if_changed(out / f"{script.stem}.rst", "\n".join(_page(script, results / f"{script.stem}.json", out)))
         names.append(script.stem)
+    _write_if_changed(out / "summary.inc", "\n".join(summary(results)))
     return names
+
+
+def _write_if_changed(target: Path, text: str) -> None:
+    if not target.exists() or target.read_text() != text:
+        target.write_text(text)
 
 
 def _builder_inited(app):

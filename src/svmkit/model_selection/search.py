@@ -107,8 +107,8 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     backend : {'threading', 'loky', 'dask'}, default 'threading'
         Where the tasks run: joblib threads or processes, or a Dask cluster (the `dask` extra).
         Threads are the default: the compiled solver releases the GIL, and threads start at
-        once and share the data, where processes take seconds to start (svmguide1's grid on 2
-        cores: 4.8 s on threads, 6.0 s on processes, in `benchmarks/bench_grid.py`).
+        once and share the data, where processes take seconds to start (svmkit against
+        svmkit-loky on the benchmark page of `benchmarks/bench_grid.py`).
     scheduler_address : str or None, default None
         With 'dask', the scheduler of an existing cluster ('tcp://host:port'); None starts a
         local one for the search.
