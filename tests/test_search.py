@@ -13,7 +13,7 @@ import svmkit
 from conftest import diabetes, heart_scale, iris
 from svmkit.model_selection import SVMSearchCV
 from svmkit.model_selection.grid import check_grid, default_grid, log2_range
-from svmkit.model_selection.paths import fit_group
+from svmkit.model_selection.paths import Scoring, fit_group
 from svmkit.model_selection.search import kernel_paths
 
 GRID = {"C": [2.0**k for k in range(-1, 8, 2)], "gamma": [2.0**k for k in (-7, -5, -3)]}
@@ -23,7 +23,7 @@ def _records(est, X, y, grid, folds, scoring=None):
     scorer = check_scoring(est, scoring or "accuracy")
     numbered = [(k, tr, te) for k, (tr, te) in enumerate(folds)]
     groups = kernel_paths(est, check_grid(grid, est))
-    return [r for paths in groups for r in fit_group(est, X, y, None, paths, numbered, scoring, scorer, 1024)]
+    return [r for paths in groups for r in fit_group(est, X, y, None, paths, numbered, Scoring(scoring, scorer), 1024)]
 
 
 @pytest.mark.parametrize("est, data, grid", [
