@@ -100,13 +100,20 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     does, reading one kernel matrix over all of X where the cells' kernel is fixed (a kernel by
     name with a numeric γ).
 
+    A scikit-learn Pipeline whose last step is an svmkit model is searched as GridSearchCV
+    searches it: on each fold the steps before the model are fitted on the training rows and
+    transform the training and test rows, and the model's cells are fitted on them as above,
+    one kernel shared by the cells along C within the fold. Parameters take the Pipeline's
+    `step__param` names, and may set the earlier steps' parameters too.
+
     Parameters
     ----------
-    estimator : svmkit estimator
+    estimator : svmkit estimator, or a Pipeline whose last step is one
         The model; its parameters outside the grid are kept. A one-class SVM is scored against
         labels y (+1 inlier, −1 outlier).
     param_grid : dict or list of dicts, default None
-        Values per parameter (C, gamma, nu, epsilon, alpha, …); one cell is a valid grid. None:
+        Values per parameter (C, gamma, nu, epsilon, alpha, …; `svc__C` for a Pipeline's step
+        `svc`); one cell is a valid grid, a value listed twice is a cell listed twice. None:
         LIBSVM grid.py's grid, C = 2^−5, 2^−3, …, 2^15 (ν ∈ {0.1, …, 0.5} for a model without
         C; λ = 10^−6, …, 10 for kernel ridge) by γ = 2^3, 2^1, …, 2^−15 for the RBF, poly and
         sigmoid kernels (110 cells for SVC).
@@ -114,7 +121,8 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         Folds: an int gives stratified folds for classifiers (in order, or shuffled with
         `random_state`), as GridSearchCV's.
     scoring : str, callable or None, default None
-        A scikit-learn scorer; None: accuracy (classifiers, one-class) or R² (regressors).
+        A scikit-learn scorer; None: accuracy (classifiers, one-class) or R² (regressors). A
+        Pipeline's folds are scored on its model and the test rows its earlier steps gave.
     n_jobs : int or None, default None
         Parallel tasks (a task is one kernel's cells on some folds); −1 for every core.
     refit : bool, default True
@@ -126,8 +134,8 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     backend : {'threading', 'loky', 'dask'}, default 'threading'
         Where the tasks run: joblib threads or processes, or a Dask cluster (the `dask` extra).
         Threads are the default: the compiled solver releases the GIL, and threads start at
-        once and share the data, where processes take seconds to start (svmguide1's grid on 2
-        cores: 4.8 s on threads, 6.0 s on processes, in `benchmarks/bench_grid.py`).
+        once and share the data, where processes take seconds to start (`benchmarks/bench_grid.py`
+        times both).
     scheduler_address : str or None, default None
         With 'dask', the scheduler of an existing cluster ('tcp://host:port'); None starts a
         local one for the search.
@@ -147,7 +155,7 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     best_index_, best_params_, best_score_ :
         The chosen cell. `best_by_score_` is the index of the best mean score.
     best_estimator_ : estimator
-        The chosen cell fitted on all the data (with `refit`).
+        The chosen cell fitted on all the data (with `refit`): a Pipeline for a Pipeline.
     n_features_in_, feature_names_in_ :
         The refitted model's (the names of a DataFrame's columns).
     n_splits_ : int
