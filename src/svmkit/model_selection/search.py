@@ -201,15 +201,7 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         est = self._check_params()
         model, name = last_step(est)
         classifier = is_classifier(model)
-        y_numeric = not (classifier or is_outlier_detector(model))
-        probe = clone(est)
-        if name is None:
-            X, y = validate_Xy(probe, X, y, y_numeric=y_numeric)
-        else:
-            # the earlier steps take X as it is (a DataFrame, text); the model validates what they give
-            X, y = indexable(X, y)
-            y = check_array(y, ensure_2d=False, dtype="numeric" if y_numeric else None, input_name="y")
-            check_consistent_length(X, y)
+        X, y, names = self._validate(est, X, y)
         if sample_weight is not None:
             sample_weight = validate_sample_weight(sample_weight, X)
         grid = self.param_grid
@@ -220,10 +212,7 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
         folds = make_folds(self.cv, X, y, classifier, self.random_state)
         scoring = self._scoring(est, model, sample_weight)
         # per setting of the earlier steps, its cells by kernel and path
-        plan = []
-        for k in range(len(settings.preps)):
-            index, params = settings.cells(k)
-            plan.append(kernel_paths(model, params, index))
+        plan = [kernel_paths(model, params, index) for index, params in map(settings.cells, range(len(settings.preps)))]
         workers = _workers(self.n_jobs) if self.backend != "dask" else 2
         tasks = [(k, *task) for k, groups in enumerate(plan) for task in _tasks(groups, folds, workers)]
         if self.verbose:
@@ -254,18 +243,33 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
             self.best_estimator_ = fit_model(X) if name is None else \
                 refit_pipeline(est, settings.preps[k], X, y, fit_model)
             self.refit_time_ = time.perf_counter() - t0
-            if name is None and hasattr(probe, "feature_names_in_"):
-                self.best_estimator_.feature_names_in_ = probe.feature_names_in_
+            if names is not None:
+                self.best_estimator_.feature_names_in_ = names
             fitted = last_step(self.best_estimator_)[0]
             if hasattr(fitted, "support_"):
                 self.cv_results_["loo_bound"][self.best_index_] = fitted.support_.size / len(y)
         return self
 
+    def _validate(self, est, X, y):
+        """(X, y) checked, and a bare model's feature names (None if none, or for a Pipeline,
+        which keeps its own)."""
+        model, name = last_step(est)
+        y_numeric = not (is_classifier(model) or is_outlier_detector(model))
+        if name is not None:
+            # the earlier steps take X as it is (a DataFrame, text); the model validates what they give
+            X, y = indexable(X, y)
+            y = check_array(y, ensure_2d=False, dtype="numeric" if y_numeric else None, input_name="y")
+            check_consistent_length(X, y)
+            return X, y, None
+        probe = clone(est)
+        X, y = validate_Xy(probe, X, y, y_numeric=y_numeric)
+        return X, y, getattr(probe, "feature_names_in_", None)
+
     def _check_params(self):
         est = self.estimator
         model, name = last_step(est)
         if not _is_model(model):
-            what = f"a Pipeline whose last step {name!r} is {model!r}" if name is not None else f"{est!r}"
+            what = f"a Pipeline whose last step {name!r} is {model!r}" if name is not None else f"estimator={est!r}"
             raise TypeError(f"estimator must be one of svmkit's estimators or a scikit-learn Pipeline ending in one, "
                             f"got {what}; scikit-learn's GridSearchCV searches any estimator")
         cv = self.cv
