@@ -321,6 +321,21 @@ def test_a_pipeline_grid_may_set_the_earlier_steps_parameters():
     assert ours.best_estimator_.named_steps["scale"].with_mean == ours.best_params_["scale__with_mean"]
 
 
+def test_a_caching_pipelines_refit_keeps_every_fitted_step(tmp_path):
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+    X, y = _dense_heart()
+    # with `memory` a Pipeline fits clones of the steps before its last
+    pipe = Pipeline([("range", MinMaxScaler()), ("scale", StandardScaler()), ("svc", svmkit.SVC())],
+                    memory=str(tmp_path))
+    grid = {"svc__C": [1.0, 4.0]}
+    ours = SVMSearchCV(pipe, grid).fit(X, y)
+    theirs = GridSearchCV(pipe, grid, cv=StratifiedKFold(5)).fit(X, y)
+    _assert_same_scores(ours, theirs)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
 def test_a_pipeline_of_a_model_without_a_solver_path_equals_grid_search_cv():
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler

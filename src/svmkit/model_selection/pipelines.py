@@ -117,7 +117,8 @@ def refit_pipeline(pipeline, prep, X, y, fit_model):
     """`pipeline` with `prep` set on its steps before the model, those fitted on (X, y), and its
     model `fit_model(Z)`, Z being X through them."""
     pipe = clone(pipeline).set_params(**prep)
-    name = pipe.steps[-1][0]
-    Z = pipe[:-1].fit_transform(X, y) if len(pipe) > 1 else X
-    pipe.steps[-1] = (name, fit_model(Z))
+    before = pipe[:-1]
+    Z = before.fit_transform(X, y) if len(before) else X
+    # the fitted steps are the slice's: a Pipeline with `memory` fits clones of its steps
+    pipe.steps = [*before.steps, (pipe.steps[-1][0], fit_model(Z))]
     return pipe
