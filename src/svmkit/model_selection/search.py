@@ -41,11 +41,11 @@ def kernel_paths(estimator, cells: list[dict], index=None) -> list[list[list[tup
     along = path_parameter(estimator)
     defaults = {k: estimator.get_params().get(k) for k in KERNEL_PARAMS}
     groups: dict = defaultdict(lambda: defaultdict(list))
-    for index, cell in zip(range(len(cells)) if index is None else index, cells):
+    for i, cell in zip(range(len(cells)) if index is None else index, cells):
         full = {**defaults, **cell}
         kernel_key = repr([full[k] for k in KERNEL_PARAMS])
         path_key = repr(sorted((k, repr(v)) for k, v in cell.items() if k != along and k not in KERNEL_PARAMS))
-        groups[kernel_key][path_key].append((index, cell))
+        groups[kernel_key][path_key].append((i, cell))
     sign = -1.0 if along == "nu" else 1.0
     return [[sorted(path, key=lambda c: sign * c[1].get(along, 0.0)) for path in group.values()]
             for group in groups.values()]
