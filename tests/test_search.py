@@ -312,6 +312,16 @@ def test_a_pipeline_search_equals_grid_search_cv_on_the_same_pipeline():
     assert ours.score(X, y) == theirs.score(X, y)
 
 
+def test_a_pipeline_search_on_processes_gives_the_threads_results_bit_for_bit():
+    X, y = _dense_heart()
+    grid = {"svc__C": [0.5, 4.0], "svc__gamma": [0.01, 0.1]}
+    a = SVMSearchCV(_scaled_svc(), grid, n_jobs=2).fit(X, y)
+    b = SVMSearchCV(_scaled_svc(), grid, n_jobs=2, backend="loky").fit(X, y)
+    for k in range(5):
+        np.testing.assert_array_equal(a.cv_results_[f"split{k}_test_score"], b.cv_results_[f"split{k}_test_score"])
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
 def test_a_pipeline_grid_may_set_the_earlier_steps_parameters():
     X, y = _dense_heart()
     grid = {"scale__with_mean": [True, False], "svc__C": [0.5, 4.0], "svc__gamma": [0.01, 0.1]}
@@ -372,6 +382,12 @@ def test_a_pipeline_grid_that_replaces_the_model_is_refused():
     X, y = _dense_heart()
     with pytest.raises(ValueError, match="'svc', which replaces the searched model"):
         SVMSearchCV(_scaled_svc(), {"svc": [svmkit.SVC(), svmkit.NuSVC()]}).fit(X, y)
+
+
+def test_a_pipeline_grid_under_the_models_own_names_is_refused_naming_the_step_names():
+    X, y = _dense_heart()
+    with pytest.raises(ValueError, match="names 'C', which Pipeline does not have; did you mean 'svc__C'"):
+        SVMSearchCV(_scaled_svc(), {"C": [1.0]}).fit(X, y)
 
 
 def test_repeated_grid_values_are_evaluated_as_grid_search_cv_evaluates_them():

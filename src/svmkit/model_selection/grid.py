@@ -80,7 +80,10 @@ def check_grid(param_grid, estimator) -> list[dict]:
             raise ValueError(f"param_grid must be a dict or a list of dicts, got {type(grid).__name__}")
         for name, values in grid.items():
             if name not in names:
-                raise ValueError(f"param_grid names {name!r}, which {type(estimator).__name__} does not have")
+                # a Pipeline's parameters are its steps' under `step__param` names
+                like = sorted(n for n in names if n.endswith(f"__{name}"))
+                raise ValueError(f"param_grid names {name!r}, which {type(estimator).__name__} does not have"
+                                 + (f"; did you mean {' or '.join(map(repr, like))}?" if like else ""))
             if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
                 raise ValueError(f"param_grid[{name!r}] must be a list of values, got {values!r}")
             base = name.rpartition("__")[2]
