@@ -1,12 +1,15 @@
 """Time a (C, γ) grid search: svmkit's SVMSearchCV (joblib and Dask backends) beside
 scikit-learn's GridSearchCV(SVC, n_jobs=2), the same with scikit-learn-intelex's SVC, and
-liquidSVM on the same grid and with its own default selection.
+liquidSVM on the same grid and with its own default selection; and the same search of a
+StandardScaler + SVC Pipeline on the unscaled svmguide1, SVMSearchCV against GridSearchCV.
 
     python benchmarks/bench_grid.py [--sets heart,svmguide1,a9a] [--systems svmkit,svmkit-loky,scikit-learn] [--timeout 1800]
 
 LIBSVM grid.py's RBF grid (log2 C −5…15 step 2 × log2 γ 3…−15 step −2, 110 cells), 5-fold
 CV, tol 1e-3, the same stratified folds for every system that takes them (liquidSVM makes its
-own). Each (data set, system) runs in its own process, its libraries loaded before the clock
+own). On 'svmguide1 (pipeline)' each system searches make_pipeline(StandardScaler(), its SVC),
+the scaler fitted on each fold's training rows (liquidSVM, which takes no Pipeline, is left
+out). Each (data set, system) runs in its own process, its libraries loaded before the clock
 (svmkit: a tiny fit loads its compiled loops); svmkit runs on joblib threads, and as
 `svmkit-loky` / `svmkit-dask` on joblib processes / a local Dask cluster, whose start is
 timed. Prints time, the best cell, its CV accuracy, the test accuracy of the refitted model, and GridSearchCV's time over each system's.
@@ -20,15 +23,16 @@ import json
 import platform
 import subprocess
 import time
-from pathlib import Path
 
 import numpy as np
 
 from _results import write
-from workers import print_rows, run_worker  # beside this script, whose folder is on sys.path
+from workers import data_dir, print_rows, run_worker  # beside this script, whose folder is on sys.path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = data_dir()
 SYSTEMS = ("svmkit", "svmkit-loky", "svmkit-dask", "scikit-learn", "sklearn-intelex", "liquidSVM-grid", "liquidSVM-default")
+#: The set searched as a StandardScaler + SVC Pipeline, by the systems that take one.
+PIPELINE = "svmguide1 (pipeline)"
 C_VALUES = [2.0**k for k in range(-5, 16, 2)]
 GAMMAS = [2.0**k for k in range(3, -16, -2)]
 
@@ -46,12 +50,16 @@ def load(name):
         Xt, yt = svmkit.load_svmlight(DATA / "svmguide1.t", dense=True)
         scaler = svmkit.LibsvmScaler().fit(X)
         return scaler.transform(X), scaler.transform(Xt), y, yt
+    if name == PIPELINE:
+        X, y = svmkit.load_svmlight(DATA / "svmguide1", dense=True)
+        Xt, yt = svmkit.load_svmlight(DATA / "svmguide1.t", dense=True)
+        return X, Xt, y, yt
     X, y = svmkit.load_svmlight(DATA / "a9a", n_features=123)
     Xt, yt = svmkit.load_svmlight(DATA / "a9a.t", n_features=123)
     return X[:5000], Xt, y[:5000], yt
 
 
-SETS = ("heart_scale", "svmguide1 (scaled)", "a9a 5k")
+SETS = ("heart_scale", "svmguide1 (scaled)", PIPELINE, "a9a 5k")
 
 
 def folds(y):
@@ -60,10 +68,20 @@ def folds(y):
     return list(StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros(len(y)), y))
 
 
-def _searcher(system, ytr):
-    """A function running `system`'s search on (X, y) and returning (model, best cell, CV
-    score), with its libraries imported (and svmkit's compiled loops loaded) before the clock,
-    as a peer's library is loaded before its fit."""
+def _model(svc, pipeline):
+    """`svc`, or make_pipeline(StandardScaler(), svc), and its (C, γ) grid."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if not pipeline:
+        return svc, {"C": C_VALUES, "gamma": GAMMAS}
+    return make_pipeline(StandardScaler(), svc), {"svc__C": C_VALUES, "svc__gamma": GAMMAS}
+
+
+def _searcher(system, ytr, pipeline=False):
+    """A function running `system`'s search on (X, y) (of `_model(its SVC, pipeline)`) and
+    returning (model, best cell, CV score), with its libraries imported (and svmkit's compiled
+    loops loaded) before the clock, as a peer's library is loaded before its fit."""
     if system.startswith("svmkit"):
         import svmkit
         from svmkit.model_selection import SVMSearchCV
@@ -71,8 +89,8 @@ def _searcher(system, ytr):
         svmkit.SVC().fit(np.r_[np.eye(3), -np.eye(3)], [0, 0, 0, 1, 1, 1])
 
         def run(X, y):
-            search = SVMSearchCV(svmkit.SVC(), {"C": C_VALUES, "gamma": GAMMAS}, cv=folds(ytr), n_jobs=2,
-                                 prefer_fewer_sv=False, backend=system.partition("-")[2] or "threading").fit(X, y)
+            search = SVMSearchCV(*_model(svmkit.SVC(), pipeline), cv=folds(ytr), n_jobs=2, prefer_fewer_sv=False,
+                                 backend=system.partition("-")[2] or "threading").fit(X, y)
             return search.best_estimator_, search.best_params_, search.best_score_
     elif system in ("scikit-learn", "sklearn-intelex"):
         if system == "sklearn-intelex":
@@ -83,7 +101,7 @@ def _searcher(system, ytr):
         from sklearn.svm import SVC
 
         def run(X, y):
-            search = GridSearchCV(SVC(cache_size=200), {"C": C_VALUES, "gamma": GAMMAS}, cv=folds(ytr), n_jobs=2)
+            search = GridSearchCV(*_model(SVC(cache_size=200), pipeline), cv=folds(ytr), n_jobs=2)
             search.fit(X, y)
             return search.best_estimator_, search.best_params_, search.best_score_
     else:
@@ -105,7 +123,7 @@ def _searcher(system, ytr):
 
 def run_system(system, name):
     Xtr, Xte, ytr, yte = load(name)
-    search = _searcher(system, ytr)
+    search = _searcher(system, ytr, pipeline=name == PIPELINE)
     t0 = time.perf_counter()
     model, best, cv = search(Xtr, ytr)
     seconds = time.perf_counter() - t0
@@ -135,6 +153,8 @@ def main(argv=None):
     for name in sets:
         rows = {}
         for system in systems:
+            if name == PIPELINE and system.startswith("liquidSVM"):
+                continue
             try:
                 rows[system] = run_worker(__file__, (name, system), timeout=args.timeout)[0]
             except subprocess.TimeoutExpired:

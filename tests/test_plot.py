@@ -79,6 +79,18 @@ def test_heatmap_marks_the_chosen_cell():
     assert axes[1].get_title().startswith("#SV / N")
 
 
+def test_heatmap_draws_a_pipeline_search_under_its_step_names():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = moons()
+    grid = {"svc__C": [0.5, 8.0], "svc__gamma": [0.5, 2.0]}
+    search = SVMSearchCV(make_pipeline(StandardScaler(), svmkit.SVC()), grid).fit(X, y)
+    star = [line for line in plot.cv_heatmap(search)[0].get_lines() if line.get_marker() == "*"][0]
+    assert (star.get_xdata()[0], star.get_ydata()[0]) == (np.log2(search.best_params_["svc__C"]),
+                                                          np.log2(search.best_params_["svc__gamma"]))
+
+
 def test_regression_band_marks_inside_on_and_outside_points():
     x = np.linspace(-3, 3, 60)[:, None]
     t = np.sinc(x).ravel() + 0.1 * np.random.default_rng(0).normal(size=60)

@@ -13,7 +13,7 @@ import svmkit
 from conftest import diabetes, heart_scale, iris
 from svmkit.model_selection import SVMSearchCV
 from svmkit.model_selection.grid import check_grid, default_grid, log2_range
-from svmkit.model_selection.paths import fit_group
+from svmkit.model_selection.paths import Scoring, fit_group
 from svmkit.model_selection.search import kernel_paths
 
 GRID = {"C": [2.0**k for k in range(-1, 8, 2)], "gamma": [2.0**k for k in (-7, -5, -3)]}
@@ -23,7 +23,7 @@ def _records(est, X, y, grid, folds, scoring=None):
     scorer = check_scoring(est, scoring or "accuracy")
     numbered = [(k, tr, te) for k, (tr, te) in enumerate(folds)]
     groups = kernel_paths(est, check_grid(grid, est))
-    return [r for paths in groups for r in fit_group(est, X, y, None, paths, numbered, scoring, scorer, 1024)]
+    return [r for paths in groups for r in fit_group(est, X, y, None, paths, numbered, Scoring(scoring, scorer), 1024)]
 
 
 @pytest.mark.parametrize("est, data, grid", [
@@ -274,3 +274,188 @@ def test_an_estimator_from_outside_svmkit_is_refused_naming_grid_search_cv():
     X, y = iris()
     with pytest.raises(TypeError, match="estimator must be one of svmkit's estimators .*GridSearchCV"):
         SVMSearchCV(SVC(), GRID).fit(X, y)
+
+
+def _scaled_svc():
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return Pipeline([("scale", StandardScaler()), ("svc", svmkit.SVC())])
+
+
+def _dense_heart():
+    X, y = heart_scale()
+    return X.toarray(), y
+
+
+def _assert_same_scores(ours, theirs, n_splits=5):
+    assert ours.best_params_ == theirs.best_params_
+    assert ours.cv_results_["params"] == theirs.cv_results_["params"]
+    for key in ["mean_test_score"] + [f"split{k}_test_score" for k in range(n_splits)]:
+        np.testing.assert_allclose(ours.cv_results_[key], theirs.cv_results_[key], rtol=0, atol=1e-9, err_msg=key)
+    np.testing.assert_array_equal(ours.cv_results_["rank_test_score"], theirs.cv_results_["rank_test_score"])
+
+
+def test_a_pipeline_search_equals_grid_search_cv_on_the_same_pipeline():
+    from sklearn.pipeline import Pipeline
+
+    X, y = _dense_heart()
+    grid = {"svc__C": [2.0**k for k in range(-3, 10, 2)], "svc__gamma": [2.0**k for k in (-9, -7, -5, -3)]}
+    ours = SVMSearchCV(_scaled_svc(), grid).fit(X, y)
+    theirs = GridSearchCV(_scaled_svc(), grid, cv=StratifiedKFold(5)).fit(X, y)
+    _assert_same_scores(ours, theirs)
+    assert list(ours.best_params_) == ["svc__C", "svc__gamma"]
+    assert "param_svc__C" in ours.cv_results_
+    assert isinstance(ours.best_estimator_, Pipeline)
+    assert ours.best_estimator_.named_steps["svc"].C == ours.best_params_["svc__C"]
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    assert ours.score(X, y) == theirs.score(X, y)
+
+
+def test_a_pipeline_search_on_processes_gives_the_threads_results_bit_for_bit():
+    X, y = _dense_heart()
+    grid = {"svc__C": [0.5, 4.0], "svc__gamma": [0.01, 0.1]}
+    a = SVMSearchCV(_scaled_svc(), grid, n_jobs=2).fit(X, y)
+    b = SVMSearchCV(_scaled_svc(), grid, n_jobs=2, backend="loky").fit(X, y)
+    for k in range(5):
+        np.testing.assert_array_equal(a.cv_results_[f"split{k}_test_score"], b.cv_results_[f"split{k}_test_score"])
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_a_pipeline_grid_may_set_the_earlier_steps_parameters():
+    X, y = _dense_heart()
+    grid = {"scale__with_mean": [True, False], "svc__C": [0.5, 4.0], "svc__gamma": [0.01, 0.1]}
+    ours = SVMSearchCV(_scaled_svc(), grid).fit(X, y)
+    theirs = GridSearchCV(_scaled_svc(), grid, cv=StratifiedKFold(5)).fit(X, y)
+    _assert_same_scores(ours, theirs)
+    assert ours.best_estimator_.named_steps["scale"].with_mean == ours.best_params_["scale__with_mean"]
+
+
+def test_a_caching_pipelines_refit_keeps_every_fitted_step(tmp_path):
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import MinMaxScaler, StandardScaler
+
+    X, y = _dense_heart()
+    # with `memory` a Pipeline fits clones of the steps before its last
+    pipe = Pipeline([("range", MinMaxScaler()), ("scale", StandardScaler()), ("svc", svmkit.SVC())],
+                    memory=str(tmp_path))
+    grid = {"svc__C": [1.0, 4.0]}
+    ours = SVMSearchCV(pipe, grid).fit(X, y)
+    theirs = GridSearchCV(pipe, grid, cv=StratifiedKFold(5)).fit(X, y)
+    _assert_same_scores(ours, theirs)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+def test_a_pipeline_of_a_model_without_a_solver_path_equals_grid_search_cv():
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = diabetes()
+    pipe = Pipeline([("scale", StandardScaler()), ("ridge", svmkit.KernelRidge(kernel="rbf"))])
+    grid = {"ridge__alpha": [1e-2, 1.0], "ridge__gamma": [0.01, 0.1]}
+    ours = SVMSearchCV(pipe, grid).fit(X, y)
+    theirs = GridSearchCV(pipe, grid, cv=KFold(5)).fit(X, y)
+    _assert_same_scores(ours, theirs)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-9, atol=1e-9)
+
+
+def test_a_pipeline_is_searched_on_its_models_default_grid_under_step_names():
+    X, y = _dense_heart()
+    search = SVMSearchCV(_scaled_svc(), cv=3).fit(X, y)
+    assert len(search.cv_results_["params"]) == 110
+    assert set(search.best_params_) == {"svc__C", "svc__gamma"}
+
+
+def test_a_pipeline_not_ending_in_an_svmkit_model_is_refused_naming_its_last_step_and_grid_search_cv():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    X, y = iris()
+    with pytest.raises(TypeError, match="last step 'svc' is SVC.*GridSearchCV"):
+        SVMSearchCV(make_pipeline(StandardScaler(), SVC()), {"svc__C": [1.0]}).fit(X, y)
+    with pytest.raises(TypeError, match="svmkit's estimators.*LibsvmScaler.*GridSearchCV"):
+        SVMSearchCV(svmkit.LibsvmScaler(), {"lower": [0.0]}).fit(X, y)
+
+
+def test_a_pipeline_grid_that_replaces_the_model_is_refused():
+    X, y = _dense_heart()
+    with pytest.raises(ValueError, match="'svc', which replaces the searched model"):
+        SVMSearchCV(_scaled_svc(), {"svc": [svmkit.SVC(), svmkit.NuSVC()]}).fit(X, y)
+
+
+def test_a_pipeline_grid_under_the_models_own_names_is_refused_naming_the_step_names():
+    X, y = _dense_heart()
+    with pytest.raises(ValueError, match="names 'C', which Pipeline does not have; did you mean 'svc__C'"):
+        SVMSearchCV(_scaled_svc(), {"C": [1.0]}).fit(X, y)
+
+
+def test_repeated_grid_values_are_evaluated_as_grid_search_cv_evaluates_them():
+    X, y = _dense_heart()
+    grid = {"C": [1.0, 2.0, 1.0], "gamma": [0.05]}
+    ours = SVMSearchCV(svmkit.SVC(), grid).fit(X, y)
+    theirs = GridSearchCV(svmkit.SVC(), grid, cv=StratifiedKFold(5)).fit(X, y)
+    _assert_same_scores(ours, theirs)
+
+
+@pytest.mark.parametrize("grid", [[], ()])
+def test_an_empty_grid_is_refused_by_name(grid):
+    X, y = iris()
+    with pytest.raises(ValueError, match="param_grid has no cells"):
+        SVMSearchCV(svmkit.SVC(), grid).fit(X, y)
+
+
+def test_a_grid_where_every_score_is_nan_is_refused_by_name():
+    X, y = iris()
+    with pytest.raises(ValueError, match="every cell of the grid scored NaN.*scoring"):
+        SVMSearchCV(svmkit.SVC(), {"C": [1.0, 2.0]}, scoring=lambda est, X, y: np.nan).fit(X, y)
+
+
+def test_score_before_fit_raises_not_fitted_error_and_after_refit_false_names_refit():
+    from sklearn.exceptions import NotFittedError
+
+    X, y = iris()
+    with pytest.raises(NotFittedError):
+        SVMSearchCV(svmkit.SVC(), {"C": [1.0]}).score(X, y)
+    search = SVMSearchCV(svmkit.SVC(), {"C": [1.0]}, refit=False).fit(X, y)
+    with pytest.raises(AttributeError, match="refit=False"):
+        search.score(X, y)
+
+
+@pytest.mark.parametrize("scoring", [None, "accuracy", "balanced_accuracy"])
+def test_sample_weight_weights_the_test_folds_as_grid_search_cv_does(scoring):
+    X, y = _dense_heart()
+    weight = np.random.default_rng(0).uniform(0.1, 3.0, y.size)
+    grid = {"C": [0.5, 2.0, 8.0], "gamma": [0.01, 0.1]}
+    ours = SVMSearchCV(svmkit.SVC(), grid, scoring=scoring).fit(X, y, sample_weight=weight)
+    theirs = GridSearchCV(svmkit.SVC(), grid, scoring=scoring, cv=StratifiedKFold(5)).fit(X, y, sample_weight=weight)
+    _assert_same_scores(ours, theirs)
+
+
+def test_a_scorer_without_sample_weight_is_warned_of_as_grid_search_cv_warns():
+    X, y = iris()
+
+    def accuracy(est, X, y):
+        return float(np.mean(est.predict(X) == y))
+
+    with pytest.warns(UserWarning, match="does not support sample_weight"):
+        SVMSearchCV(svmkit.SVC(), {"C": [1.0]}, scoring=accuracy).fit(X, y, sample_weight=np.ones(y.size))
+
+
+def test_a_pipelines_sample_weight_weights_its_model_and_the_test_folds():
+    import sklearn
+    from sklearn.metrics import accuracy_score, make_scorer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _dense_heart()
+    weight = np.random.default_rng(1).uniform(0.1, 3.0, y.size)
+    grid = {"svc__C": [0.5, 2.0, 8.0], "svc__gamma": [0.01, 0.1]}
+    ours = SVMSearchCV(_scaled_svc(), grid).fit(X, y, sample_weight=weight)
+    # the oracle routes the weights to the model's fit and the scorer only
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = Pipeline([("scale", StandardScaler().set_fit_request(sample_weight=False)),
+                         ("svc", svmkit.SVC().set_fit_request(sample_weight=True))])
+        scorer = make_scorer(accuracy_score).set_score_request(sample_weight=True)
+        theirs = GridSearchCV(pipe, grid, scoring=scorer, cv=StratifiedKFold(5)).fit(X, y, sample_weight=weight)
+    _assert_same_scores(ours, theirs)

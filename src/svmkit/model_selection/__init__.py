@@ -3,7 +3,7 @@ and folds and warm-starts the solver along C (Hsu, Chang & Lin, A Practical Guid
 Classification, §3.2); `KernelRidgeCV`
 and `LSSVMCV`, searches by exact leave-one-out without refits (Cawley & Talbot 2004). Its
 modules: parameter grids, cross-validation folds, the warm-started paths that fit every cell of
-one kernel, the searches. Imports models and the layers below."""
+one kernel, a Pipeline's transformed folds, the searches. Imports models and the layers below."""
 
 from svmkit.model_selection.loo import KernelRidgeCV, LSSVMCV
 from svmkit.model_selection.search import SVMSearchCV

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import clone
 
 from svmkit.kernels.kinds import make_kernel
-from svmkit.model_selection.paths import CellFit, failed_fit
+from svmkit.model_selection.paths import CellFit, Scoring, failed_fit
 
 #: Kernels by name whose matrix the folds can share (a callable or a precomputed one is the user's).
 _NAMED = ("linear", "poly", "rbf", "sigmoid")
@@ -39,16 +39,17 @@ def shared_kernel(estimator, params: dict):
     return matrix
 
 
-def fit_cells(estimator, X, y, sample_weight, paths, folds, scoring, scorer, memory_mb) -> list[CellFit]:
+def fit_cells(estimator, X, y, sample_weight, paths, folds, scoring: Scoring, memory_mb) -> list[CellFit]:
     """Fit every cell of `paths` (lists of (cell index, params); one kernel for all) on every
     fold of `folds` ((fold id, train, test) triples) and score it on the fold's test rows with
-    `scorer`. `scoring` and `memory_mb` are `paths.fit_group`'s, unused here."""
+    `scoring`. `memory_mb` is `paths.fit_group`'s, unused here."""
     cells = [c for path in paths for c in path]
     make = shared_kernel(estimator, cells[0][1])
     K = None if make is None else make(X)
     out = []
     for fold, train, test in folds:
         fit_params = {} if sample_weight is None else {"sample_weight": sample_weight[train]}
+        sw_test = None if sample_weight is None else sample_weight[test]
         if K is None:
             X_train, X_test = X[train], X[test]
         else:
@@ -63,7 +64,7 @@ def fit_cells(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
                 continue
             fit_time = time.perf_counter() - t0
             t0 = time.perf_counter()
-            score = float(scorer(est, X_test, y[test])) if test.size else np.nan
+            score = scoring(est, X_test, y[test], sw_test) if test.size else np.nan
             n_support = float(est.support_.size) if hasattr(est, "support_") else np.nan
             out.append(CellFit(cell, fold, score, n_support, np.full(1, np.nan), fit_time, time.perf_counter() - t0))
     return out

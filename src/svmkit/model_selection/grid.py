@@ -69,21 +69,27 @@ def default_grid(estimator) -> dict[str, list]:
 
 
 def check_grid(param_grid, estimator) -> list[dict]:
-    """The cells of `param_grid` (a dict or a list of dicts of lists), checked:
-    parameters the estimator has, positive C, γ, ν and λ."""
+    """The cells of `param_grid` (a dict or a list of dicts of lists), checked: at least one,
+    parameters the estimator has (a Pipeline's `step__param` names), positive C, γ, ν and λ."""
     grids = [param_grid] if isinstance(param_grid, dict) else list(param_grid)
+    if not grids:
+        raise ValueError(f"param_grid has no cells, got param_grid={param_grid!r}: give a dict of lists of values")
     names = set(estimator.get_params())
     for grid in grids:
         if not isinstance(grid, dict):
             raise ValueError(f"param_grid must be a dict or a list of dicts, got {type(grid).__name__}")
         for name, values in grid.items():
             if name not in names:
-                raise ValueError(f"param_grid names {name!r}, which {type(estimator).__name__} does not have")
+                # a Pipeline's parameters are its steps' under `step__param` names
+                like = sorted(n for n in names if n.endswith(f"__{name}"))
+                raise ValueError(f"param_grid names {name!r}, which {type(estimator).__name__} does not have"
+                                 + (f"; did you mean {' or '.join(map(repr, like))}?" if like else ""))
             if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
                 raise ValueError(f"param_grid[{name!r}] must be a list of values, got {values!r}")
-            if name in _POSITIVE:
+            base = name.rpartition("__")[2]
+            if base in _POSITIVE:
                 for v in values:
-                    if isinstance(v, str) and name == "gamma" and v in ("scale", "auto"):
+                    if isinstance(v, str) and base == "gamma" and v in ("scale", "auto"):
                         continue
                     if not isinstance(v, numbers.Real) or isinstance(v, bool) or not v > 0 or np.isnan(v):
                         raise ValueError(f"param_grid[{name!r}] values must be positive, got {v!r}")

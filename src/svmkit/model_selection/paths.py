@@ -42,11 +42,26 @@ class CellFit:
     error: str | None = None
 
 
-def _fast_score(scoring, est, K_test, y_test):
+@dataclass(frozen=True)
+class Scoring:
+    """How a search scores a fold's test rows: `scorer`, made from `name` (a scorer's name, a
+    callable or None), given the test rows' sample weights when `weighted` (as GridSearchCV
+    gives them to a scorer that takes `sample_weight`)."""
+
+    name: object
+    scorer: object
+    weighted: bool = False
+
+    def __call__(self, est, X_test, y_test, weight) -> float:
+        return float(self.scorer(est, X_test, y_test, **({"sample_weight": weight} if self.weighted else {})))
+
+
+def _fast_score(scoring: Scoring, est, K_test, y_test):
     """Accuracy, R² or −MSE from the shared kernel without a scorer's checks (which cost more
-    than the prediction); None for any other scoring."""
-    if scoring not in (None, "accuracy", "r2", "neg_mean_squared_error"):
+    than the prediction); None for any other scoring, or a weighted one."""
+    if scoring.weighted or scoring.name not in (None, "accuracy", "r2", "neg_mean_squared_error"):
         return None
+    scoring = scoring.name
     pred = OnSharedKernel(est).predict(K_test)
     if scoring == "accuracy" or (scoring is None and est.__sklearn_tags__().estimator_type == "classifier"):
         return float(np.mean(pred == y_test))
@@ -59,11 +74,16 @@ def _fast_score(scoring, est, K_test, y_test):
 def _path_fits(estimator, session, path):
     """Fit the cells of `path` in order on `session`, each from the previous one's solution;
     yields (cell, params, fitted estimator or the ValueError its fit raised, seconds). A failed
-    fit makes the next one start cold."""
+    fit makes the next one start cold; a cell repeated in the grid is the previous fit."""
     template = clone(estimator)
     # the last two fits along the path
     previous = earlier = None
+    last = None
     for cell, params in path:
+        if previous is not None and params == last:
+            yield cell, params, previous, 0.0
+            continue
+        last = params
         # a shallow copy of the unfitted template: its parameters are plain values, and the grid's
         # names were checked against them (clone's signature inspection costs more than a small fit)
         est = copy.copy(template)
@@ -108,11 +128,10 @@ def fit_path(estimator, X, y, sample_weight, path, memory_mb):
     return est
 
 
-def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, memory_mb) -> list[CellFit]:
+def fit_group(estimator, X, y, sample_weight, paths, folds, scoring: Scoring, memory_mb) -> list[CellFit]:
     """Fit every cell of `paths` (lists of (cell index, params) in path order; one kernel
     for all) on every fold of `folds` ((fold id, train, test) triples) and score it on the
-    fold's test rows with `scorer`, made from `scoring`. The kernel is shared while the
-    resolved γ stays the same."""
+    fold's test rows with `scoring`. The kernel is shared while the resolved γ stays the same."""
     out = []
     # the rows of the kernel over all of X, kept while the folds resolve the same kernel (γ)
     shared = (None, None, False)
@@ -120,6 +139,7 @@ def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
     for fold, train, test in folds:
         y_train = None if y is None else y[train]
         sw_train = None if sample_weight is None else sample_weight[train]
+        sw_test = None if sample_weight is None else sample_weight[test]
         X_train = take_rows(estimator, X, train, train)
         tests = None  # the test rows' kernel values (or inputs), once per fold
         for path in paths:
@@ -147,9 +167,9 @@ def fit_group(estimator, X, y, sample_weight, paths, folds, scoring, scorer, mem
                 if test.size and whole:
                     score = _fast_score(scoring, est, tests, y[test])
                     if score is None:
-                        score = float(scorer(OnSharedKernel(est), tests, y[test]))
+                        score = scoring(OnSharedKernel(est), tests, y[test], sw_test)
                 elif test.size:
-                    score = float(scorer(est, tests, y[test]))
+                    score = scoring(est, tests, y[test], sw_test)
                 out.append(CellFit(cell, fold, score, float(est.support_.size), solver_objectives(est), fit_time,
                                    time.perf_counter() - t0))
     return out

@@ -1,4 +1,4 @@
-"""The CV score of an SVMSearchCV over log2 C × log2 γ, as grid.py draws it, beside the
+"""The CV score of an SVMSearchCV (of a model or a Pipeline) over log2 C × log2 γ, as grid.py draws it, beside the
 leave-one-out bound #SV/N (Vapnik 1995)."""
 
 from __future__ import annotations
@@ -8,9 +8,14 @@ import numpy as np
 from svmkit.plot._mpl import pyplot
 
 
+def _unprefixed(params: dict) -> dict:
+    """A cell's parameters without a Pipeline's `step__` prefixes."""
+    return {k.rpartition("__")[2]: v for k, v in params.items()}
+
+
 def _grid_values(search, key):
     """(log2 C values, log2 γ values, matrix of cv_results_[key] with rows γ, columns C)."""
-    params = search.cv_results_["params"]
+    params = [_unprefixed(p) for p in search.cv_results_["params"]]
     if any(set(p) != {"C", "gamma"} for p in params):
         raise ValueError("cv_heatmap draws a search over C and gamma only; this one varies "
                          f"{sorted(set().union(*params))}")
@@ -32,8 +37,9 @@ def cv_heatmap(search, axes=None):
         _, axes = plt.subplots(1, 2, figsize=(10, 4.2), layout="constrained")
     cs, gs, score = _grid_values(search, "mean_test_score")
     _, _, bound = _grid_values(search, "loo_bound")
-    best = (np.log2(float(search.best_params_["C"])), np.log2(float(search.best_params_["gamma"])))
-    top = search.cv_results_["params"][int(np.nanargmax(search.cv_results_["mean_test_score"]))]
+    best = _unprefixed(search.best_params_)
+    best = (np.log2(float(best["C"])), np.log2(float(best["gamma"])))
+    top = _unprefixed(search.cv_results_["params"][int(np.nanargmax(search.cv_results_["mean_test_score"]))])
     top = (np.log2(float(top["C"])), np.log2(float(top["gamma"])))
     for ax, Z, title, cmap, ink in ((axes[0], score, "mean CV score", "viridis", "w"),
                                     (axes[1], bound, "#SV / N (leave-one-out bound)", "magma_r", "k")):
