@@ -201,7 +201,7 @@ def test_native_load_errors_are_clear(tmp_path):
         "truncated": (good.read_bytes()[:40], "truncated"),
         "cut arrays": (good.read_bytes()[:-100], "corrupt or truncated model arrays"),
         "newer": (_native_file({"format": FORMAT_VERSION + 1, "estimator": "SVC", "params": {}, "svmkit": "9.0"}),
-                  "model format version 2 by svmkit 9.0; this svmkit reads versions up to 1"),
+                  f"model format version {FORMAT_VERSION + 1} by svmkit 9.0; this svmkit reads versions up to {FORMAT_VERSION}"),
         "unknown class": (_native_file({"format": 1, "estimator": "os.system", "params": {}}), "unknown estimator"),
         "params list": (_native_file({"format": 1, "estimator": "SVC", "params": []}), "corrupt model header"),
         "bad version": (_native_file({"format": 0.5, "estimator": "SVC", "params": {}}), "corrupt model header"),
