@@ -134,7 +134,7 @@ def test_malformed_libsvm_model_names_file_and_line(tmp_path):
     path.write_text("svm_type c_svc\nkernel_type rbf\ngamma abc\nSV\n")
     with pytest.raises(ModelFileError, match=r"bad.model, line 3: bad value for gamma"):
         load_libsvm_model(path)
-    head = "svm_type c_svc\nkernel_type rbf\nnr_class 2\ntotal_sv 3\nrho 0.1\n"
+    head = "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 3\nrho 0.1\n"
     cases = {
         head + "label 1 -1\nnr_sv 2 1\nSV\n1 1:0.5\n": "expected 3 support vectors",
         head + "nr_sv 2 1\nSV\n": "no label line, which a c_svc model needs",
