@@ -67,7 +67,8 @@ def _decode_param(name, value):
     if isinstance(value, dict) and len(value) == 1 and isinstance(value.get("dict"), list):
         pairs = [(_decode_param(name, item[0]), _decode_param(name, item[1])) for item in value["dict"]
                  if isinstance(item, list) and len(item) == 2]
-        if len(pairs) == len(value["dict"]) and all(isinstance(k, (type(None), bool, str, int, float)) for k, _ in pairs):
+        scalar = (type(None), bool, str, int, float)
+        if len(pairs) == len(value["dict"]) and all(isinstance(k, scalar) for k, _ in pairs):
             return dict(pairs)
     raise ValueError(f"parameter {name} holds {value!r}, not a number, string, None or an encoded dict or tuple")
 
