@@ -21,14 +21,19 @@ ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM,
                                                KernelLogisticRegression, LinearSVC, LinearSVR, HardBandSVR)}
 
 #: The scalers a model file holds: their fitted arrays (those a fit may leave None are left out
-#: of the file) and the arrays that must be > 0 or ≥ 0.
+#: of the file) and which of them a fitted scaler of given parameters has.
 SCALERS = {
-    "StandardScaler": (StandardScaler, ("mean_", "var_", "scale_", "n_samples_seen_", "n_features_in_")),
+    "StandardScaler": (StandardScaler, ("mean_", "var_", "scale_", "n_samples_seen_", "n_features_in_"),
+                       lambda est: ("mean_",) * est.with_mean + ("var_", "scale_") * est.with_std),
     "MinMaxScaler": (MinMaxScaler, ("min_", "scale_", "data_min_", "data_max_", "data_range_", "n_samples_seen_",
-                                    "n_features_in_")),
-    "MaxAbsScaler": (MaxAbsScaler, ("scale_", "max_abs_", "n_samples_seen_", "n_features_in_")),
-    "LibsvmScaler": (LibsvmScaler, ("feature_min_", "feature_max_", "y_min_", "y_max_", "n_features_in_")),
+                                    "n_features_in_"),
+                     lambda est: ("min_", "scale_", "data_min_", "data_max_", "data_range_")),
+    "MaxAbsScaler": (MaxAbsScaler, ("scale_", "max_abs_", "n_samples_seen_", "n_features_in_"),
+                     lambda est: ("scale_", "max_abs_")),
+    "LibsvmScaler": (LibsvmScaler, ("feature_min_", "feature_max_", "y_min_", "y_max_", "n_features_in_"),
+                     lambda est: ("feature_min_", "feature_max_") + ("y_min_", "y_max_") * (est.y_lower is not None)),
 }
+#: Scaler arrays that must be > 0, ≥ 0.
 _POSITIVE, _NON_NEGATIVE = ("scale_",), ("var_", "max_abs_", "data_range_", "n_samples_seen_")
 
 _CSR_PARTS = ("data", "indices", "indptr", "shape")
@@ -108,15 +113,11 @@ def _check_classes(classes) -> None:
 
 def _set_scaler_state(est, state):
     """A scaler's arrays, each finite and one per feature (n_samples_seen_ also one count)."""
-    fitted = SCALERS[type(est).__name__][1]
+    _, fitted, required = SCALERS[type(est).__name__]
     unknown = sorted(set(state) - set(fitted))
     if unknown:
         raise ValueError(f"unknown arrays {unknown}")
-    required = {"StandardScaler": ("mean_",) * est.with_mean + ("var_", "scale_") * est.with_std,
-                "MinMaxScaler": ("min_", "scale_", "data_min_", "data_max_", "data_range_"),
-                "MaxAbsScaler": ("scale_", "max_abs_"),
-                "LibsvmScaler": ("feature_min_", "feature_max_") + ("y_min_", "y_max_") * (est.y_lower is not None),
-                }[type(est).__name__]
+    required = required(est)
     missing = [name for name in (*required, "n_features_in_") if name not in state]
     if missing:
         raise ValueError(f"missing arrays {missing}")
