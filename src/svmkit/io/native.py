@@ -89,7 +89,7 @@ def _unsavable(est, where="") -> ValueError:
 
 def _final(est):
     """What a file keeps of `est`: a fitted search's best estimator, else `est` itself."""
-    if SAVABLE.get(type(est).__name__) is type(est) or isinstance(est, Pipeline):
+    if SAVABLE.get(type(est).__name__) is type(est) or type(est) is Pipeline:
         return est
     if hasattr(est, "best_estimator_"):
         return est.best_estimator_
@@ -102,7 +102,7 @@ def _final(est):
 def _describe(est, prefix, arrays, where=""):
     """The header entry of `est`, {"estimator", "params"} and a Pipeline's "steps"; its arrays
     go into `arrays` under `prefix`."""
-    if isinstance(est, Pipeline):
+    if type(est) is Pipeline:
         steps = []
         for i, (name, step) in enumerate(est.steps):
             entry = ({"estimator": step} if _is_passthrough(step) else

@@ -43,9 +43,9 @@ def get_state(est) -> dict[str, np.ndarray]:
     """The fitted attributes (`fitted_state`, a scaler's arrays) and `feature_names_in_` as
     arrays; a CSR matrix becomes its four parts (`name.data`, …)."""
     state = {}
-    name = type(est).__name__
-    fitted = ({key: getattr(est, key) for key in SCALERS[name][1] if getattr(est, key, None) is not None}
-              if name in SCALERS else est.fitted_state())
+    kind = type(est).__name__
+    fitted = ({key: getattr(est, key) for key in SCALERS[kind][1] if getattr(est, key, None) is not None}
+              if kind in SCALERS else est.fitted_state())
     if hasattr(est, "feature_names_in_"):
         fitted["feature_names_in_"] = est.feature_names_in_
     for name, value in fitted.items():
