@@ -331,11 +331,11 @@ def _labelled(kind):
     return X, {"int": np.where(yes, 3, 7), "float": np.where(yes, 1.0, -1.0), "str": words,
                "object": words.astype(object), "Series": pd.Series(words), "Series of ints": pd.Series(np.where(yes, 2, 5)),
                "Categorical": pd.Categorical(words), "Series of a Categorical": pd.Series(pd.Categorical(words)),
-               "bool": yes}[kind]
+               "bool": yes, "datetime64": np.where(yes, np.datetime64("2026-01-01"), np.datetime64("2025-06-30"))}[kind]
 
 
 LABEL_KINDS = ["int", "float", "str", "object", "Series", "Series of ints", "Categorical", "Series of a Categorical",
-               "bool"]
+               "bool", "datetime64"]
 CLASSIFIERS = {"SVC": lambda: svmkit.SVC(), "LinearSVC": lambda: svmkit.LinearSVC(),
                "KernelLogisticRegression": lambda: svmkit.KernelLogisticRegression()}
 

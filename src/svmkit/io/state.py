@@ -102,7 +102,7 @@ def _check_params(est) -> None:
 
 def _check_classes(classes) -> None:
     """Class labels as a fit leaves them: a vector of two or more distinct labels, none NaN."""
-    if classes.ndim != 1 or classes.size < 2 or classes.dtype.kind not in "biufUO":
+    if classes.ndim != 1 or classes.size < 2 or classes.dtype.kind not in "biufUOMm":
         raise ValueError(f"classes_ of shape {classes.shape} and dtype {classes.dtype} is not a vector of two or "
                          "more labels")
     if classes.dtype.kind == "f" and not np.all(np.isfinite(classes)):
