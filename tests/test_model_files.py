@@ -201,7 +201,8 @@ def test_native_load_errors_are_clear(tmp_path):
         "truncated": (good.read_bytes()[:40], "truncated"),
         "cut arrays": (good.read_bytes()[:-100], "corrupt or truncated model arrays"),
         "newer": (_native_file({"format": FORMAT_VERSION + 1, "estimator": "SVC", "params": {}, "svmkit": "9.0"}),
-                  f"model format version {FORMAT_VERSION + 1} by svmkit 9.0; this svmkit reads versions up to {FORMAT_VERSION}"),
+                  f"model format version {FORMAT_VERSION + 1} by svmkit 9.0; "
+                  f"this svmkit reads versions up to {FORMAT_VERSION}"),
         "unknown class": (_native_file({"format": 1, "estimator": "os.system", "params": {}}), "unknown estimator"),
         "params list": (_native_file({"format": 1, "estimator": "SVC", "params": []}), "corrupt model header"),
         "bad version": (_native_file({"format": 0.5, "estimator": "SVC", "params": {}}), "corrupt model header"),
@@ -329,7 +330,8 @@ def _labelled(kind):
     yes = X[:, 0] + 0.5 * X[:, 1] > 0
     words = np.where(yes, "yes", "no")
     return X, {"int": np.where(yes, 3, 7), "float": np.where(yes, 1.0, -1.0), "str": words,
-               "object": words.astype(object), "Series": pd.Series(words), "Series of ints": pd.Series(np.where(yes, 2, 5)),
+               "object": words.astype(object), "Series": pd.Series(words),
+               "Series of ints": pd.Series(np.where(yes, 2, 5)),
                "Categorical": pd.Categorical(words), "Series of a Categorical": pd.Series(pd.Categorical(words)),
                "bool": yes, "datetime64": np.where(yes, np.datetime64("2026-01-01"), np.datetime64("2025-06-30"))}[kind]
 
