@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.datasets import load_diabetes
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from svmkit import band
+from svmkit.models import band
 from svmkit.models.band import (HardBandSVR, epsilon_inf, epsilon_inf_lp, hard_band_reduction, soft_band_dual,
                          soft_band_primal)
 from svmkit.models import SVR

@@ -4,6 +4,7 @@ the file, never a crash, a raw decoder error or a model that loads and predicts 
 import bz2
 import gzip
 import io
+import json
 import os
 import re
 import subprocess
@@ -135,6 +136,14 @@ NATIVE_FAULTS = {
     "class weights missing": (lambda s: {"class_weight_": s["class_weight_"][:0]}, "class_weight_ has 0 weights"),
     "nan loo bound": (lambda s: {"loo_bound_": np.float64(np.nan)}, "loo_bound_ holds a value that"),
     "probA_ of rank 2": (lambda s: {"probA_": s["probA_"].reshape(1, -1)}, r"probA_ of shape \(1, 1\) for 1 pairs"),
+    # issue 53's: edited consistently, these loaded and predicted
+    "classes_ repeated": (lambda s: {"classes_": np.array([1.0, 1.0])}, r"classes_ \[1.0, 1.0\] repeats a label"),
+    "classes_ of rank 2": (lambda s: {"classes_": s["classes_"].reshape(1, 2)},
+                           r"classes_ of shape \(1, 2\) .* is not a vector"),
+    "classes_ nan": (lambda s: {"classes_": np.array([np.nan, 1.0])}, "classes_ .* not a finite number"),
+    "n_support_ of rank 2": (lambda s: {"n_support_": s["n_support_"].reshape(1, 2)}, r"n_support_ .* does not add up"),
+    "gamma_ zero": (lambda s: {"gamma_": np.float64(0.0)}, r"gamma_=0.0 is not positive, which gamma='scale'"),
+    "negative class weight": (lambda s: {"class_weight_": -s["class_weight_"]}, "class_weight_ holds a negative"),
 }
 
 
@@ -261,3 +270,104 @@ def test_libsvm_model_with_a_feature_index_of_two_billion_loads_and_predicts(fit
     result = subprocess.run([sys.executable, "-c", _HUGE_INDEX, str(path)], capture_output=True, text=True, cwd=tests,
                             env={**os.environ, "PYTHONPATH": os.pathsep.join([tests, *sys.path])})
     assert result.stdout.split() == ["2000000000", "True"], result.stderr[-2000:]
+
+
+def _native_header(path):
+    blob = path.read_bytes()
+    n = int.from_bytes(blob[len(MAGIC):len(MAGIC) + 8], "little")
+    return json.loads(blob[len(MAGIC) + 8:len(MAGIC) + 8 + n]), blob[len(MAGIC) + 8 + n:]
+
+
+def _rewrite_header(path, header, arrays):
+    blob = json.dumps(header).encode()
+    path.write_bytes(MAGIC + len(blob).to_bytes(8, "little") + blob + arrays)
+
+
+#: name → (edit of the header of a saved SVC, expected message)
+HEADER_FAULTS = {
+    "estimator a list": (lambda h: {**h, "estimator": ["SVC"]}, r"corrupt model header \(estimator must be a string"),
+    "estimator a dict": (lambda h: {**h, "estimator": {"SVC": 1}}, "estimator must be a string"),
+    "kernel a list": (lambda h: {**h, "params": {**h["params"], "kernel": ["rbf"]}}, "parameter kernel holds"),
+    "class_weight keys a list": (lambda h: {**h, "params": {**h["params"], "class_weight": {"dict": [[[1], 2.0]]}}},
+                                 "parameter class_weight holds"),
+    "C negative": (lambda h: {**h, "params": {**h["params"], "C": -1.0}}, r"C must be > 0, got C=-1.0"),
+    "gamma negative": (lambda h: {**h, "params": {**h["params"], "gamma": -0.5}}, "gamma must be non-negative"),
+    "gamma not the fitted one": (lambda h: {**h, "params": {**h["params"], "gamma": 0.5}},
+                                 r"gamma_=.* differs from the parameter gamma=0.5"),
+    "object_arrays a string": (lambda h: {**h, "object_arrays": "classes_"}, "object_arrays must be a list"),
+    "object array of numbers": (lambda h: {**h, "object_arrays": ["classes_"]}, "not an array of strings"),
+    "steps not a list": (lambda h: {**h, "estimator": "Pipeline", "steps": "SVC"}, "steps must be a non-empty list"),
+    "step without a name": (lambda h: {**h, "estimator": "Pipeline", "steps": [{"estimator": "SVC", "params": {}}]},
+                            "a Pipeline step must be an object with a string name"),
+    "step unknown": (lambda h: {**h, "estimator": "Pipeline", "steps": [{"name": "s", "estimator": "PCA"}]},
+                     "unknown estimator 'PCA'"),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(HEADER_FAULTS))
+def test_native_header_fault_is_named(fault, fitted, tmp_path):
+    """A header value of the wrong type was a TypeError (unhashable type), an out-of-range
+    parameter loaded."""
+    est, _ = fitted
+    path = tmp_path / "m.svmkit"
+    svmkit.save(est, path)
+    header, arrays = _native_header(path)
+    edit, message = HEADER_FAULTS[fault]
+    _rewrite_header(path, edit(header), arrays)
+    with pytest.raises(ModelFileError, match=message) as info:
+        svmkit.load(path)
+    assert str(info.value).startswith(str(path))
+
+
+def test_native_pipeline_fault_is_named(tmp_path):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = heart_scale()
+    path = tmp_path / "pipe.svmkit"
+    svmkit.save(make_pipeline(StandardScaler(with_mean=False), svmkit.SVC()).fit(X[:60], y[:60]), path)
+    _, state = _native_parts(path)
+    for change, message in [({"0/scale_": state["0/scale_"][1:]}, r"scale_ of shape \(12,\) for n_features_in_=13"),
+                            ({"0/scale_": -state["0/scale_"]}, r"scale_ holds a value out of range \(must be > 0\)"),
+                            ({"0/var_": None}, r"missing arrays \['var_'\]"),
+                            ({"2/scale_": state["0/scale_"]}, r"unknown arrays \['2/scale_'\]")]:
+        svmkit.save(make_pipeline(StandardScaler(with_mean=False), svmkit.SVC()).fit(X[:60], y[:60]), path)
+        _edited_native(path, change)
+        with pytest.raises(ModelFileError, match=message) as info:
+            svmkit.load(path)
+        assert str(info.value).startswith(str(path))
+
+
+def test_a_linear_model_with_two_dimensional_classes_is_named(tmp_path):
+    X, y = heart_scale()
+    path = tmp_path / "linear.svmkit"
+    svmkit.save(svmkit.LinearSVC().fit(X[:60], y[:60]), path)
+    _, state = _native_parts(path)
+    _edited_native(path, {"classes_": state["classes_"].reshape(1, 2)})
+    with pytest.raises(ModelFileError, match=r"classes_ of shape \(1, 2\)"):
+        svmkit.load(path)
+
+
+@pytest.mark.parametrize("kernel, line", [("polynomial", "degree"), ("polynomial", "gamma"), ("polynomial", "coef0"),
+                                          ("rbf", "gamma"), ("sigmoid", "coef0")])
+def test_libsvm_model_without_a_line_its_kernel_reads_is_named(kernel, line, tmp_path):
+    """LIBSVM's svm_load_model leaves a missing degree, gamma or coef0 uninitialised (read_model_header
+    assigns them only from their lines), so there is no default of LIBSVM's to load it with."""
+    X, y = heart_scale()
+    est = svmkit.SVC(kernel={"polynomial": "poly"}.get(kernel, kernel), gamma=0.1).fit(X[:60], y[:60])
+    path = tmp_path / "m.model"
+    save_libsvm_model(est, path)
+    path.write_text("".join(l for l in path.read_text().splitlines(True) if not l.startswith(f"{line} ")))
+    with pytest.raises(ModelFileError, match=rf"m.model, line \d+: the header has no {line} line, which a {kernel} "
+                                             "kernel needs") as info:
+        load_libsvm_model(path)
+    assert str(info.value).startswith(str(path))
+
+
+def test_libsvm_model_with_a_parameter_out_of_range_is_named(tmp_path):
+    X, y = heart_scale()
+    path = tmp_path / "m.model"
+    save_libsvm_model(svmkit.SVC(kernel="poly").fit(X[:60], y[:60]), path)
+    path.write_text(path.read_text().replace("degree 3", "degree -2"))
+    with pytest.raises(ModelFileError, match=r"m.model: the model's parameters or arrays are inconsistent .*degree"):
+        load_libsvm_model(path)

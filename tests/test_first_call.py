@@ -45,6 +45,27 @@ def test_public_names_resolve():
     assert all(getattr(svmkit, name) is not None for name in svmkit.__all__)
 
 
+def test_every_public_estimator_is_a_top_level_name():
+    import svmkit.model_selection
+    import svmkit.models
+    import svmkit.preprocessing
+    from svmkit.models.band import HardBandSVR
+
+    for package in (svmkit.models, svmkit.model_selection, svmkit.preprocessing):
+        for name in package.__all__:
+            assert getattr(svmkit, name) is getattr(package, name)
+    assert svmkit.HardBandSVR is HardBandSVR
+
+
+def test_the_bands_old_public_path_still_imports():
+    """`svmkit.band` moved to svmkit.models.band; the README's import keeps working."""
+    from svmkit.band import HardBandSVR, epsilon_inf
+    from svmkit.models import band
+
+    assert HardBandSVR is band.HardBandSVR and epsilon_inf is band.epsilon_inf
+    assert svmkit.band.HardBandSVR is band.HardBandSVR
+
+
 def test_star_import_gives_all():
     namespace = {}
     exec("from svmkit import *", namespace)

@@ -134,7 +134,7 @@ def test_malformed_libsvm_model_names_file_and_line(tmp_path):
     path.write_text("svm_type c_svc\nkernel_type rbf\ngamma abc\nSV\n")
     with pytest.raises(ModelFileError, match=r"bad.model, line 3: bad value for gamma"):
         load_libsvm_model(path)
-    head = "svm_type c_svc\nkernel_type rbf\nnr_class 2\ntotal_sv 3\nrho 0.1\n"
+    head = "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 3\nrho 0.1\n"
     cases = {
         head + "label 1 -1\nnr_sv 2 1\nSV\n1 1:0.5\n": "expected 3 support vectors",
         head + "nr_sv 2 1\nSV\n": "no label line, which a c_svc model needs",
@@ -201,7 +201,8 @@ def test_native_load_errors_are_clear(tmp_path):
         "truncated": (good.read_bytes()[:40], "truncated"),
         "cut arrays": (good.read_bytes()[:-100], "corrupt or truncated model arrays"),
         "newer": (_native_file({"format": FORMAT_VERSION + 1, "estimator": "SVC", "params": {}, "svmkit": "9.0"}),
-                  "model format version 2 by svmkit 9.0; this svmkit reads versions up to 1"),
+                  f"model format version {FORMAT_VERSION + 1} by svmkit 9.0; "
+                  f"this svmkit reads versions up to {FORMAT_VERSION}"),
         "unknown class": (_native_file({"format": 1, "estimator": "os.system", "params": {}}), "unknown estimator"),
         "params list": (_native_file({"format": 1, "estimator": "SVC", "params": []}), "corrupt model header"),
         "bad version": (_native_file({"format": 0.5, "estimator": "SVC", "params": {}}), "corrupt model header"),
@@ -318,3 +319,182 @@ def test_a_liblinear_model_file_keeps_the_solver_and_the_decision_values(est, so
     np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
     svmkit.save(fitted, tmp_path / "m.svmkit")
     assert svmkit.load(tmp_path / "m.svmkit").solver_ == solver
+
+
+def _labelled(kind):
+    """A small 3-feature classification set whose labels are of `kind`."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    yes = X[:, 0] + 0.5 * X[:, 1] > 0
+    words = np.where(yes, "yes", "no")
+    return X, {"int": np.where(yes, 3, 7), "float": np.where(yes, 1.0, -1.0), "str": words,
+               "object": words.astype(object), "Series": pd.Series(words),
+               "Series of ints": pd.Series(np.where(yes, 2, 5)),
+               "Categorical": pd.Categorical(words), "Series of a Categorical": pd.Series(pd.Categorical(words)),
+               "bool": yes, "datetime64": np.where(yes, np.datetime64("2026-01-01"), np.datetime64("2025-06-30"))}[kind]
+
+
+LABEL_KINDS = ["int", "float", "str", "object", "Series", "Series of ints", "Categorical", "Series of a Categorical",
+               "bool", "datetime64"]
+CLASSIFIERS = {"SVC": lambda: svmkit.SVC(), "LinearSVC": lambda: svmkit.LinearSVC(),
+               "KernelLogisticRegression": lambda: svmkit.KernelLogisticRegression()}
+
+
+@pytest.mark.parametrize("model", sorted(CLASSIFIERS))
+@pytest.mark.parametrize("kind", LABEL_KINDS)
+def test_a_model_fitted_on_any_kind_of_label_saves_and_predicts_the_same(kind, model, tmp_path):
+    """Issue 53: labels from pandas (object, Series, Categorical) saved, then failed to load."""
+    X, y = _labelled(kind)
+    est = CLASSIFIERS[model]().fit(X, y)
+    svmkit.save(est, tmp_path / "m.svmkit")
+    back = svmkit.load(tmp_path / "m.svmkit")
+    assert back.classes_.dtype == est.classes_.dtype and back.classes_.tolist() == est.classes_.tolist()
+    predicted, expected = back.predict(X), est.predict(X)
+    assert predicted.dtype == expected.dtype and predicted.tolist() == expected.tolist()
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+
+
+@pytest.mark.parametrize("y", [np.array([1, "a"] * 20, dtype=object), np.array(["a", 1] * 20, dtype=object)],
+                         ids=["int first", "str first"])
+def test_labels_of_mixed_types_are_refused_at_fit_as_scikit_learn_refuses_them(y):
+    from sklearn.svm import SVC as SklearnSVC
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    with pytest.raises((TypeError, ValueError)) as theirs:
+        SklearnSVC().fit(X, y)
+    for est in CLASSIFIERS.values():
+        with pytest.raises(type(theirs.value)):
+            est().fit(X, y)
+
+
+def _scalers():
+    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, StandardScaler
+
+    return {"StandardScaler": StandardScaler(), "StandardScaler without mean": StandardScaler(with_mean=False),
+            "StandardScaler without either": StandardScaler(with_mean=False, with_std=False),
+            "MinMaxScaler": MinMaxScaler(feature_range=(-1, 2), clip=True), "MaxAbsScaler": MaxAbsScaler(),
+            "LibsvmScaler": svmkit.LibsvmScaler(lower=0.0)}
+
+
+@pytest.mark.parametrize("scaler", sorted(_scalers()))
+def test_a_pipeline_of_a_scaler_and_a_model_round_trips(scaler, tmp_path):
+    from sklearn.pipeline import Pipeline
+
+    X, y = DATASETS["iris"]()
+    pipe = Pipeline([("scale", _scalers()[scaler]), ("keep", "passthrough"), ("svc", svmkit.SVC(C=3.0))]).fit(X, y)
+    svmkit.save(pipe, tmp_path / "pipe.svmkit")
+    back = svmkit.load(tmp_path / "pipe.svmkit")
+    assert type(back) is Pipeline and [name for name, _ in back.steps] == ["scale", "keep", "svc"]
+    assert back.get_params(deep=False).keys() == pipe.get_params(deep=False).keys()
+    for (_, ours), (_, theirs) in zip(back.steps, pipe.steps):
+        assert type(ours) is type(theirs) and (ours == theirs or ours.get_params() == theirs.get_params())
+    np.testing.assert_array_equal(back[0].transform(X), pipe[0].transform(X))
+    np.testing.assert_array_equal(back.predict(X), pipe.predict(X))
+    np.testing.assert_array_equal(back.decision_function(X), pipe.decision_function(X))
+
+
+def _frame():
+    import pandas as pd
+
+    X, y = _labelled("Series")
+    return pd.DataFrame(X, columns=["height", "weight", "age"]), y
+
+
+@pytest.mark.parametrize("pipeline", [False, True], ids=["SVC", "Pipeline"])
+def test_feature_names_survive_a_round_trip(pipeline, tmp_path):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _frame()
+    est = (make_pipeline(StandardScaler(), svmkit.SVC()) if pipeline else svmkit.SVC()).fit(X, y)
+    svmkit.save(est, tmp_path / "m.svmkit")
+    back = svmkit.load(tmp_path / "m.svmkit")
+    assert back.n_features_in_ == 3 and back.feature_names_in_.tolist() == ["height", "weight", "age"]
+    assert back.feature_names_in_.dtype == est.feature_names_in_.dtype
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    with pytest.raises(ValueError, match="feature names"):
+        back.predict(X.rename(columns={"age": "years"}))
+
+
+def test_a_model_file_is_version_1_unless_it_needs_version_2(tmp_path):
+    """Older svmkit reads what it can: a plain model with numeric labels stays version 1."""
+    from sklearn.pipeline import make_pipeline
+
+    X, y = _labelled("int")
+    for est, labels, version in [(svmkit.SVC(), y, 1), (svmkit.SVC(), y.astype(str), 1),
+                                 (svmkit.SVC(), y.astype(str).astype(object), 2),
+                                 (make_pipeline(svmkit.LibsvmScaler(), svmkit.SVC()), y, 2)]:
+        svmkit.save(est.fit(X, labels), tmp_path / "m.svmkit")
+        blob = (tmp_path / "m.svmkit").read_bytes()
+        assert json.loads(blob[16:16 + int.from_bytes(blob[8:16], "little")])["format"] == version
+
+
+@pytest.mark.parametrize("search", ["SVMSearchCV", "GridSearchCV of a Pipeline"])
+def test_saving_a_search_saves_its_best_estimator(search, tmp_path):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = DATASETS["iris"]()
+    found = (svmkit.SVMSearchCV(svmkit.SVC(), {"C": [0.5, 2.0]}) if search == "SVMSearchCV" else
+             GridSearchCV(make_pipeline(StandardScaler(), svmkit.SVC()), {"svc__C": [0.5, 2.0]})).fit(X, y)
+    svmkit.save(found, tmp_path / "best.svmkit")
+    back = svmkit.load(tmp_path / "best.svmkit")
+    assert type(back) is type(found.best_estimator_)
+    np.testing.assert_array_equal(back.predict(X), found.predict(X))
+
+
+def test_saving_anything_else_names_it_and_the_way_out(tmp_path):
+    from sklearn.decomposition import PCA
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC as SklearnSVC
+
+    X, y = DATASETS["iris"]()
+    cases = {
+        r"cannot save a SVC \(from sklearn\): .*save the final estimator .*skops or joblib": SklearnSVC().fit(X, y),
+        r"cannot save a PCA \(from sklearn\) \(step 'pca' of a Pipeline\).*skops or joblib":
+            make_pipeline(PCA(2), svmkit.SVC()).fit(X, y),
+        r"cannot save an unfitted StandardScaler \(step 'standardscaler' of a Pipeline\): call fit first":
+            make_pipeline(StandardScaler(), svmkit.SVC()),
+        r"cannot save a GridSearchCV \(from sklearn\) without best_estimator_: fit it with refit=True":
+            GridSearchCV(svmkit.SVC(), {"C": [1.0, 2.0]}, refit=False).fit(X, y),
+        r"cannot save a SVMSearchCV without best_estimator_": svmkit.SVMSearchCV(svmkit.SVC(), {"C": [1.0]}),
+        r"cannot save a dict \(from builtins\)": {"model": svmkit.SVC()},
+    }
+    for message, obj in cases.items():
+        with pytest.raises(ValueError, match=message):
+            svmkit.save(obj, tmp_path / "m.svmkit")
+    assert not (tmp_path / "m.svmkit").exists()
+
+
+def test_a_libsvm_model_of_a_precomputed_kernel_takes_n_features_kernel_columns(tmp_path):
+    """The file names only the training rows that are support vectors (0:ID): n_features gives the
+    kernel's width, 200 here, where the highest ID alone would ask for fewer columns."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=200) > 0, 1, -1)
+    K = X @ X.T
+    est = svmkit.SVC(kernel="precomputed", C=0.1).fit(K, y)
+    assert est.support_.max() < 199  # the last row is no support vector
+    save_libsvm_model(est, tmp_path / "pre.model")
+    back = load_libsvm_model(tmp_path / "pre.model", n_features=200)
+    assert back.n_features_in_ == 200
+    np.testing.assert_array_equal(back.decision_function(K), est.decision_function(K))
+    alone = load_libsvm_model(tmp_path / "pre.model")
+    assert alone.n_features_in_ == est.support_.max() + 1
+    np.testing.assert_array_equal(alone.decision_function(K[:, :alone.n_features_in_]), est.decision_function(K))
+
+
+def test_a_libsvm_model_without_support_vectors_needs_n_features(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    est = svmkit.SVR(epsilon=5.0).fit(X, 0.1 * X[:, 0])
+    assert est.support_.size == 0
+    save_libsvm_model(est, tmp_path / "flat.model")
+    with pytest.raises(ModelFileError, match=r"flat.model, line 5: total_sv 0: .*pass n_features"):
+        load_libsvm_model(tmp_path / "flat.model")
+    np.testing.assert_array_equal(load_libsvm_model(tmp_path / "flat.model", n_features=3).predict(X), est.predict(X))

@@ -11,7 +11,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from svmkit._version import __version__
 
 __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVR", "LSSVC", "KernelLogisticRegression",
-           "LinearSVC", "LinearSVR", "NotSeparableError", "TubeTooNarrowError",
+           "LinearSVC", "LinearSVR", "HardBandSVR", "SVMSearchCV", "KernelRidgeCV", "LSSVMCV", "NotSeparableError",
+           "TubeTooNarrowError",
            "ModelFileError", "DataFormatError", "LibsvmScaler", "load_svmlight", "save", "load",
            "model_selection", "band", "__version__"]
 
@@ -20,17 +21,17 @@ __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVR"
 _HOMES = {"SVC": "svmkit.models", "NuSVC": "svmkit.models", "SVR": "svmkit.models", "NuSVR": "svmkit.models",
           "OneClassSVM": "svmkit.models", "KernelRidge": "svmkit.models", "LSSVR": "svmkit.models",
           "LSSVC": "svmkit.models", "KernelLogisticRegression": "svmkit.models",
-          "LinearSVC": "svmkit.models", "LinearSVR": "svmkit.models", "NotSeparableError": "svmkit.exceptions",
+          "LinearSVC": "svmkit.models", "LinearSVR": "svmkit.models", "HardBandSVR": "svmkit.models.band",
+          "SVMSearchCV": "svmkit.model_selection", "KernelRidgeCV": "svmkit.model_selection",
+          "LSSVMCV": "svmkit.model_selection", "NotSeparableError": "svmkit.exceptions",
           "TubeTooNarrowError": "svmkit.exceptions", "ModelFileError": "svmkit.exceptions", "DataFormatError": "svmkit.exceptions",
           "LibsvmScaler": "svmkit.preprocessing", "load_svmlight": "svmkit.io.data",
           "save": "svmkit.io.native", "load": "svmkit.io.native"}
 
 
 def __getattr__(name):
-    if name == "model_selection":  # importing a subpackage makes it an attribute of the package
-        return importlib.import_module("svmkit.model_selection")
-    if name == "band":
-        return importlib.import_module("svmkit.models.band")
+    if name in ("model_selection", "band"):  # importing a submodule makes it an attribute of the package
+        return importlib.import_module(f"svmkit.{name}")
     if name not in _HOMES:
         raise AttributeError(f"module 'svmkit' has no attribute {name!r}")
     value = getattr(importlib.import_module(_HOMES[name]), name)

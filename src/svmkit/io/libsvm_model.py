@@ -27,6 +27,9 @@ SVM_TYPES = {"c_svc": "SVC", "nu_svc": "NuSVC", "one_class": "OneClassSVM", "eps
 KERNEL_TYPES = {"linear": "linear", "polynomial": "poly", "rbf": "rbf", "sigmoid": "sigmoid",
                 "precomputed": "precomputed"}
 _CLASSIFIERS = ("c_svc", "nu_svc")
+#: The header lines each kernel reads; svm_load_model leaves a missing one uninitialised.
+_KERNEL_LINES = {"linear": (), "polynomial": ("degree", "gamma", "coef0"), "rbf": ("gamma",),
+                 "sigmoid": ("gamma", "coef0"), "precomputed": ()}
 _FLOAT_LISTS = ("rho", "probA", "probB", "prob_density_marks")
 #: svm_save_model writes 10 density marks for a one-class model with probability estimates.
 _DENSITY_MARKS = 10
@@ -225,7 +228,11 @@ def load_libsvm_model(path, n_features=None):
     """Read a LIBSVM model file into the matching svmkit estimator, ready to predict.
 
     `n_features` widens the support vectors to that many features (LIBSVM's RBF kernel counts
-    every feature of the input, also those no support vector has).
+    every feature of the input, also those no support vector has). For a precomputed kernel it
+    is the number of kernel columns, one per training row: the file names only the rows that are
+    support vectors (`0:ID`, 1-based), so without it the model expects as many columns as the
+    highest ID. A header without a line its kernel reads (degree, gamma, coef0) is refused:
+    LIBSVM's svm_load_model has no default for it.
     """
     path = Path(path)
     lines = text_lines(path, "LIBSVM")
@@ -238,23 +245,28 @@ def load_libsvm_model(path, n_features=None):
         _fail(path, 1, f"unknown svm_type {svm_type!r} or kernel_type {kernel!r}")
     classifier = svm_type in _CLASSIFIERS
     _check_header(path, header, where, sv_line)
+    for key in _KERNEL_LINES[kernel]:
+        if key not in header:
+            _fail(path, sv_line, f"the header has no {key} line, which a {kernel} kernel needs (svm_load_model "
+                  f"would leave {key} undefined)")
     nr_class, total = header["nr_class"], header["total_sv"]
     precomputed = kernel == "precomputed"
     coef, rows, cols, vals = _read_svs(path, lines, sv_line, nr_class - 1, total, precomputed)
-    params = {"kernel": KERNEL_TYPES[kernel]}
-    for key in ("degree", "gamma", "coef0"):
-        if key in header:
-            params[key] = header[key]
+    params = {"kernel": KERNEL_TYPES[kernel], **{key: header[key] for key in ("degree", "gamma", "coef0")
+                                                 if key in header}}
     params["probability"] = any(key in header for key in _FLOAT_LISTS[1:])
     est = ESTIMATORS[SVM_TYPES[svm_type]](**params)
     if precomputed:
         support = vals.astype(np.int64) - 1
-        width = int(support.max()) + 1 if support.size else 0
+        width = max(int(support.max()) + 1 if support.size else 0, n_features or 0)
         sv = np.empty((0, 0))
     else:
         width = max(int(cols.max()) if cols.size else 0, n_features or 0)
         sv = sp.csr_matrix((vals, (rows, cols - 1)), shape=(total, width))
         support = np.arange(total)
+    if width == 0:
+        _fail(path, where["total_sv"], f"total_sv {total}: no support vector names a feature, so the model's "
+              "width is unknown; pass n_features")
     state = {"support_": support.astype(np.int32), "support_vectors_": sv, "_dual_coef_": coef.T.copy(),
              "_intercept_": -np.asarray(header["rho"]), "gamma_": header.get("gamma", 1.0),
              "n_features_in_": width, "shape_fit_": (width, width) if precomputed else (total, width),
@@ -269,4 +281,7 @@ def load_libsvm_model(path, n_features=None):
     for key in _FLOAT_LISTS[1:]:
         if key in header:
             state[f"{key}_"] = np.asarray(header[key])
-    return set_state(est, {k: v if sp.issparse(v) else np.asarray(v) for k, v in state.items()})
+    try:
+        return set_state(est, {k: v if sp.issparse(v) else np.asarray(v) for k, v in state.items()})
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"{path}: the model's parameters or arrays are inconsistent ({exc})") from None

@@ -1,28 +1,54 @@
-"""A fitted kernel model as named arrays and back: everything prediction and the fitted
+"""A fitted model or scaler as named arrays and back: everything prediction and the fitted
 attributes need, and nothing that would need code to rebuild (no pickles)."""
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, StandardScaler
 
+from svmkit._validation import check_params
 from svmkit.io.data import pad_columns
 from svmkit.models import (LSSVC, LSSVR, SVC, SVR, KernelLogisticRegression, KernelRidge, LinearSVC, LinearSVR,
                            NuSVC, NuSVR, OneClassSVM)
 from svmkit.models.band import HardBandSVR
 from svmkit.models.expansion import FITTED, KernelExpansion
+from svmkit.preprocessing.scaler import LibsvmScaler, _check_limits
 
 ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM, KernelRidge, LSSVR, LSSVC,
                                                KernelLogisticRegression, LinearSVC, LinearSVR, HardBandSVR)}
 
+#: The scalers a model file holds: their fitted arrays (those a fit may leave None are left out
+#: of the file) and which of them a fitted scaler of given parameters has.
+SCALERS = {
+    "StandardScaler": (StandardScaler, ("mean_", "var_", "scale_", "n_samples_seen_", "n_features_in_"),
+                       lambda est: ("mean_",) * est.with_mean + ("var_", "scale_") * est.with_std),
+    "MinMaxScaler": (MinMaxScaler, ("min_", "scale_", "data_min_", "data_max_", "data_range_", "n_samples_seen_",
+                                    "n_features_in_"),
+                     lambda est: ("min_", "scale_", "data_min_", "data_max_", "data_range_")),
+    "MaxAbsScaler": (MaxAbsScaler, ("scale_", "max_abs_", "n_samples_seen_", "n_features_in_"),
+                     lambda est: ("scale_", "max_abs_")),
+    "LibsvmScaler": (LibsvmScaler, ("feature_min_", "feature_max_", "y_min_", "y_max_", "n_features_in_"),
+                     lambda est: ("feature_min_", "feature_max_") + ("y_min_", "y_max_") * (est.y_lower is not None)),
+}
+#: Scaler arrays that must be > 0, ≥ 0.
+_POSITIVE, _NON_NEGATIVE = ("scale_",), ("var_", "max_abs_", "data_range_", "n_samples_seen_")
+
 _CSR_PARTS = ("data", "indices", "indptr", "shape")
 
 
-def get_state(est: KernelExpansion) -> dict[str, np.ndarray]:
-    """The fitted attributes (`fitted_state`) as arrays; a CSR matrix becomes its four parts
-    (`name.data`, …)."""
+def get_state(est) -> dict[str, np.ndarray]:
+    """The fitted attributes (`fitted_state`, a scaler's arrays) and `feature_names_in_` as
+    arrays; a CSR matrix becomes its four parts (`name.data`, …)."""
     state = {}
-    for name, value in est.fitted_state().items():
+    kind = type(est).__name__
+    fitted = ({key: getattr(est, key) for key in SCALERS[kind][1] if getattr(est, key, None) is not None}
+              if kind in SCALERS else est.fitted_state())
+    if hasattr(est, "feature_names_in_"):
+        fitted["feature_names_in_"] = est.feature_names_in_
+    for name, value in fitted.items():
         if sp.issparse(value):
             value = sp.csr_matrix(value)
             for part in _CSR_PARTS:
@@ -39,10 +65,85 @@ _RENAMED = {"_gamma": "gamma_"}
 
 
 def set_state(est, state: dict[str, np.ndarray]):
-    """Give an unfitted estimator the fitted attributes in `state` and prepare it to predict
-    (a model of wᵀx + b checks its own few arrays)."""
-    if not isinstance(est, KernelExpansion):
-        return est.set_fitted_state(state)
+    """Give an unfitted estimator the fitted attributes in `state` and prepare it to predict,
+    once its parameters pass the checks of its fit and its arrays agree with each other and
+    with them (a ValueError or TypeError names the first fault; a model of wᵀx + b checks its
+    own few arrays)."""
+    _check_params(est)
+    state = dict(state)
+    names = state.pop("feature_names_in_", None)
+    if "classes_" in state:
+        _check_classes(state["classes_"])
+    if type(est).__name__ in SCALERS:
+        est = _set_scaler_state(est, state)
+    elif not isinstance(est, KernelExpansion):
+        est = est.set_fitted_state(state)
+    else:
+        est = _set_expansion_state(est, state)
+    if names is not None:
+        if names.ndim != 1 or names.size != est.n_features_in_ or not all(isinstance(v, str) for v in names):
+            raise ValueError(f"feature_names_in_ is not {est.n_features_in_} names")
+        est.feature_names_in_ = names
+    return est
+
+
+def _check_params(est) -> None:
+    """The parameter checks the estimator's fit runs (a HardBandSVR's do not matter to prediction)."""
+    if isinstance(est, KernelExpansion):
+        check_params(est, est._constraints)
+    elif isinstance(est, (LinearSVC, LinearSVR)):
+        est._check_params()
+    elif isinstance(est, LibsvmScaler):
+        _check_limits(est.lower, est.upper, ("lower", "upper"))
+        est._scales_y()
+    elif not isinstance(est, HardBandSVR):
+        est._validate_params()
+
+
+def _check_classes(classes) -> None:
+    """Class labels as a fit leaves them: a vector of two or more distinct labels, none NaN."""
+    if classes.ndim != 1 or classes.size < 2 or classes.dtype.kind not in "biufUOMm":
+        raise ValueError(f"classes_ of shape {classes.shape} and dtype {classes.dtype} is not a vector of two or "
+                         "more labels")
+    if classes.dtype.kind == "f" and not np.all(np.isfinite(classes)):
+        raise ValueError(f"classes_ {classes.tolist()} holds a label that is not a finite number")
+    if len(set(classes.tolist())) != classes.size:
+        raise ValueError(f"classes_ {classes.tolist()} repeats a label")
+
+
+def _set_scaler_state(est, state):
+    """A scaler's arrays, each finite and one per feature (n_samples_seen_ also one count)."""
+    _, fitted, required = SCALERS[type(est).__name__]
+    unknown = sorted(set(state) - set(fitted))
+    if unknown:
+        raise ValueError(f"unknown arrays {unknown}")
+    required = required(est)
+    missing = [name for name in (*required, "n_features_in_") if name not in state]
+    if missing:
+        raise ValueError(f"missing arrays {missing}")
+    n_features = state["n_features_in_"]
+    if n_features.ndim != 0 or n_features.dtype.kind not in "iu" or n_features < 1:
+        raise ValueError(f"n_features_in_ {n_features.tolist()!r} is not a positive integer")
+    for name, value in state.items():
+        if value.dtype.kind not in "iuf" or not np.all(np.isfinite(value)):
+            raise ValueError(f"{name} holds a value that is not a finite number")
+        shapes = {"n_features_in_": ((),), "y_min_": ((),), "y_max_": ((),),
+                  "n_samples_seen_": ((), (int(n_features),))}.get(name, ((int(n_features),),))
+        if value.shape not in shapes:
+            raise ValueError(f"{name} of shape {value.shape} for n_features_in_={int(n_features)}")
+        if (name in _POSITIVE and not np.all(value > 0)) or (name in _NON_NEGATIVE and not np.all(value >= 0)):
+            raise ValueError(f"{name} holds a value out of range (must be {'> 0' if name in _POSITIVE else '>= 0'})")
+    if "feature_min_" in state and not np.all(state["feature_min_"] <= state["feature_max_"]):
+        raise ValueError("feature_min_ exceeds feature_max_")
+    for name in fitted:
+        value = state.get(name)
+        setattr(est, name, None if value is None else value[()] if value.ndim == 0 else value)
+    est.n_features_in_ = int(n_features)
+    return est
+
+
+def _set_expansion_state(est, state):
+    """A kernel expansion's arrays (a CSR matrix from its parts), checked against each other."""
     state = {_RENAMED.get(name, name): value for name, value in state.items()}
     unknown = sorted(set(state) - set(FITTED) - {f"{name}.{part}" for name in FITTED for part in _CSR_PARTS})
     if unknown:
@@ -59,7 +160,20 @@ def set_state(est, state: dict[str, np.ndarray]):
     if missing:
         raise ValueError(f"missing arrays {missing}")
     _check_arrays(fitted)
+    _check_gamma(est, fitted.get("gamma_"))
     return est.set_fitted_state(fitted)
+
+
+def _check_gamma(est, gamma):
+    """The resolved γ: the parameter itself when it is a number, else ('scale', 'auto') > 0."""
+    param = est._gamma_param()
+    if gamma is None:
+        return
+    if isinstance(param, numbers.Real) and not isinstance(param, bool):
+        if gamma != float(param):
+            raise ValueError(f"gamma_={gamma!r} differs from the parameter gamma={param!r}")
+    elif not gamma > 0:
+        raise ValueError(f"gamma_={gamma!r} is not positive, which gamma={param!r} always resolves to")
 
 
 def _check_arrays(fitted):
@@ -76,8 +190,10 @@ def _check_arrays(fitted):
         f"_dual_coef_ of shape {coef.shape} does not have one column per support vector ({support.size})":
             coef.ndim != 2 or coef.shape[1] != support.size,
         f"n_support_ {np.ravel(fitted.get('n_support_', ())).tolist()} does not add up to the {support.size} "
-        "support vectors": "n_support_" in fitted and (np.sum(fitted["n_support_"]) != support.size
+        "support vectors": "n_support_" in fitted and (np.ndim(fitted["n_support_"]) != 1
+                                                        or np.sum(fitted["n_support_"]) != support.size
                                                         or np.min(fitted["n_support_"], initial=0) < 0),
+        "class_weight_ holds a negative weight": np.min(fitted.get("class_weight_", ()), initial=0) < 0,
     }
     # a precomputed kernel keeps no support vectors: support_ indexes the kernel's columns
     if sv is not None and sv.shape != (0, 0):
