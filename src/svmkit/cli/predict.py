@@ -14,9 +14,20 @@ from svmkit.io.atomic import atomic_write
 _CHUNK = 4096
 
 
+#: svm-predict's usage text (LIBSVM 3.37), with svmkit's additions.
+USAGE = """\
+Usage: svmkit predict [options] test_file model_file output_file
+options:
+-b probability_estimates: whether to predict probability estimates, 0 or 1 (default 0)
+-q : quiet mode (no outputs)
+model_file: svmkit's native file, or a LIBSVM or LIBLINEAR model file
+-h, --help : every option in full
+"""
+
+
 def add_parser(sub):
     p = sub.add_parser("predict", help="predict a LIBSVM data file with a model (svm-predict's options)",
-                       usage="svmkit predict [options] test_file model_file output_file")
+                       usage="svmkit predict [options] test_file model_file output_file", libsvm_usage=USAGE)
     p.add_argument("-b", "--probability", type=int, choices=(0, 1), default=0,
                    help="predict probability estimates (default 0)")
     p.add_argument("-q", "--quiet", action="store_true", help="quiet mode (no outputs)")
