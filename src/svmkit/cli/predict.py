@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from svmkit.cli.common import check_outputs, fit_width, read_data, read_model
+from svmkit.cli.common import check_inputs, check_outputs, fit_width, read_data, read_model
 from svmkit.cli.progress import progress
 from svmkit.cli.report import accuracy_line, regression_lines
 from svmkit.io.atomic import atomic_write
@@ -38,10 +38,11 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    check_outputs(args.output_file)
+    check_inputs(args.test_file, args.model_file)
     from svmkit.models import SVR, LinearSVR, NuSVR  # scikit-learn and the compiled core: only when the command runs
     from svmkit.models.svr import LAPLACE_MODEL
 
-    check_outputs(args.output_file)
     est = read_model(args.model_file)
     regression = isinstance(est, (SVR, NuSVR, LinearSVR))
     supported = probability_model(est)

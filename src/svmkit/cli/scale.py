@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from svmkit.cli.common import check_outputs
+from svmkit.cli.common import check_inputs, check_outputs
 
 #: The largest feature index `svmkit scale` takes. Like svm-scale it holds each feature's
 #: minimum and maximum up to the largest index (here a few float64 arrays of that length, 1 GiB
@@ -44,20 +44,22 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    # scikit-learn and the compiled core: only when the command runs
-    from svmkit.io.data import format_rows, load_svmlight, pad_columns
-    from svmkit.preprocessing import LibsvmScaler
-
     if args.save and args.restore:
         raise ValueError("cannot use -r and -s simultaneously")
     limits = [args.lower, args.upper, *(args.y_range or ())]
     if not all(math.isfinite(v) for v in limits):
         raise ValueError(f"-l, -u and -y take finite numbers, got {' '.join(format(v, 'g') for v in limits)}")
     check_outputs(args.save)
+    check_inputs(*filter(None, (args.restore, args.data_filename)))
+    if args.restore:
+        _check_range_width(args.restore)
+    # scikit-learn and the compiled core: only when the command runs
+    from svmkit.io.data import format_rows, load_svmlight, pad_columns
+    from svmkit.preprocessing import LibsvmScaler
+
     X, y = load_svmlight(args.data_filename)
     _check_width(X, args.data_filename)
     if args.restore:
-        _check_range_width(args.restore)
         # svm-scale's width: the larger of the range file's last index and the data's
         scaler = LibsvmScaler.load_range(args.restore)
         if X.shape[1] > scaler.n_features_in_:

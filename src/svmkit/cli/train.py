@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from svmkit.cli.common import check_outputs, read_data
+from svmkit.cli.common import check_inputs, check_outputs, read_data
 from svmkit.cli.progress import gap_progress, progress
 from svmkit.cli.report import accuracy_line, regression_lines
 
@@ -249,14 +249,15 @@ def fit_in_libsvm_order(est, X, y):
 
 
 def run(args) -> int:
-    from svmkit.io import libsvm_model, liblinear_model, native
-    from svmkit.io.state import index_precomputed_support
-    from svmkit.models import SVC, LinearSVC, NuSVC
-
     if args.linear and args.format == "native":
         raise ValueError("--format native holds kernel models; a --linear model is written as a LIBLINEAR file")
     model_file = args.model_file or os.path.basename(args.training_file) + ".model"
     check_outputs(None if args.cross_validation is not None else model_file)
+    check_inputs(args.training_file)
+    from svmkit.io import libsvm_model, liblinear_model, native
+    from svmkit.io.state import index_precomputed_support
+    from svmkit.models import SVC, LinearSVC, NuSVC
+
     X, y, ids = read_data(args.training_file, precomputed=args.kernel_type == 4 and not args.linear)
     est = build_estimator(args, X.shape[1])
     classifier = isinstance(est, (SVC, NuSVC, LinearSVC))
