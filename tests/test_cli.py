@@ -320,6 +320,8 @@ def test_version_prints_the_package_version():
     result = svmkit_cli("--version")
     assert result.returncode == 0
     assert result.stdout.strip() == f"svmkit {svmkit.__version__}"
+    as_package = subprocess.run([sys.executable, "-m", "svmkit", "--version"], capture_output=True, text=True)
+    assert as_package.returncode == 0 and as_package.stdout == result.stdout
 
 
 @pytest.mark.parametrize("command", [
