@@ -320,6 +320,8 @@ def test_version_prints_the_package_version():
     result = svmkit_cli("--version")
     assert result.returncode == 0
     assert result.stdout.strip() == f"svmkit {svmkit.__version__}"
+    as_package = subprocess.run([sys.executable, "-m", "svmkit", "--version"], capture_output=True, text=True)
+    assert as_package.returncode == 0 and as_package.stdout == result.stdout
 
 
 @pytest.mark.parametrize("command", [
@@ -349,3 +351,95 @@ def test_predict_warns_when_the_data_is_wider_than_the_model(tmp_path):
     assert result.returncode == 0
     assert "Warning: the data has 3 features, the model 2" in result.stderr
     assert "Accuracy" in result.stdout
+
+
+def run_main(*args):
+    """main() in this process: (status, stdout, stderr), for the checks that need no subprocess."""
+    import contextlib
+    import io
+
+    from svmkit.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse's exit
+            status = exc.code
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("command, first", [
+    ("train", "Usage: svmkit train [options] training_set_file [model_file]"),
+    ("predict", "Usage: svmkit predict [options] test_file model_file output_file"),
+    ("scale", "Usage: svmkit scale [options] data_filename")])
+def test_a_bare_command_prints_libsvm_usage_and_where_help_is(command, first):
+    """Issue 53: a bare `svmkit train` printed one line where svm-train prints its usage."""
+    status, out, err = run_main(command)
+    assert status == 1 and out == ""
+    assert err.startswith(first + "\noptions:\n") and "--help : every option in full" in err
+
+
+def test_train_h_shows_the_usage_and_says_h_is_shrinking():
+    """Issue 53: `svmkit train -h` said only `argument -h/--shrinking: expected one argument`."""
+    for args in (["-h"], ["-h", HEART]):
+        status, _, err = run_main("train", *args)
+        assert status == 1 and err.startswith("Usage: svmkit train [options]")
+        assert "-h shrinking : whether to use the shrinking heuristics, 0 or 1 (default 1)" in err
+        assert err.splitlines()[-1].endswith("(-h is svm-train's shrinking flag, 0 or 1; `svmkit train --help` "
+                                             "shows the help)")
+
+
+def test_train_leaves_the_cache_to_the_estimator_unless_m_is_given():
+    """Issue 53: svm-train's 100 MB cache made `svmkit train` on a9a 35 s where Python took 13 s."""
+    from svmkit.cli.main import build_parser
+    from svmkit.cli.train import build_estimator
+    from svmkit.models import SVC
+
+    default = build_estimator(build_parser().parse_args(["train", HEART]), 13)
+    assert default.cache_size == SVC().cache_size
+    assert build_estimator(build_parser().parse_args(["train", "-m", "40", HEART]), 13).cache_size == 40
+
+
+def test_linear_without_s_takes_liblinears_default_solver(tmp_path):
+    """LIBLINEAR's train defaults to -s 1 (L2-loss SVC, dual); --linear without -s did not run."""
+    assert run_main("train", "--linear", HEART, tmp_path / "default.model")[0] == 0
+    assert run_main("train", "--linear", "-s", "1", HEART, tmp_path / "s1.model")[0] == 0
+    text = (tmp_path / "default.model").read_text()
+    assert text.startswith("solver_type L2R_L2LOSS_SVC_DUAL\n") and text == (tmp_path / "s1.model").read_text()
+
+
+def test_nu_svc_with_class_weights_writes_svm_trains_model(tmp_path):
+    """svm-train -s 1 ignores -w (solve_nu_svc has no C to weigh); `svmkit train -s 1 -w1 3`
+    wrote a weighted model with other support vectors. It now writes svm-train's, and says -w
+    had no effect."""
+    from libsvm.svmutil import svm_load_model
+
+    status, _, err = run_main("train", "-s", "1", "-n", "0.4", "-w1", "3", HEART, tmp_path / "ours.model")
+    assert status == 0 and "-w has no effect on nu-SVC (-s 1), as in svm-train" in err
+    theirs, _, _ = _libsvm("-s 1 -n 0.4 -w1 3", HEART, tmp_path)
+    unweighted, _, _ = _libsvm("-s 1 -n 0.4", HEART, tmp_path)
+    ours = svm_load_model(str(tmp_path / "ours.model"))
+    assert ours.get_nr_sv() == theirs.get_nr_sv() == unweighted.get_nr_sv()
+    assert ours.rho[0] == pytest.approx(theirs.rho[0], abs=1e-5)
+
+
+def test_scale_refuses_a_feature_index_beyond_its_limit_naming_it(tmp_path):
+    """Issue 53: an index of 2,000,000,000 made `svmkit scale` allocate 7.45 GiB (data) or
+    14.9 GiB (a 3-line range file with -r) and die with a MemoryError traceback."""
+    data, ranges = tmp_path / "wide", tmp_path / "range"
+    data.write_text("1 1:0.5 3:1\n-1 1:-0.5 2000000000:2\n")
+    ranges.write_text("x\n-1 1\n2000000000 0 1\n")
+    status, out, err = run_main("scale", data)
+    assert status == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"svmkit scale: error: {data}, data row 2: feature index 2000000000 is beyond svmkit "
+                          "scale's limit of 33554432")
+    status, _, err = run_main("scale", "-r", ranges, HEART)
+    assert status == 1 and err.startswith(f"svmkit scale: error: {ranges}, line 3: feature index 2000000000")
+
+
+def test_plot_dpi_out_of_range_is_named():
+    """Issue 53: `plot --dpi 100000` ended in a memory traceback."""
+    status, _, err = run_main("plot", "--dpi", "100000", "m.model", HEART)
+    assert status == 1
+    assert err == "svmkit plot: error: argument --dpi: dots per inch must be 1 to 1200, got 100000\n"

@@ -159,8 +159,8 @@ def _expected_failed_checks(est):
               "check_sample_weight_equivalence_on_sparse_data": _SAMPLE_WEIGHT_REASON}
     if isinstance(est, svmkit.NuSVC):
         failed["check_class_weight_classifiers"] = (
-            "class weights scale each row's bound w_i (scikit-learn's NuSVC ignores them); the check's "
-            "weights make nu=0.5 infeasible, which fit reports as an error")
+            "class_weight is ignored (with a warning), as by scikit-learn's NuSVC, which expects this check "
+            "to fail too, and LIBSVM's svm-train -s 1")
     return failed
 
 

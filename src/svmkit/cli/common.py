@@ -29,6 +29,14 @@ def check_outputs(*paths):
             check_writable(path)
 
 
+def check_inputs(*paths):
+    """Fail before loading scikit-learn and the compiled core (a second) when one of the files
+    a command reads cannot be opened."""
+    for path in paths:
+        with open(path, "rb"):
+            pass
+
+
 def read_data(path, precomputed=False):
     """(X, y, ids) from a LIBSVM data file. With a precomputed kernel each row is `0:ID 1:K(x, x_1)
     2:K(x, x_2) …`: X holds the kernel columns and ids the IDs; otherwise ids is None."""

@@ -58,7 +58,7 @@ def add_parser(sub):
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     add_svm_options(p)
     p.add_argument("data_file")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, svm_type=0)
 
 
 def search_grid(args, X, y):

@@ -10,10 +10,23 @@ from svmkit._version import __version__
 from svmkit.cli import easy, grid, info, plot, predict, scale, train
 
 
+#: The commands that mirror a LIBSVM tool, and its usage text (adapted to svmkit), which a bare
+#: `svmkit COMMAND` prints as the bare LIBSVM tool does.
+LIBSVM_USAGE = {"train": train.USAGE, "predict": predict.USAGE, "scale": scale.USAGE}
+
+
 class _Parser(argparse.ArgumentParser):
-    """Usage mistakes end the program with one line on stderr and exit status 1."""
+    """Usage mistakes end the program with one line on stderr and exit status 1; a mistake with
+    svm-train's -h (shrinking, which takes 0 or 1) also shows the usage text and where help is."""
+
+    def __init__(self, *args, libsvm_usage="", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.libsvm_usage = libsvm_usage
 
     def error(self, message):
+        if "-h/--shrinking" in message:
+            message += f" (-h is svm-train's shrinking flag, 0 or 1; `{self.prog} --help` shows the help)"
+            self.exit(1, f"{self.libsvm_usage}{self.prog}: error: {message}\n")
         self.exit(1, f"{self.prog}: error: {message}\n")
 
 
@@ -28,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) == 1 and argv[0] in LIBSVM_USAGE:
+        print(LIBSVM_USAGE[argv[0]], end="", file=sys.stderr)
+        return 1
     if argv[:1] in (["train"], ["grid"]):
         argv = train.split_weight_flags(argv)
     if argv[:1] == ["grid"]:

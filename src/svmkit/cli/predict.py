@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from svmkit.cli.common import check_outputs, fit_width, read_data, read_model
+from svmkit.cli.common import check_inputs, check_outputs, fit_width, read_data, read_model
 from svmkit.cli.progress import progress
 from svmkit.cli.report import accuracy_line, regression_lines
 from svmkit.io.atomic import atomic_write
@@ -14,9 +14,20 @@ from svmkit.io.atomic import atomic_write
 _CHUNK = 4096
 
 
+#: svm-predict's usage text (LIBSVM 3.37), with svmkit's additions.
+USAGE = """\
+Usage: svmkit predict [options] test_file model_file output_file
+options:
+-b probability_estimates: whether to predict probability estimates, 0 or 1 (default 0)
+-q : quiet mode (no outputs)
+model_file: svmkit's native file, or a LIBSVM or LIBLINEAR model file
+-h, --help : every option in full
+"""
+
+
 def add_parser(sub):
     p = sub.add_parser("predict", help="predict a LIBSVM data file with a model (svm-predict's options)",
-                       usage="svmkit predict [options] test_file model_file output_file")
+                       usage="svmkit predict [options] test_file model_file output_file", libsvm_usage=USAGE)
     p.add_argument("-b", "--probability", type=int, choices=(0, 1), default=0,
                    help="predict probability estimates (default 0)")
     p.add_argument("-q", "--quiet", action="store_true", help="quiet mode (no outputs)")
@@ -27,10 +38,11 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    check_outputs(args.output_file)
+    check_inputs(args.test_file, args.model_file)
     from svmkit.models import SVR, LinearSVR, NuSVR  # scikit-learn and the compiled core: only when the command runs
     from svmkit.models.svr import LAPLACE_MODEL
 
-    check_outputs(args.output_file)
     est = read_model(args.model_file)
     regression = isinstance(est, (SVR, NuSVR, LinearSVR))
     supported = probability_model(est)

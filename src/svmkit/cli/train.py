@@ -4,10 +4,11 @@ summary and model file; `--format native` writes svmkit's own file instead."""
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
-from svmkit.cli.common import check_outputs, read_data
+from svmkit.cli.common import check_inputs, check_outputs, read_data
 from svmkit.cli.progress import gap_progress, progress
 from svmkit.cli.report import accuracy_line, regression_lines
 
@@ -15,11 +16,47 @@ from svmkit.cli.report import accuracy_line, regression_lines
 # that use them, so that building the parser (every command does) loads neither scikit-learn
 # nor the compiled core.
 
+#: svm-train's usage text (LIBSVM 3.37), with svmkit's defaults and its own options.
+USAGE = """\
+Usage: svmkit train [options] training_set_file [model_file]
+options:
+-s svm_type : set type of SVM (default 0)
+	0 -- C-SVC		(multi-class classification)
+	1 -- nu-SVC		(multi-class classification)
+	2 -- one-class SVM
+	3 -- epsilon-SVR	(regression)
+	4 -- nu-SVR		(regression)
+-t kernel_type : set type of kernel function (default 2)
+	0 -- linear: u'*v
+	1 -- polynomial: (gamma*u'*v + coef0)^degree
+	2 -- radial basis function: exp(-gamma*|u-v|^2)
+	3 -- sigmoid: tanh(gamma*u'*v + coef0)
+	4 -- precomputed kernel (kernel values in training_set_file)
+-d degree : set degree in kernel function (default 3)
+-g gamma : set gamma in kernel function (default 1/num_features)
+-r coef0 : set coef0 in kernel function (default 0)
+-c cost : set the parameter C of C-SVC, epsilon-SVR, and nu-SVR (default 1)
+-n nu : set the parameter nu of nu-SVC, one-class SVM, and nu-SVR (default 0.5)
+-p epsilon : set the epsilon in loss function of epsilon-SVR (default 0.1)
+-m cachesize : set cache memory size in MB (default 1024; svm-train's is 100)
+-e epsilon : set tolerance of termination criterion (default 0.001)
+-h shrinking : whether to use the shrinking heuristics, 0 or 1 (default 1)
+-b probability_estimates : whether to train a SVC or SVR model for probability estimates, 0 or 1 (default 0)
+-wi weight : set the parameter C of class i to weight*C, for C-SVC (default 1)
+-v n: n-fold cross validation mode
+-q : quiet mode (no outputs)
+svmkit's own:
+--linear : LIBLINEAR's solvers by its -s numbers (default -s 1), written as a LIBLINEAR model
+-B bias : with --linear, append a constant feature bias if bias > 0 (default -1: none)
+--format libsvm|native : the model file's format (default libsvm)
+--help : every option in full
+"""
+
 
 def add_parser(sub):
     p = sub.add_parser(
         "train", add_help=False, help="train a model from a LIBSVM data file (svm-train's options)",
-        usage="svmkit train [options] training_file [model_file]",
+        usage="svmkit train [options] training_file [model_file]", libsvm_usage=USAGE,
         description="svm_type -s: 0 C-SVC, 1 nu-SVC, 2 one-class SVM, 3 epsilon-SVR, 4 nu-SVR; "
                     "kernel_type -t: 0 linear, 1 polynomial, 2 radial basis function, 3 sigmoid, "
                     "4 precomputed kernel.")
@@ -29,9 +66,9 @@ def add_parser(sub):
     p.add_argument("-q", "--quiet", action="store_true", help="quiet mode (no output)")
     p.add_argument("--format", choices=("libsvm", "native"), default="libsvm", help="model file format")
     p.add_argument("--linear", action="store_true",
-                   help="LIBLINEAR's solvers, by its -s numbers: 1 L2-loss SVC (dual), 2 L2-loss SVC (primal), "
-                        "3 L1-loss SVC (dual), 4 Crammer-Singer multi-class SVC, 5 L1-regularised L2-loss SVC, "
-                        "11 L2-loss SVR (primal), 12 L2-loss SVR (dual), 13 L1-loss SVR (dual); "
+                   help="LIBLINEAR's solvers, by its -s numbers (default 1, as LIBLINEAR's train): 1 L2-loss SVC "
+                        "(dual), 2 L2-loss SVC (primal), 3 L1-loss SVC (dual), 4 Crammer-Singer multi-class SVC, "
+                        "5 L1-regularised L2-loss SVC, 11 L2-loss SVR (primal), 12 L2-loss SVR (dual), 13 L1-loss SVR (dual); "
                         "the model is a LIBLINEAR file")
     p.add_argument("-B", "--bias", type=float, default=-1.0,
                    help="with --linear: bias b > 0 adds a constant feature b (default -1; b <= 0: none)")
@@ -42,7 +79,7 @@ def add_parser(sub):
 
 def add_svm_options(p):
     """svm-train's model options (-s -t -d -g -r -c -n -p -m -e -h -b -w), for train and grid."""
-    p.add_argument("-s", "--svm-type", type=int, default=0, help="(default 0)")
+    p.add_argument("-s", "--svm-type", type=int, default=None, help="(default 0; with --linear 1)")
     p.add_argument("-t", "--kernel-type", type=int, choices=range(5), default=2, help="(default 2)")
     p.add_argument("-d", "--degree", type=int, default=3, help="degree in the kernel function (default 3)")
     p.add_argument("-g", "--gamma", type=float, default=0.0, help="gamma in the kernel (default 1/num_features)")
@@ -50,7 +87,8 @@ def add_svm_options(p):
     p.add_argument("-c", "--cost", type=float, default=1.0, help="C of C-SVC, epsilon-SVR, nu-SVR (default 1)")
     p.add_argument("-n", "--nu", type=float, default=0.5, help="nu of nu-SVC, one-class SVM, nu-SVR (default 0.5)")
     p.add_argument("-p", "--epsilon", type=float, default=0.1, help="epsilon of epsilon-SVR's loss (default 0.1)")
-    p.add_argument("-m", "--cache-size", type=float, default=100.0, help="cache memory in MB (default 100)")
+    p.add_argument("-m", "--cache-size", type=float, default=None,
+                   help="kernel cache in MB (default: the estimators' 1024; svm-train's is 100)")
     p.add_argument("-e", "--tolerance", type=float, default=None,
                    help="stopping tolerance (default 0.001; with --linear, LIBLINEAR's: 0.1 for -s 1, 3, 4, 12 "
                         "and 13, 0.01 for -s 2 and 5, 0.0001 for -s 11)")
@@ -58,7 +96,8 @@ def add_svm_options(p):
     p.add_argument("-b", "--probability", type=int, choices=(0, 1), default=0,
                    help="train for probability estimates (default 0)")
     p.add_argument("-w", "--weight", nargs=2, action="append", default=[], metavar=("LABEL", "WEIGHT"),
-                   help="C of class LABEL is WEIGHT*C; svm-train's -wLABEL WEIGHT works too")
+                   help="C of class LABEL is WEIGHT*C (C-SVC; nu-SVC ignores it, as svm-train does); "
+                        "svm-train's -wLABEL WEIGHT works too")
 
 
 def split_weight_flags(argv):
@@ -84,6 +123,8 @@ def build_estimator(args, n_features):
     from svmkit.models import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 
     s = args.svm_type
+    if s is None:  # LIBLINEAR's train defaults to -s 1, svm-train to -s 0
+        s = 1 if getattr(args, "linear", False) else 0
     if not np.isfinite(getattr(args, "bias", -1.0)):  # grid's options have no -B
         raise ValueError(f"-B takes a finite number, got -B {args.bias:g}")
     if getattr(args, "linear", False):
@@ -103,13 +144,18 @@ def build_estimator(args, n_features):
     # svm-train: gamma 0 means 1/num_features
     gamma = args.gamma if args.gamma != 0 else 1.0 / max(n_features, 1)
     tol = 0.001 if args.tolerance is None else args.tolerance
+    # -m unset: the estimators' own cache (svm-train's 100 MB recomputes kernel rows on larger sets)
+    cache = {} if args.cache_size is None else {"cache_size": args.cache_size}
     common = dict(kernel=kernel, degree=args.degree, gamma=gamma, coef0=args.coef0, tol=tol,
-                  shrinking=bool(args.shrinking), cache_size=args.cache_size, verbose=not args.quiet,
-                  probability=bool(args.probability))
+                  shrinking=bool(args.shrinking), verbose=not args.quiet, probability=bool(args.probability),
+                  **cache)
     if s == 0:
         return SVC(C=args.cost, class_weight=_class_weight(args.weight), **common)
-    if s == 1:
-        return NuSVC(nu=args.nu, class_weight=_class_weight(args.weight), **common)
+    if s == 1:  # svm-train's nu-SVC ignores -w (solve_nu_svc takes no C), and so does NuSVC
+        if args.weight and not args.quiet:
+            print("Warning: -w has no effect on nu-SVC (-s 1), as in svm-train; -s 0 weighs C by class",
+                  file=sys.stderr)
+        return NuSVC(nu=args.nu, **common)
     if s == 2:
         return OneClassSVM(nu=args.nu, **common)
     if s == 3:
@@ -203,14 +249,15 @@ def fit_in_libsvm_order(est, X, y):
 
 
 def run(args) -> int:
-    from svmkit.io import libsvm_model, liblinear_model, native
-    from svmkit.io.state import index_precomputed_support
-    from svmkit.models import SVC, LinearSVC, NuSVC
-
     if args.linear and args.format == "native":
         raise ValueError("--format native holds kernel models; a --linear model is written as a LIBLINEAR file")
     model_file = args.model_file or os.path.basename(args.training_file) + ".model"
     check_outputs(None if args.cross_validation is not None else model_file)
+    check_inputs(args.training_file)
+    from svmkit.io import libsvm_model, liblinear_model, native
+    from svmkit.io.state import index_precomputed_support
+    from svmkit.models import SVC, LinearSVC, NuSVC
+
     X, y, ids = read_data(args.training_file, precomputed=args.kernel_type == 4 and not args.linear)
     est = build_estimator(args, X.shape[1])
     classifier = isinstance(est, (SVC, NuSVC, LinearSVC))

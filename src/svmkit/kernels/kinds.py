@@ -28,6 +28,9 @@ MIN_BLOCK_ROWS = 32
 #: Kernel values of a prediction from which its blocks run on several threads.
 PARALLEL_PREDICT = 4 * PREDICT_BLOCK
 _NO_NORMS = np.zeros(0)
+#: How the fit's overflow checks begin: scikit-learn's wording for the same failure, which it
+#: reports after solving, where these checks name its cause in the data before any solve.
+NOT_FINITE = "The dual coefficients or intercepts are not finite"
 
 
 def check_kernel_range(X) -> None:
@@ -36,8 +39,8 @@ def check_kernel_range(X) -> None:
     with np.errstate(over="ignore"):
         bad = np.flatnonzero(~np.isfinite(row_sq_norms(X)))
     if bad.size:
-        raise ValueError(f"X row {bad[0]} has values too large for the kernel (its squared norm overflows "
-                         "float64); scale the data (e.g. with MinMaxScaler)")
+        raise ValueError(f"{NOT_FINITE}: X row {bad[0]} has values too large for the kernel (its squared "
+                         "norm overflows float64); scale the data (e.g. with MinMaxScaler)")
 
 
 def check_poly_range(kernel, X) -> None:
@@ -47,8 +50,9 @@ def check_poly_range(kernel, X) -> None:
     with np.errstate(over="ignore"):
         bound = np.float64(kernel.gamma * np.max(row_sq_norms(X), initial=0.0) + abs(kernel.coef0)) ** kernel.degree
     if not np.isfinite(bound):
-        raise ValueError(f"the poly kernel's values overflow float64 on X (gamma={kernel.gamma!r}, "
-                         f"coef0={kernel.coef0!r}, degree={kernel.degree}); lower them or scale the data")
+        raise ValueError(f"{NOT_FINITE}: the poly kernel's values overflow float64 on X "
+                         f"(gamma={kernel.gamma!r}, coef0={kernel.coef0!r}, degree={kernel.degree}); lower them or "
+                         "scale the data")
 
 
 class DotKernel(KernelSpec):

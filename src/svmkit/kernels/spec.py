@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -12,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmkit._validation import is_finite_real
+from svmkit.exceptions import warn
 from svmkit.kernels.transforms import LINEAR, POLY, RBF, SIGMOID
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
@@ -127,10 +127,10 @@ def resolve_gamma(gamma, X) -> float:
             scale = 1.0 / (n_features * var) if var != 0 else 1.0
             if np.isfinite(scale) and (var != 0 or not _values_differ(X)):
                 return scale
-            warnings.warn(f"gamma='scale': the variance of X ({var:g}) is too small for 1 / (n_features · Var X) "
-                          "in float64, although its values differ; gamma=1.0 is used, on which the kernel is "
-                          "nearly constant. Scale the data (e.g. with StandardScaler) or give gamma",
-                          RuntimeWarning, stacklevel=2)
+            warn(f"gamma='scale': the variance of X ({var:g}) is too small for 1 / (n_features · Var X) "
+                 "in float64, although its values differ; gamma=1.0 is used, on which the kernel is "
+                 "nearly constant. Scale the data (e.g. with StandardScaler) or give gamma",
+                 RuntimeWarning)
             return 1.0
         return 1.0 / n_features
     return float(gamma)

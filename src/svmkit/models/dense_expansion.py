@@ -4,13 +4,13 @@ linear-algebra solver on the fit's backend, and the Nyström path for N past mem
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
 from svmkit._threads import compiled_threads, one_blas_thread
 from svmkit._validation import check_int, check_seed, one_of, real
 from svmkit.backend import DEVICES
+from svmkit.exceptions import warn
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
 from svmkit.solvers.factorisations import CholeskyShift, NotPositiveDefiniteError
@@ -83,9 +83,8 @@ class DenseExpansionModel(KernelExpansion):
         probabilities proportional to approximate ridge leverage scores (`centers='leverage'`)."""
         m = self._components(n)
         if m > n:
-            warnings.warn(f"n_components={m} is larger than the number of samples ({n}): every row is "
-                          "a centre (n_components = n_samples), as scikit-learn's Nystroem", UserWarning,
-                          stacklevel=2)
+            warn(f"n_components={m} is larger than the number of samples ({n}): every row is "
+                 "a centre (n_components = n_samples), as scikit-learn's Nystroem", UserWarning)
             m = n
         rng = np.random.default_rng(self.random_state)
         if self.centers == "uniform" or m == n:

@@ -5,7 +5,6 @@ with β dense — every training point carries weight, unlike an SVM's sparse α
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import scipy.linalg as la
@@ -15,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_class_weight, check_max_iter, check_seed, encode_classes, one_of, real, validate_sample_weight, validate_Xy
 from svmkit.backend import DEVICES
+from svmkit.exceptions import warn
 from svmkit.models import nystrom_on_cluster
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
@@ -165,8 +165,8 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         self.objective_ = res.objective
         self.n_iter_ = res.n_iter
         if not res.converged:
-            warnings.warn(f"Newton stopped before the gradient fell below tol={self.tol} (max_iter={self.max_iter}, or "
-                          "no descent step left); increase max_iter or tol", ConvergenceWarning, stacklevel=4)
+            warn(f"Newton stopped before the gradient fell below tol={self.tol} (max_iter={self.max_iter}, or "
+                 "no descent step left); increase max_iter or tol", ConvergenceWarning)
 
     def decision_function(self, X):
         """f(x) = Σ β_n K(x_n, x) + b: shape (n,) for two classes (> 0 means classes_[1]), else

@@ -18,7 +18,6 @@ has a dual, its value and the gap. With `fit_intercept`, b is the weight of a co
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -29,6 +28,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_real, encode_classes, validate_sample_weight, validate_X, validate_Xy
+from svmkit.exceptions import warn
 from svmkit.models import linear_on_cluster
 from svmkit.models.plain_state import PlainState
 from svmkit.models.smo_base import positive_rows
@@ -146,8 +146,9 @@ class _LinearSVM(PlainState, BaseEstimator):
         self.solver_ = solver
         self.n_iter_ = int(max(passes))
         if self.n_iter_ >= self.max_iter:
-            warnings.warn(f"{METHODS[solver]} failed to converge, increase the number of iterations "
-                          f"(max_iter={self.max_iter}).", ConvergenceWarning, stacklevel=3)
+            # scikit-learn's wording, then which of LIBLINEAR's methods stopped where
+            warn(f"Liblinear failed to converge, increase the number of iterations. ({METHODS[solver]} stopped "
+                 f"at max_iter={self.max_iter}.)", ConvergenceWarning)
         self.objective_ = np.array(objectives, dtype=np.float64)
 
     def _newton(self, X, t, c, tol, regression):

@@ -2,7 +2,9 @@
 
 Each class pair solves min ½ αᵀQα s.t. yᵀα = 0, Σα = ν Σw, 0 ≤ α_i ≤ w_i with the solver's ν
 mode (selection within each class, two thresholds r1, r2); dividing α and ρ by r = (r1 + r2)/2
-gives the C-SVC solution for C = 1/r, which is what prediction uses.
+gives the C-SVC solution for C = 1/r, which is what prediction uses. The bounds w_i are the
+sample weights: class weights scale C, which ν-SVC has none of, so LIBSVM (solve_nu_svc) and
+scikit-learn's NuSVC ignore them, and so does this one.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from svmkit._validation import check_nu
+from svmkit.exceptions import warn
 from svmkit.models import duals
 from svmkit.models.svc import BaseSVC
 from svmkit.solvers.smo_batch import DualBatch
@@ -28,7 +31,10 @@ class NuSVC(BaseSVC):
         vectors. Infeasible when ν (n_a + n_b)/2 > min(n_a, n_b) (weighted counts) for a pair:
         fit then raises "specified nu is infeasible" naming the pair.
     class_weight : dict, 'balanced' or None
-        Scales each row's bound w_i, as does `sample_weight`.
+        Ignored, with a warning, as by scikit-learn's NuSVC and LIBSVM's `svm-train -s 1 -w`
+        (class weights scale C, and ν-SVC has no C); `class_weight_` holds the weights, as
+        scikit-learn's does. For a weighted ν-SVC pass each row's class weight as
+        `sample_weight`, which scales its bound w_i.
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device :
         As for `SVC`.
     probability, decision_function_shape, break_ties, random_state :
@@ -73,6 +79,13 @@ class NuSVC(BaseSVC):
         self.warm_start = warm_start
         self.device = device
 
+    def _row_weights(self, sample_weight, y_enc):
+        if self.class_weight is not None:
+            warn("NuSVC ignores class_weight, as scikit-learn's NuSVC and LIBSVM's svm-train -s 1 do (class "
+                 "weights scale C, which nu-SVC has none of); for a weighted nu-SVC pass "
+                 "sample_weight=sklearn.utils.class_weight.compute_sample_weight(class_weight, y)",
+                 UserWarning)
+        return sample_weight
 
     def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
         w_pos, w_neg = weight[ypair > 0].sum(), weight[ypair < 0].sum()

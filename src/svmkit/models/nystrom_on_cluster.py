@@ -5,13 +5,13 @@ only (M+1)-sized sums travel (`solvers.nystrom_blocks`)."""
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import scipy.linalg as la
 from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_finite_rows, check_params
+from svmkit.exceptions import warn
 from svmkit.kernels.kinds import DotKernel, kernel_kind, make_kernel
 from svmkit.models.svc import class_weights
 from svmkit.parallel.blocks import sum_row_blocks
@@ -97,8 +97,8 @@ def fit_klr(est, X, y, sample_weight=None):
     est.objective_ = res.objective
     est.n_iter_ = res.n_iter
     if not res.converged:
-        warnings.warn(f"Newton stopped before the gradient fell below tol={est.tol} (max_iter={est.max_iter}, or "
-                      "no descent step left); increase max_iter or tol", ConvergenceWarning, stacklevel=3)
+        warn(f"Newton stopped before the gradient fell below tol={est.tol} (max_iter={est.max_iter}, or "
+             "no descent step left); increase max_iter or tol", ConvergenceWarning)
     return est
 
 

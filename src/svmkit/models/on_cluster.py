@@ -5,13 +5,13 @@ support the cascade returns as the in-memory fit stores its own."""
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_params, one_of
+from svmkit.exceptions import warn
 from svmkit.kernels.kinds import DotKernel, kernel_kind, make_kernel
 from svmkit.models import duals, ovo
 from svmkit.parallel.cluster import check_scheduler_address, open_cluster, row_partitions
@@ -139,8 +139,8 @@ def _store(est, X, results, support, X_support, n_support, dual_coef, free, boun
     optimal = all(info["optimal"] for _, info in results)
     est.fit_status_ = int(not optimal)
     if not optimal and est.max_rounds != 0:
-        warnings.warn(f"the cascade stopped after max_rounds={est.max_rounds} rounds with variables still "
-                      f"violating the optimality conditions at tol={est.tol}", ConvergenceWarning, stacklevel=3)
+        warn(f"the cascade stopped after max_rounds={est.max_rounds} rounds with variables still "
+             f"violating the optimality conditions at tol={est.tol}", ConvergenceWarning)
     est.probA_, est.probB_ = np.empty(0), np.empty(0)
     est._prepare_prediction()
 

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 from sklearn.base import OutlierMixin
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_nu, validate_sample_weight, validate_X
+from svmkit.exceptions import warn
 from svmkit.models import duals
 from svmkit.models.probability import N_MARKS, density_marks, density_probability
-from svmkit.models.smo_base import SMOModel, positive_rows, read_back
+from svmkit.models.smo_base import SMOModel, available_if, positive_rows, read_back
 from svmkit.solvers.row_source import row_products
 
 
@@ -103,8 +102,8 @@ class OneClassSVM(OutlierMixin, SMOModel):
         dec = row_products(rows, row_index[self.support_], self._dual_coef_[0], kept) + self._intercept_[0]
         marks = density_marks(dec)
         if marks is None:
-            warnings.warn(f"probability=True: fewer than {N_MARKS // 2} training points on one side of the "
-                          "boundary; no density marks, so predict_proba is unavailable", UserWarning, stacklevel=4)
+            warn(f"probability=True: fewer than {N_MARKS // 2} training points on one side of the "
+                 "boundary; no density marks, so predict_proba is unavailable", UserWarning)
             return
         self.prob_density_marks_ = marks
 

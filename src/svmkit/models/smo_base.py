@@ -5,9 +5,10 @@ starts, store the fitted state — on the kernel-expansion base."""
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import update_wrapper
+from types import MethodType
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -17,6 +18,8 @@ from svmkit._arrays import data_fingerprint
 from svmkit._threads import one_blas_thread
 from svmkit._validation import check_bool, check_max_iter, check_seed, check_verbose, one_of, real
 from svmkit.backend import DEVICES
+from svmkit.exceptions import warn
+from svmkit.kernels.kinds import NOT_FINITE
 from svmkit.kernels.spec import KernelSpec
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
@@ -30,6 +33,31 @@ from svmkit.solvers.starts import best_start
 LP_MAX_ROWS = 3000
 #: Folds of the internal cross-validation that calibrates probabilities (LIBSVM's 5).
 PROBABILITY_FOLDS = 5
+
+
+class _AvailableIf:
+    """scikit-learn's `available_if` descriptor, whose AttributeError also gives the check's
+    reason: scikit-learn's says only "This 'SVC' has no attribute 'predict_proba'", leaving the
+    fix (probability=True) in the chained exception."""
+
+    def __init__(self, fn, check):
+        self.fn, self.check = fn, check
+        update_wrapper(self, fn)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        try:
+            self.check(obj)
+        except AttributeError as exc:
+            raise AttributeError(f"This {type(obj).__name__!r} has no attribute {self.fn.__name__!r}: {exc}") from None
+        return MethodType(self.fn, obj)
+
+
+def available_if(check):
+    """A method that exists only where `check(self)` raises no AttributeError (hasattr is False
+    otherwise), whose error message gives the check's."""
+    return lambda fn: _AvailableIf(fn, check)
 
 
 @dataclass
@@ -244,9 +272,11 @@ class SMOModel(KernelExpansion):
         probabilities override this)."""
 
     def _check_proba(self):
-        """predict_proba exists only with probability=True (scikit-learn's wording)."""
+        """predict_proba exists only with probability=True."""
         if not self.probability:
-            raise AttributeError("predict_proba is not available when probability=False")
+            name = type(self).__name__
+            raise AttributeError(f"probabilities need probability=True at fit, e.g. {name}(probability=True)"
+                                 ".fit(X, y); this model has probability=False")
         return True
 
     def _probability_seed(self, X, labels) -> int:
@@ -303,7 +333,7 @@ class SMOModel(KernelExpansion):
         res = solve(problem, rows, alpha0=alpha0, grad0=grad0, tol=self.tol, max_iter=self.max_iter,
                     shrinking=self.shrinking)
         if not (np.isfinite(res.alpha).all() and np.isfinite(res.rho)):
-            raise ValueError(f"the dual coefficients or intercepts are not finite: {self._overflow_cause(rows)}")
+            raise ValueError(f"{NOT_FINITE}: {self._overflow_cause(rows)}")
         return res
 
     def _overflow_cause(self, rows) -> str:
@@ -362,8 +392,8 @@ class SMOModel(KernelExpansion):
         self.loo_bound_ = support.size / X.shape[0]
         self.fit_status_ = int(not summary.converged)
         if self.fit_status_:
-            warnings.warn(f"Solver terminated early (max_iter={self.max_iter}). Consider pre-processing your "
-                          "data with StandardScaler or MinMaxScaler.", ConvergenceWarning, stacklevel=4)
+            warn(f"Solver terminated early (max_iter={self.max_iter}).  Consider pre-processing your "  # sklearn's
+                 "data with StandardScaler or MinMaxScaler.", ConvergenceWarning)
         self.shape_fit_ = X.shape
         self._problem_fits = fits
         self._prepare_prediction()

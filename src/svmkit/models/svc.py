@@ -13,7 +13,6 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_bool, check_class_weight, check_real, encode_classes, one_of, real, validate_sample_weight, validate_Xy
@@ -21,7 +20,7 @@ from svmkit.exceptions import NotSeparableError
 from svmkit.models import duals, on_cluster, ovo
 from svmkit.models.expansion import read_only
 from svmkit.models.probability import couple, fit_sigmoid, pairwise_probabilities
-from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, BatchFits, SMOModel, each_task,
+from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, BatchFits, SMOModel, available_if, each_task,
                                     probability_folds, read_back)
 from svmkit.solvers.feasibility import is_separable
 from svmkit.solvers.row_source import row_products
@@ -82,7 +81,11 @@ class BaseSVC(ClassifierMixin, SMOModel):
         self.classes_, y_enc = encode_classes(y, type(self).__name__)
         sw = validate_sample_weight(sample_weight, X)
         self.class_weight_ = self._check_class_weight(y_enc)
-        return X, y_enc, sw * self.class_weight_[y_enc]
+        return X, y_enc, self._row_weights(sw, y_enc)
+
+    def _row_weights(self, sample_weight, y_enc):
+        """Each row's weight in the dual (C-SVC: the factor of C_i): sample × class weight."""
+        return sample_weight * self.class_weight_[y_enc]
 
     def _pair_rows(self, y_enc, weight, a, b):
         """The rows of positive weight of class pair (a, b), a's first, and their ±1 labels."""
@@ -383,6 +386,10 @@ class SVC(BaseSVC):
         Bound on each α (Cortes & Vapnik 1995); `np.inf` fits the hard margin (Boser, Guyon & Vapnik 1992) and
         raises `NotSeparableError` when the kernel cannot separate the classes.
     kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'} or callable, default 'rbf'
+        A callable k(A, B) returns K of shape (len(A), len(B)) with K[i, j] the kernel of A[i]
+        and B[j]. Predicting calls k(X, support_vectors_), where scikit-learn calls k(X, X_train)
+        and keeps the support's columns: the same values for any such k, as only the support
+        vectors are kept (and saved).
     degree : int, default 3
         Degree of the 'poly' kernel (γ<x, z> + coef0)^degree.
     gamma : 'scale', 'auto' or float, default 'scale'
