@@ -443,3 +443,17 @@ def test_plot_dpi_out_of_range_is_named():
     status, _, err = run_main("plot", "--dpi", "100000", "m.model", HEART)
     assert status == 1
     assert err == "svmkit plot: error: argument --dpi: dots per inch must be 1 to 1200, got 100000\n"
+
+
+def test_info_describes_a_saved_pipeline_step_by_step(tmp_path):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    import svmkit
+    from svmkit.cli.info import describe
+
+    X, y = svmkit.load_svmlight(str(DATA / "heart_scale"))
+    svmkit.save(make_pipeline(StandardScaler(with_mean=False), svmkit.SVC()).fit(X, y), tmp_path / "pipe.svmkit")
+    lines = describe(svmkit.load(tmp_path / "pipe.svmkit"))
+    assert lines[0] == "pipeline: standardscaler (StandardScaler) -> svc (SVC)"
+    assert lines[1] == "type: SVC" and any(line.startswith("support vectors: ") for line in lines)

@@ -34,6 +34,9 @@ def _describe_linear(est) -> list[str]:
 
 
 def describe(est) -> list[str]:
+    if hasattr(est, "steps"):  # a Pipeline: its steps in order, then its final model
+        chain = " -> ".join(f"{name} ({type(step).__name__})" for name, step in est.steps)
+        return [f"pipeline: {chain}"] + describe(est.steps[-1][1])
     if not hasattr(est, "kernel"):
         return _describe_linear(est)
     lines = [f"type: {type(est).__name__}", f"kernel: {_kernel(est)}", f"features: {est.n_features_in_}"]
