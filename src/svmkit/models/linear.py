@@ -22,6 +22,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -82,6 +83,24 @@ def resolve_dual(dual, loss, penalty, multi_class, X) -> bool:
 def _rows_of(X, keep):
     """X[keep], without a copy when every row is kept."""
     return X if keep.size == X.shape[0] else X[keep]
+
+
+def check_row_norms(X) -> None:
+    """Raise a ValueError naming the first row whose squared norm ‖x‖² overflows float64: the
+    solvers' step sizes 1/‖x‖² and their products wᵀx would be 0 and inf (a model of zeros,
+    NumPy's overflow warnings); the norms are taken on X / max|X|, so they cannot overflow."""
+    data = X.data if sp.issparse(X) else X
+    top = float(np.abs(data).max()) if data.size else 0.0
+    if top < np.sqrt(np.finfo(np.float64).max / max(X.shape[1], 1)):
+        return
+    scaled = X / top
+    squares = scaled.multiply(scaled) if sp.issparse(X) else scaled * scaled
+    norms = np.asarray(squares.sum(axis=1)).ravel()
+    with np.errstate(over="ignore"):
+        over = np.flatnonzero(~np.isfinite(norms * top * top))
+    if over.size:
+        raise ValueError(f"X's values are too large: the squared norm of row {int(over[0])} overflows float64 "
+                         f"(largest |X| = {top:g}); scale the data (e.g. StandardScaler or svmkit.LibsvmScaler)")
 
 
 def _decision_rows(X, w, bias):
@@ -281,6 +300,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     def _fit_in_memory(self, X, y, sample_weight):
         self._check_params()
         X, y = validate_Xy(self, X, y)
+        check_row_norms(X)
         self.classes_, y_enc = encode_classes(y, "LinearSVC")
         dual = resolve_dual(self.dual, self.loss, self.penalty, self.multi_class, X)
         sw = validate_sample_weight(sample_weight, X)
@@ -449,6 +469,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     def _fit_in_memory(self, X, y, sample_weight):
         self._check_params()
         X, y = validate_Xy(self, X, y, y_numeric=True)
+        check_row_norms(X)
         dual = resolve_dual(self.dual, self.loss, "l2", "ovr", X)
         sw = validate_sample_weight(sample_weight, X)
         solver = solver_number("ovr", "l2", self.loss, dual)
