@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 import svmkit
+from svmkit.models.band import HardBandSVR
 
 pd = pytest.importorskip("pandas")
 
@@ -191,3 +192,44 @@ def test_a_callable_kernel_returning_a_sparse_matrix_is_densified(data, fmt):
     got = svmkit.SVC(kernel=sparse_linear).fit(X, y)
     want = svmkit.SVC(kernel="linear").fit(X, y)
     np.testing.assert_allclose(got.decision_function(X), want.decision_function(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("model", [svmkit.SVR(), HardBandSVR(), svmkit.KernelRidge(), svmkit.LinearSVR()],
+                         ids=lambda m: type(m).__name__)
+def test_a_regression_target_of_strings_is_refused_as_x_of_strings_is(data, model):
+    """NumPy would parse '0.5' (scikit-learn's check for y keeps strings as they are: HardBandSVR
+    met them in np.ptp)."""
+    X, y = data
+    with pytest.raises(ValueError, match=r"y holds strings \(dtype <U"):
+        model.fit(X, y.astype(str))
+
+
+def test_a_search_names_labels_of_mixed_types():
+    """Its stratified folds sorted them first, with a TypeError."""
+    from svmkit.model_selection import SVMSearchCV
+
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    y = np.array([0, "a"] * 6, dtype=object)
+    with pytest.raises(ValueError, match="Unknown label type: y mixes labels of types int, str"):
+        SVMSearchCV(svmkit.SVC(), {"C": [1.0, 2.0]}, cv=3).fit(X, y)
+
+
+def test_linear_svc_names_class_weights_of_zero_for_every_class(data):
+    with pytest.raises(ValueError, match="class_weight × sample_weight is zero for every sample"):
+        svmkit.LinearSVC(class_weight={0: 0.0, 1: 0.0}).fit(*data)
+
+
+def test_a_numeric_categorical_column_reaches_a_callable_kernel_as_numbers(data):
+    """As an Int64 column does: the front door converts it and checks its width at predict."""
+    X, y = data
+    seen = []
+
+    def kernel(A, B):
+        seen.append(type(A))
+        return np.asarray(A) @ np.asarray(B).T
+
+    frame = _frame(X, "category")
+    model = svmkit.SVC(kernel=kernel).fit(frame, y)
+    assert seen[0] is np.ndarray
+    with pytest.raises(ValueError, match="X has 3 features, but SVC is expecting 2 features"):
+        model.predict(np.hstack([X, X[:, :1]]))

@@ -33,9 +33,11 @@ def densify(a):
 
 
 def _kind(dtype) -> str:
-    """The kind letter of a NumPy dtype or a pandas extension dtype (Int64, boolean, Sparse[float]:
-    their values' kind; categorical and string: 'O'), which np.dtype cannot interpret."""
-    return getattr(dtype, "kind", "O")
+    """The kind letter of a NumPy dtype or a pandas extension dtype, which np.dtype cannot
+    interpret: Int64, boolean, Sparse[float] give their values' kind, a categorical its
+    categories', the string dtype 'O'."""
+    categories = getattr(dtype, "categories", None)
+    return getattr(categories.dtype if categories is not None else dtype, "kind", "O")
 
 
 def holds_float32(X) -> bool:

@@ -21,7 +21,7 @@ def encode_classes(y, name) -> tuple[np.ndarray, np.ndarray]:
     # scikit-learn on first use: the data readers import this module without needing it
     from sklearn.utils.multiclass import check_classification_targets
 
-    _refuse_mixed_labels(y)
+    check_label_types(y)
     check_classification_targets(y)
     classes, y_enc = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
@@ -29,7 +29,7 @@ def encode_classes(y, name) -> tuple[np.ndarray, np.ndarray]:
     return classes, y_enc
 
 
-def _refuse_mixed_labels(y) -> None:
+def check_label_types(y) -> None:
     """Labels of an object array must be all strings or all numbers: scikit-learn refuses a mix
     ('Unknown label type'), or fails sorting it ('<' not supported between 'NoneType' and 'str')."""
     y = np.asarray(y)
@@ -325,6 +325,8 @@ def validate_Xy(est, X, y, y_numeric=False, multi_output=False):
     else:
         X, y = validate_data(est, X, y, y_numeric=y_numeric, multi_output=multi_output, **_X_FORMAT)
     check_finite_rows(X)
+    if y_numeric and np.asarray(y).dtype.kind in "USa":  # as X: NumPy would parse the strings '0.5'
+        raise ValueError(f"y holds strings (dtype {np.asarray(y).dtype}); give numbers")
     return canonical(X), y
 
 

@@ -307,7 +307,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         cw = class_weights(self.class_weight, self.classes_, y_enc, sample_weight=sw)
         solver = solver_number(self.multi_class, self.penalty, self.loss, dual)
         c = self.C * cw[y_enc] * sw
-        keep = positive_rows(c)
+        keep = positive_rows(c, "class_weight × sample_weight" if self.class_weight is not None else "sample_weight")
         Xk, c, y_enc = _rows_of(X, keep), c[keep], y_enc[keep]
         if solver == CRAMMER_SINGER:
             return self._fit_crammer_singer(Xk, y_enc, c)
