@@ -464,3 +464,24 @@ def test_linear_models_fit_data_large_but_whose_norms_stay_finite(data):
         warnings.simplefilter("error", RuntimeWarning)
         model = svmkit.LinearSVC(random_state=0).fit(X * 1e150, y)
     assert np.isfinite(model.coef_).all() and np.abs(model.coef_).max() > 0
+
+
+def test_lssvc_rows_weighted_beyond_float32_are_factorised_in_float64(data):
+    """The float32 preconditioner's cast overflowed (NumPy's warning) for class_weight 1e300."""
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        heavy = svmkit.LSSVC(class_weight={1: 1e300}).fit(X, y)
+    np.testing.assert_allclose(heavy.decision_function(X), svmkit.LSSVC(class_weight={1: 1e10}).fit(X, y).decision_function(X),
+                               rtol=1e-6, atol=1e-9)
+
+
+def test_a_cache_size_of_inf_bytes_holds_every_row(data):
+    """cache_size=1.7e308 (MB) is inf bytes: the row budget was inf // width = NaN."""
+    X, y = data
+    np.testing.assert_array_equal(svmkit.SVC(cache_size=1.7e308).fit(X, y).dual_coef_, svmkit.SVC().fit(X, y).dual_coef_)
+
+
+def test_crammer_singer_weights_beyond_float64_name_c(data):
+    with pytest.raises(ValueError, match=r"crammer_singer' gives weights beyond float64's range with C=1.7e\+308"):
+        svmkit.LinearSVC(C=1.7e308, multi_class="crammer_singer").fit(*data)

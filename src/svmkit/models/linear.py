@@ -351,6 +351,9 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         bias = self._bias()
         k = self.classes_.shape[0]
         W, alpha, it = crammer_singer(X, bias, y_enc, c, k, self.tol, self._passes(), self._seed())
+        if not np.isfinite(W).all():
+            raise ValueError(f"multi_class='crammer_singer' gives weights beyond float64's range with C={self.C!r} "
+                             f"(intercept_scaling={self.intercept_scaling!r}); lower C or scale the data")
         scores = np.column_stack([_decision_rows(X, W[:, m], bias) for m in range(k)])
         rows = np.arange(y_enc.size)
         margins = scores - scores[rows, y_enc][:, None] + 1.0
