@@ -35,7 +35,7 @@ def check_label_types(y) -> None:
     y = np.asarray(y)
     if y.dtype != object:
         return
-    kinds = {type(v).__name__: isinstance(v, str) for v in y.ravel()}
+    kinds = {t.__name__: issubclass(t, str) for t in set(map(type, y.ravel()))}
     if len(set(kinds.values())) > 1 or "NoneType" in kinds:
         raise ValueError(f"Unknown label type: y mixes labels of types {', '.join(sorted(kinds))}; give labels "
                          "of one type (all str, or all numbers)")
@@ -269,9 +269,9 @@ def numeric_input(X, name="X"):
         return X
     if hasattr(X, "columns") and hasattr(X, "dtypes") and not hasattr(X, "dtype"):
         for i, (column, dtype) in enumerate(X.dtypes.items()):
-            values = X.iloc[:, i]
-            _refuse_text_values(dtype.categories if getattr(dtype, "name", "") == "category" else values, dtype,
-                                f"{name} column {column!r}")
+            if getattr(dtype, "kind", "O") in "OSU":  # object, string and categorical columns
+                values = dtype.categories if getattr(dtype, "name", "") == "category" else X.iloc[:, i]
+                _refuse_text_values(values, dtype, f"{name} column {column!r}")
         sparse = [getattr(dtype, "fill_value", None) for dtype in X.dtypes if type(dtype).__name__ == "SparseDtype"]
         if sparse and len(sparse) == X.shape[1] and any(fill != 0 for fill in sparse):
             X = X.sparse.to_dense()

@@ -93,7 +93,7 @@ class NuSVC(BaseSVC):
         if abs(res.r) < _SMALLEST_R:
             raise ValueError(f"nu={self.nu!r} is too small for the class pair {self._pair_label(pair)}: nu-SVC's "
                              f"margin r = {res.r:g} makes its C = 1/r and objective (1/r²) overflow float64; use a "
-                             "larger nu (the model no longer changes below the smallest feasible one)")
+                             "larger nu")
         return problem, res, 1 / res.r
 
     def _dual_batch(self, ypair, weight, kidx, offsets):
