@@ -812,8 +812,8 @@ def _base_model(name):
                "svr": lambda: svmkit.SVR().fit(X, y),
                "oneclass": lambda: svmkit.OneClassSVM().fit(X),
                "precomputed": lambda: svmkit.SVC(kernel="precomputed").fit((X @ X.T).toarray(), y),
-               "linear_svc": lambda: svmkit.LinearSVC().fit(X, three),
-               "linear_svr": lambda: svmkit.LinearSVR().fit(X, y)}[name]()
+               "linear_svc": lambda: svmkit.LinearSVC(random_state=0).fit(X, three),
+               "linear_svr": lambda: svmkit.LinearSVR(random_state=0).fit(X, y)}[name]()
         Xp = (X @ X.T).toarray() if name == "precomputed" else X
         _MODELS[name] = est, Xp
     return _MODELS[name]
