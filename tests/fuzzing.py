@@ -58,8 +58,9 @@ INTS = (-10 ** 20, -2, -1, 0, 1, 2, 3, 7, 50, 10 ** 6, 2 ** 31, 2 ** 63, 10 ** 2
 OTHERS = ("abc", None, True, "1.0", [1.0])
 KERNELS = ("rbf", "linear", "poly", "sigmoid", "precomputed", "laplacian", "foo", 3, None,
            "callable:good", "callable:nan", "callable:inf", "callable:shape", "callable:raise", "callable:list",
-           "callable:huge")
-CLASS_WEIGHTS = ("balanced", "bogus", [[0, -1.0]], [[0, NAN]], [[1, INF]], [[0, 0.0]], [[1, 1e300]], [[99, 1.0]],
+           "callable:huge", "callable:asym", "callable:sparse")
+CLASS_WEIGHTS = ("balanced", "bogus", [[0, -1.0]], [[0, NAN]], [[1, INF]], [[0, 0.0]], [[0, 0.0], [1, 0.0]],
+                 [[1, 1e300]], [[99, 1.0]],
                  [[0, 2.0]])
 
 #: The parameters each estimator's cases vary, beyond its kernel and class weights.
@@ -126,10 +127,23 @@ DATA_FAULTS = {
     "constant_X": r"constant|class|variance|kernel|margin|separat|tube", "constant_y": r"constant|class|label|least",
     "dup_rows": None, "X_int": None, "X_float32": None, "X_bool": None, "X_sparse": None, "X_list": None,
     "X_fortran": None, "y_float_labels": r"label|continuous|class", "predict_empty": r"0 sample|sample|empty",
+    # issue 53's input classes: pandas' nullable, sparse and categorical columns, text columns,
+    # non-canonical CSR, labels of mixed types or in a pandas Series or Categorical
+    "X_Int64": None, "X_Float64": None, "X_boolean": None, "X_category": None, "X_sparse_frame": None,
+    "X_csr_dup": None, "X_nullable_na": r"NaN|nan|missing", "X_str_frame": r"string|convert|dtype|numeric|float",
+    "X_string_dtype": r"string|convert|dtype|numeric|float", "y_mixed": r"label|type|convert|float",
+    "y_series": None, "y_category": None,
 }
+#: Faults that make X a pandas DataFrame or a non-canonical CSR matrix from the float array;
+#: drawn alone among the faults that change X's type or values.
+FRAME_FAULTS = ("X_Int64", "X_Float64", "X_boolean", "X_category", "X_sparse_frame", "X_csr_dup", "X_nullable_na",
+                "X_str_frame", "X_string_dtype")
+#: Text a callable kernel takes as given (scikit-learn's SVMs hand it the input unconverted).
+TEXT_FAULTS = {"X_str", "X_str_frame", "X_string_dtype"}
 #: Data faults that must be refused (the others may be fitted).
 REFUSED_DATA = {"nan", "inf", "y_nan", "y_inf", "predict_nan", "n:0", "X_1d", "X_3d", "y_short", "X_str",
-                "X_object_none", "X_complex", "predict_width", "d:0"}
+                "X_object_none", "X_complex", "predict_width", "d:0", "X_nullable_na", "X_str_frame",
+                "X_string_dtype", "y_mixed"}
 
 
 def _st():
@@ -156,18 +170,27 @@ def estimator_case(what):
             params[name] = draw(value_strategy(name))
         if what in KERNELISED and draw(st.booleans()):
             params["kernel"] = draw(st.sampled_from(KERNELS))
-        if what in ("SVC", "LinearSVC", "NuSVC") and draw(st.integers(0, 4)) == 0:
+        if what in ("SVC", "LinearSVC", "NuSVC", "LSSVC", "KernelLogisticRegression") and draw(st.integers(0, 4)) == 0:
             params["class_weight"] = draw(st.sampled_from(CLASS_WEIGHTS))
         for name, values in CHOICES.get(what, {}).items():
             if draw(st.integers(0, 3)) == 0:
                 params[name] = draw(st.sampled_from(values))
-        faults = draw(st.lists(st.sampled_from(sorted(DATA_FAULTS)), max_size=2, unique=True))
+        faults = _compatible(draw(st.lists(st.sampled_from(sorted(DATA_FAULTS)), max_size=2, unique=True)))
         task = _task(what, params)
         if task == "multi" or (task == "binary" and draw(st.booleans())):
             task = draw(st.sampled_from(("binary", "multi"))) if task == "binary" else task
         return {"target": "estimator", "what": what, "params": params,
                 "data": {"task": task, "seed": draw(st.integers(0, 3)), "faults": faults}}
     return draw()
+
+
+def _compatible(faults):
+    """`faults` without those a frame fault (which converts the float array) cannot follow:
+    other changes of X's type, and rescalings that integer and bool columns would round away."""
+    frame = next((f for f in faults if f in FRAME_FAULTS), None)
+    if frame is None:
+        return faults
+    return [f for f in faults if f == frame or not (f.startswith(("X_", "scale:", "shift:")) or f == "huge")]
 
 
 def _task(what, params):
@@ -206,7 +229,7 @@ def file_case(kind):
         case = {"target": "file", "what": kind, "damage": damage}
         if kind == "data":
             case["compress"] = draw(st.sampled_from((None, None, "gz", "bz2")))
-            case["options"] = draw(st.sampled_from(({}, {}, {"zero_based": True}, {"n_features": 5},
+            case["options"] = draw(st.sampled_from(({}, {}, {"zero_based": True}, {"zero_based": "auto"}, {"n_features": 5},
                                                     {"n_features": 0}, {"n_features": NAN}, {"dense": True})))
         else:
             case["model"] = draw(st.sampled_from(("svc", "svc_prob", "nusvc3", "svr", "oneclass", "precomputed")
@@ -395,9 +418,14 @@ def _resolve(value):
 
 def _callable_kernel(kind):
     import numpy as np
+    import scipy.sparse as sp
 
     def kernel(A, B):
-        K = np.asarray(A, dtype=float) @ np.asarray(B, dtype=float).T
+        # a user's kernel on the rows it is given: sparse, a DataFrame, text (which it parses)
+        A, B = (np.asarray(M.toarray() if sp.issparse(M) else M, dtype=float) for M in (A, B))
+        if A.ndim == 2 and B.ndim == 2 and A.shape[1] != B.shape[1]:
+            raise ValueError(f"kernel_{kind}: X has {A.shape[1]} features, the training rows {B.shape[1]}")
+        K = A @ B.T
         if kind == "nan":
             K[0, 0] = np.nan
         elif kind == "inf":
@@ -410,6 +438,10 @@ def _callable_kernel(kind):
             K = K.tolist()
         elif kind == "huge":
             K = K * 1e300
+        elif kind == "asym":
+            K = K + 0.1 * np.arange(K.shape[1])
+        elif kind == "sparse":
+            K = sp.csr_matrix(K)
         return K
     kernel.__name__ = f"kernel_{kind}"
     return kernel
@@ -449,7 +481,7 @@ def make_data(spec):
 
     faults = spec["faults"]
     rng = np.random.default_rng(spec["seed"])
-    n = next((int(f[2:]) for f in faults if f.startswith("n:")), 30)
+    n = min((int(f[2:]) for f in faults if f.startswith("n:")), default=30)  # n:0 with n:2 is n:0
     d = 0 if "d:0" in faults else 3
     X = rng.normal(size=(n, 3))
     if spec["task"] == "binary":
@@ -490,6 +522,10 @@ def make_data(spec):
         y = y + 0.5
     if "y_str" in faults:
         y = np.array([f"c{v}" for v in y])
+    if "y_mixed" in faults and y.size:
+        first = 0 if y.dtype.kind in "US" else "a"  # the first class of another type than the others
+        y = y.astype(object)
+        y[y == y[0]] = first
     Xp = X.copy()
     if "predict_nan" in faults and Xp.size:
         Xp[0, 0] = np.nan
@@ -502,19 +538,67 @@ def make_data(spec):
                    "X_sparse": sp.csr_matrix, "X_list": lambda A: A.tolist(), "X_fortran": np.asfortranarray,
                    "X_str": lambda A: A.astype(str), "X_complex": lambda A: A + 1j,
                    "X_object_none": lambda A: np.where(np.arange(A.size).reshape(A.shape) == 0, None, A)}
-    dense_only = {"X_str", "X_complex", "X_object_none"} & set(faults)
+    dense_only = {"X_str", "X_complex", "X_object_none", "X_1d", "X_3d"} & set(faults)
     for name, convert in conversions.items():
-        if name in faults and not (name == "X_sparse" and dense_only):
+        if name in faults and not (name == "X_sparse" and dense_only) and not (name == "X_list" and sp.issparse(X)):
             X, Xp = convert(X), convert(Xp)
     if "X_1d" in faults and isinstance(X, np.ndarray):
         X = X.ravel()
     elif "X_3d" in faults and isinstance(X, np.ndarray) and X.ndim == 2:
         X = np.asarray(X)[:, :, None]
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "iufb":
+        for fault in set(faults) & set(FRAME_FAULTS):
+            X, Xp = _as_frame(X, fault, fit=True), _as_frame(Xp, fault, fit=False)
+    if spec["task"] in ("binary", "multi") and "y_category" in faults:
+        import pandas as pd
+        y = pd.Series(pd.Categorical(y))
+    elif "y_series" in faults or "y_category" in faults:
+        import pandas as pd
+        y = pd.Series(y)
     if "y_2d" in faults:
-        y = y[:, None]
+        y = np.asarray(y)[:, None]
     if "y_short" in faults:
         y = y[:-1]
     return X, y, Xp
+
+
+def _as_frame(A, fault, fit):
+    """The float array A as `fault` has it: a DataFrame of pandas' nullable, sparse or
+    categorical columns, one of a column of text, or a CSR matrix storing each entry as two
+    halves in shuffled order; `fit`: the training data (X_nullable_na puts its NA there only)."""
+    import numpy as np
+    import pandas as pd
+    import scipy.sparse as sp
+
+    A = np.asarray(A, dtype=float)
+    if fault == "X_csr_dup":
+        rng = np.random.default_rng(A.shape[0])
+        rows, cols = np.indices(A.shape).reshape(2, -1)
+        order = np.lexsort((rng.random(2 * rows.size), np.tile(rows, 2)))
+        data, indices = np.tile(A.ravel() / 2, 2)[order], np.tile(cols, 2)[order]
+        indptr = np.r_[0, np.cumsum(np.full(A.shape[0], 2 * A.shape[1]))]
+        return sp.csr_matrix((data, indices, indptr), shape=A.shape)
+
+    def column(c, j):
+        missing = [None if not np.isfinite(v) else v for v in c]
+        if fault == "X_nullable_na" and fit and j == 0 and c.size > 1:
+            missing[1] = None
+        if fault == "X_Int64" and all(v is None or abs(v) < 1e14 for v in missing):
+            return pd.array([None if v is None else int(round(v * 10)) for v in missing], dtype="Int64")
+        if fault == "X_boolean":
+            return pd.array([None if v is None else v > 0 for v in missing], dtype="boolean")
+        if fault in ("X_Float64", "X_nullable_na", "X_Int64"):
+            return pd.array(missing, dtype="Float64")
+        if fault == "X_sparse_frame":
+            return pd.arrays.SparseArray(c)
+        if j > 0:
+            return c
+        if fault == "X_category":
+            return pd.Categorical(np.round(c))
+        text = [str(v) for v in c]
+        return pd.array(text, dtype="string") if fault == "X_string_dtype" else np.array(text, dtype=object)
+
+    return pd.DataFrame({f"x{j}": column(A[:, j], j) for j in range(A.shape[1])}, index=range(A.shape[0]))
 
 
 def _invalid_params(what, params):
@@ -588,7 +672,10 @@ def _oracle(what, params, X, y, predicted, est):
         return [] if np.abs(oracle - predicted).max() <= scale else [
             f"predictions differ from scikit-learn's by {np.abs(oracle - predicted).max():.3g}"]
     kwargs.pop("max_iter", None)
-    oracle = getattr(sklearn.svm, what)(**kwargs).fit(Xd, y).predict(Xd)
+    try:
+        oracle = getattr(sklearn.svm, what)(**kwargs).fit(Xd, y).predict(Xd)
+    except ValueError:  # LIBSVM's own fit failed (its non-finite coefficients): no oracle
+        return []
     if what in ("SVR", "NuSVR"):
         worst = np.abs(oracle - predicted).max()
         return [] if worst <= 0.05 * np.ptp(y) + 1e-3 else [f"predictions differ from LIBSVM's by {worst:.3g}"]
@@ -607,6 +694,12 @@ def _check_output(what, est, X, y, Xp, spec):
         out = out.toarray() if hasattr(out, "toarray") else np.asarray(out)
         if not np.isfinite(out).all():
             problems.append("transform gives non-finite values")
+        back = est.inverse_transform(est.transform(Xp))
+        back = back.toarray() if hasattr(back, "toarray") else np.asarray(back)
+        Xd = np.asarray(Xp.toarray() if hasattr(Xp, "toarray") else Xp, dtype=float)
+        spread = np.abs(est.feature_max_ - est.feature_min_) + np.abs(est.feature_min_) * 1e-3
+        if back.shape != Xd.shape or (np.abs(back - Xd) > 1e-9 * spread).any():
+            problems.append("inverse_transform does not give X back")
         return problems, None
     if getattr(est, "refit", True) is False:  # a search that keeps no model has nothing to predict
         return ([] if hasattr(est, "best_params_") else ["no best_params_"]), None
@@ -660,7 +753,14 @@ def run_estimator(case):
            if not NUMPY_WARNINGS.search(str(w.message)) and not issubclass(w.category, DeprecationWarning)]
     problems += [f"numpy warning: {m}" for m in numpy_warnings(caught)] if not own else []
     y_unused = what == "LibsvmScaler" or spec["task"] == "oneclass"
-    refused = sorted(set(faults) & REFUSED_DATA - ({"y_nan", "y_inf", "y_short"} if y_unused else set()))
+    refused = set(faults) & REFUSED_DATA - ({"y_nan", "y_inf", "y_short", "y_mixed"} if y_unused else set())
+    if str(params.get("kernel", "")).startswith("callable:"):
+        refused -= TEXT_FAULTS  # the kernel's to read
+    if "y_str" in faults:
+        refused -= {"y_nan", "y_inf"}  # labels 'cnan' and 'cinf' are strings like the others
+    if "X_bool" in faults:
+        refused -= {"nan", "inf", "predict_nan"}  # x > 0 of NaN and inf is False and True
+    refused = sorted(refused)
     refused += _invalid_params(what, params)
     if refused:
         problems.append(f"accepted {', '.join(refused)}")
@@ -712,8 +812,8 @@ def _base_model(name):
                "svr": lambda: svmkit.SVR().fit(X, y),
                "oneclass": lambda: svmkit.OneClassSVM().fit(X),
                "precomputed": lambda: svmkit.SVC(kernel="precomputed").fit((X @ X.T).toarray(), y),
-               "linear_svc": lambda: svmkit.LinearSVC().fit(X, three),
-               "linear_svr": lambda: svmkit.LinearSVR().fit(X, y)}[name]()
+               "linear_svc": lambda: svmkit.LinearSVC(random_state=0).fit(X, three),
+               "linear_svr": lambda: svmkit.LinearSVR(random_state=0).fit(X, y)}[name]()
         Xp = (X @ X.T).toarray() if name == "precomputed" else X
         _MODELS[name] = est, Xp
     return _MODELS[name]

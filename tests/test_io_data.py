@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
+from sklearn.datasets import load_svmlight_files as sk_load_svmlight_files
 
 from svmkit.io import DataFormatError, dump_svmlight, load_svmlight, load_svmlight_files
 
@@ -188,3 +189,29 @@ def test_dump_rejects_bad_input(tmp_path):
     with pytest.raises(ValueError, match="query_id must be a one-dimensional array of integers"):
         dump_svmlight(np.ones((3, 2)), np.ones(3), path, query_id=[0.5, 1, 2])
     assert not path.exists()
+
+
+@pytest.mark.parametrize("texts", [
+    ["1 1:0.5 3:2\n-1 2:1\n"],
+    ["1 0:0.5 3:2\n-1 2:1\n"],
+    ["1 1:1\n", "-1 0:2 2:1\n"],
+    ["1 2:1\n", "-1 1:1\n"],
+    ["1 1:1\n", "-1\n"],
+], ids=["one-based", "zero-based", "one file with 0", "both one-based", "a file without indices"])
+def test_zero_based_auto_reads_as_scikit_learns_auto(tmp_path, texts):
+    """'auto': 0-based when some file has an index 0 (or no index), else 1-based (it was read
+    as True, shifting every column of a LIBSVM file)."""
+    paths = [_write(tmp_path, t, name=f"f{i}.txt") for i, t in enumerate(texts)]
+    got = load_svmlight_files(paths, zero_based="auto")
+    want = sk_load_svmlight_files(paths, zero_based="auto")
+    for a, b in zip(got, want):
+        if sp.issparse(b):
+            assert a.shape == b.shape
+            np.testing.assert_array_equal(a.toarray(), b.toarray())
+        else:
+            np.testing.assert_array_equal(a, b)
+
+
+def test_zero_based_must_be_a_bool_or_auto(tmp_path):
+    with pytest.raises(ValueError, match="zero_based must be True, False or 'auto', got zero_based='yes'"):
+        load_svmlight(_write(tmp_path, "1 1:1\n"), zero_based="yes")

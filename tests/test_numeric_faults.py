@@ -418,3 +418,70 @@ def test_hard_tube_on_small_scale_data_fits_as_the_unscaled_one(scale):
     unscaled = svmkit.SVR(kernel="linear", C=np.inf, epsilon=0.3).fit(x, t)
     scaled = svmkit.SVR(kernel="linear", C=np.inf, epsilon=0.3).fit(x * scale, t)
     np.testing.assert_allclose(scaled.predict(x * scale), unscaled.predict(x), atol=1e-6)
+
+
+@pytest.mark.parametrize("model", [svmkit.LSSVC(), svmkit.KernelLogisticRegression()], ids=lambda m: type(m).__name__)
+def test_class_weights_of_zero_for_every_class_are_named(data, model):
+    """Not a NaN intercept (LSSVC) or a ZeroDivisionError (KernelLogisticRegression)."""
+    with pytest.raises(ValueError, match=r"class_weight × sample_weight is zero for every sample \(class_weight="):
+        clone(model).set_params(class_weight={-1: 0, 1: 0}).fit(*data)
+
+
+@pytest.mark.parametrize("nu", [1e-320, 1e-200])
+@pytest.mark.parametrize("three", [False, True])
+def test_a_nu_so_small_that_the_scale_to_c_svc_overflows_is_named(data, nu, three):
+    """ν-SVC's solution scales by 1/r to C-SVC's: with ν = 1e-320 that was a NaN model, with
+    1e-200 an OverflowError (verbose) or NumPy's overflow warnings."""
+    X, y = data
+    y = np.where(np.arange(y.size) % 3 == 0, 2.0, y) if three else y
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=rf"nu={nu!r} is too small for the class pair .*overflow float64"):
+            svmkit.NuSVC(nu=nu).fit(X, y)
+
+
+def test_the_smallest_nu_that_scales_in_float64_still_fits(data):
+    model = svmkit.NuSVC(nu=1e-12).fit(*data)
+    assert np.isfinite(model.intercept_).all() and np.isfinite(model.dual_coef_).all()
+
+
+@pytest.mark.parametrize("model", [svmkit.LinearSVC(), svmkit.LinearSVR(), svmkit.LinearSVC(dual=False),
+                                   svmkit.LinearSVR(dual=False, loss="squared_epsilon_insensitive")], ids=repr)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_linear_models_name_data_whose_squared_norms_overflow(data, model, sparse):
+    """Not coef_ = 0 with only NumPy's overflow warnings."""
+    X, y = data
+    X = X * 1e200
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"the squared norm of row 0 overflows float64 .*; scale the data"):
+            clone(model).fit(sp.csr_matrix(X) if sparse else X, y)
+
+
+def test_linear_models_fit_data_large_but_whose_norms_stay_finite(data):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model = svmkit.LinearSVC(random_state=0).fit(X * 1e150, y)
+    assert np.isfinite(model.coef_).all() and np.abs(model.coef_).max() > 0
+
+
+def test_lssvc_rows_weighted_beyond_float32_are_factorised_in_float64(data):
+    """The float32 preconditioner's cast overflowed (NumPy's warning) for class_weight 1e300."""
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        heavy = svmkit.LSSVC(class_weight={1: 1e300}).fit(X, y)
+    np.testing.assert_allclose(heavy.decision_function(X), svmkit.LSSVC(class_weight={1: 1e10}).fit(X, y).decision_function(X),
+                               rtol=1e-6, atol=1e-9)
+
+
+def test_a_cache_size_of_inf_bytes_holds_every_row(data):
+    """cache_size=1.7e308 (MB) is inf bytes: the row budget was inf // width = NaN."""
+    X, y = data
+    np.testing.assert_array_equal(svmkit.SVC(cache_size=1.7e308).fit(X, y).dual_coef_, svmkit.SVC().fit(X, y).dual_coef_)
+
+
+def test_crammer_singer_weights_beyond_float64_name_c(data):
+    with pytest.raises(ValueError, match=r"crammer_singer' gives weights beyond float64's range with C=1.7e\+308"):
+        svmkit.LinearSVC(C=1.7e308, multi_class="crammer_singer").fit(*data)

@@ -221,3 +221,29 @@ def test_invalid_parameters_are_named(params, message):
 def test_y_scaling_needs_y():
     with pytest.raises(ValueError, match="y is required"):
         LibsvmScaler(y_lower=0, y_upper=1).fit(np.eye(2))
+
+
+@pytest.mark.parametrize("lower, upper", [(-1.0, 1.0), (0.0, 1.0), (-3.0, 0.5)])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_inverse_transform_undoes_transform(lower, upper, sparse):
+    """On the scaled range: lower and upper go back exactly to each feature's training min and
+    max, the values between to rounding; a constant feature (scaled to 0) back to its constant;
+    CSR in, CSR out."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4)) * [1.0, 1e3, 1e-3, 0.0] + [0.0, 5.0, -2.0, 7.0]
+    X[rng.random(X.shape) < 0.3] = 0.0
+    X[:, 3] = 7.0
+    Xin = sp.csr_matrix(X) if sparse else X
+    scaler = LibsvmScaler(lower, upper).fit(Xin)
+    back = scaler.inverse_transform(scaler.transform(Xin))
+    assert sp.issparse(back) == sparse
+    back = back.toarray() if sparse else back
+    assert (np.abs(back - X) <= 1e-13 * np.abs(X).max(axis=0)).all()
+    ends = (X == X.min(axis=0)) | (X == X.max(axis=0))
+    np.testing.assert_array_equal(back[ends], X[ends])
+
+
+def test_inverse_transform_checks_the_width():
+    scaler = LibsvmScaler().fit(np.eye(3))
+    with pytest.raises(ValueError, match="X has 2 features, but LibsvmScaler is expecting 3 features"):
+        scaler.inverse_transform(np.zeros((1, 2)))

@@ -32,12 +32,20 @@ def densify(a):
     return a.toarray() if sp.issparse(a) else a
 
 
+def _kind(dtype) -> str:
+    """The kind letter of a NumPy dtype or a pandas extension dtype, which np.dtype cannot
+    interpret: Int64, boolean, Sparse[float] give their values' kind, a categorical its
+    categories', the string dtype 'O'."""
+    categories = getattr(dtype, "categories", None)
+    return getattr(categories.dtype if categories is not None else dtype, "kind", "O")
+
+
 def holds_float32(X) -> bool:
     """Whether every value of X (an array, a sparse matrix, a DataFrame's columns) is float32:
     scikit-learn's KernelRidge keeps float32 through a fit and a prediction."""
     dtypes = getattr(X, "dtypes", None)
     if dtypes is not None and not hasattr(X, "dtype"):
-        return len(dtypes) > 0 and all(np.dtype(t) == np.float32 for t in dtypes)
+        return len(dtypes) > 0 and all(isinstance(t, np.dtype) and t == np.float32 for t in dtypes)
     return getattr(X, "dtype", None) == np.float32
 
 
@@ -48,8 +56,8 @@ def holds_numbers(X) -> bool:
         return True
     dtypes = getattr(X, "dtypes", None)
     if dtypes is not None and not hasattr(X, "dtype"):
-        return all(np.dtype(t).kind in "biuf" for t in dtypes)
-    return getattr(X, "dtype", np.dtype(object)).kind in "biuf"
+        return all(_kind(t) in "biuf" for t in dtypes)
+    return _kind(getattr(X, "dtype", np.dtype(object))) in "biuf"
 
 
 def data_fingerprint(*arrays) -> str:

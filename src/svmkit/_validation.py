@@ -21,11 +21,24 @@ def encode_classes(y, name) -> tuple[np.ndarray, np.ndarray]:
     # scikit-learn on first use: the data readers import this module without needing it
     from sklearn.utils.multiclass import check_classification_targets
 
+    check_label_types(y)
     check_classification_targets(y)
     classes, y_enc = np.unique(y, return_inverse=True)
     if classes.shape[0] < 2:
         raise ValueError(f"{name} needs samples of at least 2 classes in y; got 1 class ({classes[0]!r})")
     return classes, y_enc
+
+
+def check_label_types(y) -> None:
+    """Labels of an object array must be all strings or all numbers: scikit-learn refuses a mix
+    ('Unknown label type'), or fails sorting it ('<' not supported between 'NoneType' and 'str')."""
+    y = np.asarray(y)
+    if y.dtype != object:
+        return
+    kinds = {t.__name__: issubclass(t, str) for t in set(map(type, y.ravel()))}
+    if len(set(kinds.values())) > 1 or "NoneType" in kinds:
+        raise ValueError(f"Unknown label type: y mixes labels of types {', '.join(sorted(kinds))}; give labels "
+                         "of one type (all str, or all numbers)")
 
 
 def check_finite_rows(X, name="X") -> None:
@@ -170,9 +183,11 @@ SYMMETRY_TOL = 1e-8
 _SYMMETRY_ROWS = 512
 
 
-def check_symmetric(K) -> None:
+def check_symmetric(K, what="kernel='precomputed'", name="X", rows=None) -> None:
     """Raise a ValueError naming the row and column of the largest asymmetry of the square
-    kernel K when it exceeds SYMMETRY_TOL · max |K|; one pass over K by blocks of rows."""
+    kernel K when it exceeds SYMMETRY_TOL · max |K|; one pass over K by blocks of rows. `what`
+    is the kernel the message names, `name` the matrix, `rows` the training rows K is of
+    (default: all)."""
     if sp.issparse(K):
         K = sp.csr_matrix(K)
         D = abs(K - K.T).tocoo()
@@ -189,9 +204,10 @@ def check_symmetric(K) -> None:
                 worst = (float(D[i, j]), s + int(i), int(j))
     gap, row, col = worst
     if gap > SYMMETRY_TOL * scale:
-        raise ValueError(f"kernel='precomputed' needs a symmetric training kernel: X[{row}, {col}] = "
-                         f"{float(K[row, col])!r} but X[{col}, {row}] = {float(K[col, row])!r} "
-                         f"(the largest asymmetry, above {SYMMETRY_TOL}·max|X|)")
+        at = (lambda i: i) if rows is None else (lambda i: int(rows[i]))
+        raise ValueError(f"{what} needs a symmetric training kernel: {name}[{at(row)}, {at(col)}] = "
+                         f"{float(K[row, col])!r} but {name}[{at(col)}, {at(row)}] = {float(K[col, row])!r} "
+                         f"(the largest asymmetry, above {SYMMETRY_TOL}·max|{name}|)")
 
 
 def check_precomputed(X, n_train=None) -> None:
@@ -219,10 +235,10 @@ def validate_X(est, X, reset=True):
     X = to_host(X)
     if _takes_raw(est, X):
         return _raw_rows(est, X, reset)
-    _refuse_text(X)
+    X = numeric_input(X)
     X = validate_data(est, X, reset=reset, **_X_FORMAT)
     check_finite_rows(X)
-    return X
+    return canonical(X)
 
 
 def _takes_raw(est, X) -> bool:
@@ -243,14 +259,53 @@ def _raw_rows(est, X, reset) -> RawRows:
     return rows
 
 
-def _refuse_text(X, name="X"):
-    """NumPy turns the strings '0.5' into 0.5 on the way to float64: text data is refused instead."""
+def numeric_input(X, name="X"):
+    """X ready for scikit-learn's conversion to float64, or a ValueError naming the text in it:
+    NumPy would turn the strings '0.5' into 0.5 (scikit-learn 1.9 accepts them), so text
+    columns are refused, as text arrays are. A DataFrame of sparse columns whose fill value
+    is not 0 (pandas' default for floats is NaN) is made dense: pandas converts only fill 0
+    to a sparse matrix."""
+    if sp.issparse(X):
+        return X
+    if hasattr(X, "columns") and hasattr(X, "dtypes") and not hasattr(X, "dtype"):
+        for i, (column, dtype) in enumerate(X.dtypes.items()):
+            if getattr(dtype, "kind", "O") in "OSU":  # object, string and categorical columns
+                values = dtype.categories if getattr(dtype, "name", "") == "category" else X.iloc[:, i]
+                _refuse_text_values(values, dtype, f"{name} column {column!r}")
+        sparse = [getattr(dtype, "fill_value", None) for dtype in X.dtypes if type(dtype).__name__ == "SparseDtype"]
+        if sparse and len(sparse) == X.shape[1] and any(fill != 0 for fill in sparse):
+            X = X.sparse.to_dense()
+        return X
     try:
-        dtype = None if sp.issparse(X) else np.asarray(X).dtype
+        values = np.asarray(X)
     except ValueError:  # a ragged list: the front door's own check names it
+        return X
+    if values.dtype.kind in "USa":
+        raise ValueError(f"{name} holds strings (dtype {values.dtype}); give numbers")
+    if values.dtype == object and values.ndim == 2:
+        for j in range(values.shape[1]):
+            _refuse_text_values(values[:, j], values.dtype, f"{name} column {j}")
+    return X
+
+
+def _refuse_text_values(values, dtype, where) -> None:
+    """Raise a ValueError naming `where` when `values` (of `dtype`) hold a string."""
+    if getattr(dtype, "kind", "O") not in "OSU":
         return
-    if dtype is not None and dtype.kind in "USa":
-        raise ValueError(f"{name} holds strings (dtype {dtype}); give numbers")
+    text = next((v for v in values if isinstance(v, (str, bytes))), None)
+    if text is not None:
+        raise ValueError(f"{where} holds strings (dtype {dtype}, e.g. {text!r}); give numbers "
+                         "(convert the column with astype(float), or encode it)")
+
+
+def canonical(X):
+    """X, or for a CSR matrix with duplicate entries or unsorted indices a copy with the
+    duplicates summed and the indices sorted (the user's matrix is left as it is): the
+    solvers read each row's entries as distinct and ordered, as its dense twin's."""
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
 
 
 def validate_Xy(est, X, y, y_numeric=False, multi_output=False):
@@ -261,7 +316,7 @@ def validate_Xy(est, X, y, y_numeric=False, multi_output=False):
         y = _check_y(y, multi_output=multi_output, y_numeric=y_numeric, estimator=est)
         check_consistent_length(X, y)
         return _raw_rows(est, X, True), y
-    _refuse_text(X)
+    X = numeric_input(X)
     if y_numeric and y is not None and np.asarray(y).dtype.kind in "fc":
         y_arr = np.asarray(y)
         check_finite_rows(np.atleast_2d(y_arr.T).T, name="y")
@@ -270,7 +325,9 @@ def validate_Xy(est, X, y, y_numeric=False, multi_output=False):
     else:
         X, y = validate_data(est, X, y, y_numeric=y_numeric, multi_output=multi_output, **_X_FORMAT)
     check_finite_rows(X)
-    return X, y
+    if y_numeric and np.asarray(y).dtype.kind in "USa":  # as X: NumPy would parse the strings '0.5'
+        raise ValueError(f"y holds strings (dtype {np.asarray(y).dtype}); give numbers")
+    return canonical(X), y
 
 
 def validate_sample_weight(sample_weight, X) -> np.ndarray:

@@ -125,11 +125,22 @@ def _read(path) -> bytes:
             _fail(path, f"cannot decompress it ({exc})")
 
 
-def _load_one(path, n_features, zero_based, dtype, query_id):
+def _zero_indexed(content) -> bool:
+    """scikit-learn's zero_based='auto' test of one file: whether it has an index 0, or no
+    index at all (a file it cannot parse tells nothing: the load then names its fault)."""
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X = load_svmlight_file(io.BytesIO(content), zero_based=True)[0]
+    except (ValueError, OverflowError):
+        return False
+    return X.indices.size == 0 or int(X.indices.min()) == 0
+
+
+def _load_one(path, content, n_features, zero_based, dtype, query_id):
     # sklearn.datasets imports every data set loader with it (some 0.05 s): only when reading
     from sklearn.datasets import load_svmlight_file
 
-    content = _read(path)
     try:
         X, y, *qid = load_svmlight_file(io.BytesIO(content), n_features=n_features, dtype=dtype,
                                         zero_based=zero_based, query_id=query_id)
@@ -150,14 +161,21 @@ def load_svmlight_files(paths, n_features=None, zero_based=False, dtype=np.float
     """Load several LIBSVM files into matrices of one width: `n_features`, or the largest index.
 
     Returns [X1, y1, X2, y2, ...] ([X1, y1, qid1, ...] with `query_id`). X is CSR (int32 indices
-    when they fit) or, with `dense`, an ndarray. Indices are 1-based, 0-based with `zero_based`.
-    `qid:N` after a label is read, and checked, only with `query_id`; otherwise it is skipped.
+    when they fit) or, with `dense`, an ndarray. Indices are 1-based, 0-based with `zero_based`;
+    with zero_based='auto', 0-based when some file has an index 0 (or none), as scikit-learn's
+    load_svmlight_files. `qid:N` after a label is read, and checked, only with `query_id`;
+    otherwise it is skipped.
     """
     if isinstance(paths, (str, bytes, os.PathLike)):
         raise ValueError(f"paths must be a list of paths, got the single path {paths!r}")
     if n_features is not None and check_int(n_features, "n_features") < 1:
         raise ValueError(f"n_features must be a positive integer or None, got n_features={n_features!r}")
-    loaded = [_load_one(p, n_features, bool(zero_based), dtype, query_id) for p in paths]
+    if not (isinstance(zero_based, (bool, np.bool_)) or (isinstance(zero_based, str) and zero_based == "auto")):
+        raise ValueError(f"zero_based must be True, False or 'auto', got zero_based={zero_based!r}")
+    contents = [_read(p) for p in paths]
+    if isinstance(zero_based, str):
+        zero_based = any(_zero_indexed(c) for c in contents)
+    loaded = [_load_one(p, c, n_features, bool(zero_based), dtype, query_id) for p, c in zip(paths, contents)]
     width = n_features or max(X.shape[1] for X, *_ in loaded)
     result = []
     for X, *rest in loaded:
@@ -175,8 +193,9 @@ def load_svmlight(path, n_features=None, zero_based=False, dtype=np.float64, que
         The file to read.
     n_features : int or None, default=None
         Width of X; None takes the largest index in the file. An index past it is an error.
-    zero_based : bool, default=False
-        Whether indices count from 0 (LIBSVM's files count from 1).
+    zero_based : bool or 'auto', default=False
+        Whether indices count from 0 (LIBSVM's files count from 1); 'auto': from 0 when the
+        file has an index 0, as scikit-learn's load_svmlight_file.
     dtype : numpy dtype, default=float64
         Type of X's values.
     query_id : bool, default=False

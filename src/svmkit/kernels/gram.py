@@ -193,7 +193,9 @@ def call_kernel(spec: KernelSpec, A, B) -> np.ndarray:
     """A callable kernel's K(A, B) as float64, checked: a ValueError naming the callable when
     it is not of shape (A rows, B rows) or not finite, which the solvers would turn into an
     IndexError or a silently wrong fit."""
-    K = np.asarray(spec.func(raw_data(A), raw_data(B)), dtype=np.float64)
+    K = spec.func(raw_data(A), raw_data(B))
+    # a SciPy sparse matrix (of any format) as scikit-learn's SVMs take it: densified
+    K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
     name = getattr(spec.func, "__qualname__", repr(spec.func))
     if K.shape != (A.shape[0], B.shape[0]):
         raise ValueError(f"kernel callable {name} returned shape {K.shape} for {A.shape[0]} and {B.shape[0]} "

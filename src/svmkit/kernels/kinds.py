@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from svmkit import _scratch
 from svmkit._arrays import RawRows, densify, holds_numbers, raw_data
 from svmkit._threads import compiled_thread_count, compiled_threads, one_blas_thread
-from svmkit._validation import check_precomputed
+from svmkit._validation import check_precomputed, check_symmetric
 from svmkit.kernels import device
 from svmkit.kernels.gram import (TRAIN_OVERLAP, CentreKernel, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
                                  kernel_block, kernel_diag, row_sq_norms)
@@ -318,9 +318,23 @@ class ColumnCentres(Centres):
         return out
 
 
+#: Training rows on which a callable kernel's symmetry is checked at fit: one call of the
+#: kernel on at most this many rows, whatever the size of X.
+SYMMETRY_SAMPLE = 256
+
+
 class CallableKernel(DotKernel):
     """func(A, B) gives the Gram matrix K(A, B); data that is not numbers in an array (RawRows)
     reaches it as the user gave it."""
+
+    def check_input(self, X, n_train=None) -> None:
+        """At fit, K(S, S) on up to SYMMETRY_SAMPLE rows S spread over X must be symmetric, as a
+        precomputed kernel must: on a kernel that is not, SMO may cycle to its cap."""
+        if n_train is not None:
+            return
+        rows = np.unique(np.linspace(0, X.shape[0] - 1, min(X.shape[0], SYMMETRY_SAMPLE)).astype(np.int64))
+        name = getattr(self.func, "__qualname__", repr(self.func))
+        check_symmetric(call_kernel(self, X[rows], X[rows]), f"kernel callable {name}", "K(X, X)", rows)
 
     def training_input(self, X):
         return X if isinstance(X, RawRows) else as_kernel_input(X, TRAIN_OVERLAP)

@@ -7,6 +7,8 @@ import numbers
 import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 
+from svmkit._validation import check_label_types
+
 
 def make_folds(cv, X, y, classifier: bool, random_state=None) -> list[tuple[np.ndarray, np.ndarray]]:
     """(train, test) row indices of each fold. An integer `cv` gives stratified folds for a
@@ -15,6 +17,8 @@ def make_folds(cv, X, y, classifier: bool, random_state=None) -> list[tuple[np.n
 
     A classifier's folds are checked: an integer `cv` must not exceed the smallest class, and
     every training fold must hold every class."""
+    if classifier:
+        check_label_types(y)
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         if cv < 2:
             raise ValueError(f"cv must be at least 2 folds, got cv={cv}")

@@ -12,14 +12,14 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import check_class_weight, check_max_iter, check_seed, encode_classes, one_of, real, validate_sample_weight, validate_Xy
+from svmkit._validation import check_class_weight, check_max_iter, check_seed, encode_classes, one_of, real, validate_Xy
 from svmkit.backend import DEVICES
 from svmkit.exceptions import warn
 from svmkit.models import nystrom_on_cluster
 from svmkit.models.dense_expansion import DenseExpansionModel, check_components
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.session import FitSession
-from svmkit.models.svc import class_weights
+from svmkit.models.svc import row_weights
 from svmkit.parallel.cluster import check_scheduler_address
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
 from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS
@@ -137,7 +137,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         X, y = validate_Xy(self, X, y)
         self.classes_, y_enc = encode_classes(y, type(self).__name__)
         T = (y_enc[:, None] == 1).astype(np.float64) if self.classes_.shape[0] == 2 else np.eye(self.classes_.shape[0])[y_enc]
-        weight = validate_sample_weight(sample_weight, X) * class_weights(self.class_weight, self.classes_, y_enc)[y_enc]
+        weight = row_weights(self, sample_weight, X, y_enc)
         return X, T, self.C * weight
 
     def _solve_session(self, session: FitSession, starts):

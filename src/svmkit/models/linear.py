@@ -21,6 +21,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -82,6 +83,24 @@ def resolve_dual(dual, loss, penalty, multi_class, X) -> bool:
 def _rows_of(X, keep):
     """X[keep], without a copy when every row is kept."""
     return X if keep.size == X.shape[0] else X[keep]
+
+
+def check_row_norms(X) -> None:
+    """Raise a ValueError naming the first row whose squared norm ‖x‖² overflows float64: the
+    solvers' step sizes 1/‖x‖² and their products wᵀx would be 0 and inf (a model of zeros,
+    NumPy's overflow warnings); the norms are taken on X / max|X|, so they cannot overflow."""
+    data = X.data if sp.issparse(X) else X
+    top = float(np.abs(data).max()) if data.size else 0.0
+    if top < np.sqrt(np.finfo(np.float64).max / max(X.shape[1], 1)):
+        return
+    scaled = X / top
+    squares = scaled.multiply(scaled) if sp.issparse(X) else scaled * scaled
+    norms = np.asarray(squares.sum(axis=1)).ravel()
+    with np.errstate(over="ignore"):
+        over = np.flatnonzero(~np.isfinite(norms * top * top))
+    if over.size:
+        raise ValueError(f"X's values are too large: the squared norm of row {int(over[0])} overflows float64 "
+                         f"(largest |X| = {top:g}); scale the data (e.g. StandardScaler or svmkit.LibsvmScaler)")
 
 
 def _decision_rows(X, w, bias):
@@ -282,13 +301,14 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     def _fit_in_memory(self, X, y, sample_weight):
         self._check_params()
         X, y = validate_Xy(self, X, y)
+        check_row_norms(X)
         self.classes_, y_enc = encode_classes(y, "LinearSVC")
         dual = resolve_dual(self.dual, self.loss, self.penalty, self.multi_class, X)
         sw = validate_sample_weight(sample_weight, X)
         cw = class_weights(self.class_weight, self.classes_, y_enc, sample_weight=sw)
         solver = solver_number(self.multi_class, self.penalty, self.loss, dual)
         c = self.C * cw[y_enc] * sw
-        keep = positive_rows(c)
+        keep = positive_rows(c, "class_weight × sample_weight" if self.class_weight is not None else "sample_weight")
         Xk, c, y_enc = _rows_of(X, keep), c[keep], y_enc[keep]
         if solver == CRAMMER_SINGER:
             return self._fit_crammer_singer(Xk, y_enc, c)
@@ -332,6 +352,9 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         bias = self._bias()
         k = self.classes_.shape[0]
         W, alpha, it = crammer_singer(X, bias, y_enc, c, k, self.tol, self._passes(), self._seed())
+        if not np.isfinite(W).all():
+            raise ValueError(f"multi_class='crammer_singer' gives weights beyond float64's range with C={self.C!r} "
+                             f"(intercept_scaling={self.intercept_scaling!r}); lower C or scale the data")
         scores = np.column_stack([_decision_rows(X, W[:, m], bias) for m in range(k)])
         rows = np.arange(y_enc.size)
         margins = scores - scores[rows, y_enc][:, None] + 1.0
@@ -450,6 +473,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     def _fit_in_memory(self, X, y, sample_weight):
         self._check_params()
         X, y = validate_Xy(self, X, y, y_numeric=True)
+        check_row_norms(X)
         dual = resolve_dual(self.dual, self.loss, "l2", "ovr", X)
         sw = validate_sample_weight(sample_weight, X)
         solver = solver_number("ovr", "l2", self.loss, dual)

@@ -31,7 +31,7 @@ from svmkit._validation import (check_bool, check_class_weight, check_real, enco
 from svmkit.models import nystrom_on_cluster, ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
-from svmkit.models.svc import class_weights
+from svmkit.models.svc import row_weights
 from svmkit.parallel.cluster import check_scheduler_address
 from svmkit.solvers.factorisations import bordered_loo, bordered_solution
 
@@ -281,7 +281,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         classes = [1] if n_classes == 2 else range(n_classes)
         weight = None
         if sample_weight is not None or self.class_weight is not None:
-            weight = validate_sample_weight(sample_weight, X) * class_weights(self.class_weight, self.classes_, y_enc)[y_enc]
+            weight = row_weights(self, sample_weight, X, y_enc)
         return X, (np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes]), y), weight
 
     def _fit_problems(self, session, Y, y):

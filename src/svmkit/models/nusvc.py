@@ -18,6 +18,11 @@ from svmkit.models.svc import BaseSVC
 from svmkit.solvers.smo_batch import DualBatch
 
 
+#: The smallest |r| whose scales of ν-SVC's solution to C-SVC's, 1/r (α, ρ) and 1/r² (the
+#: objective), stay finite: below it (ν near 0, e.g. 1e-200) they overflow to inf and NaN.
+_SMALLEST_R = 1 / np.sqrt(np.finfo(np.float64).max)
+
+
 class NuSVC(BaseSVC):
     """ν-SVC, scikit-learn compatible, exact against LIBSVM (-s 1).
 
@@ -98,6 +103,10 @@ class NuSVC(BaseSVC):
         if res.r == 0:  # LIBSVM divides by r regardless (a negative r too, as here)
             raise ValueError(f"nu-SVC's margin r is {res.r:g} for the class pair {self._pair_label(pair)}: the "
                              "kernel does not tell the classes apart (e.g. it is constant on their rows)")
+        if abs(res.r) < _SMALLEST_R:
+            raise ValueError(f"nu={self.nu!r} is too small for the class pair {self._pair_label(pair)}: nu-SVC's "
+                             f"margin r = {res.r:g} makes its C = 1/r and objective (1/r²) overflow float64; use a "
+                             "larger nu")
         return problem, res, 1 / res.r
 
     def _dual_batch(self, ypair, weight, kidx, offsets):
@@ -110,7 +119,7 @@ class NuSVC(BaseSVC):
         return None if posed is None else DualBatch(posed[0], offsets, posed[1])
 
     def _batch_scale(self, res):
-        return None if np.any(res.r == 0) else 1 / res.r
+        return None if np.any(np.abs(res.r) < _SMALLEST_R) else 1 / res.r  # `_solve_pair` names the pair
 
     def _pair_summary(self, res, pair):
         return (f"C = {1 / res.r:f}",)

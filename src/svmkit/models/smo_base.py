@@ -193,11 +193,12 @@ def each_task(rows: RowSource, work, tasks, verbose=False) -> list:
                      limit_threads=True)
 
 
-def positive_rows(sample_weight: np.ndarray) -> np.ndarray:
-    """The rows of positive weight, which the dual keeps (as scikit-learn's LIBSVM does)."""
+def positive_rows(sample_weight: np.ndarray, name="sample_weight") -> np.ndarray:
+    """The rows of positive weight, which the dual keeps (as scikit-learn's LIBSVM does);
+    `name` says what the weights are made of."""
     keep = np.flatnonzero(sample_weight > 0)
     if keep.size == 0:
-        raise ValueError("sample_weight is zero for every sample; at least one must be positive")
+        raise ValueError(f"{name} is zero for every sample; at least one must be positive")
     return keep
 
 

@@ -61,6 +61,16 @@ def class_weights(cw, classes, y_enc, sample_weight=None) -> np.ndarray:
     return weights
 
 
+def row_weights(est, sample_weight, X, y_enc) -> np.ndarray:
+    """Each row's weight, sample_weight × class_weight[y] of `est` (its classes_ set); a
+    ValueError naming both when every one is zero, where the solvers would divide by 0."""
+    weight = validate_sample_weight(sample_weight, X) * class_weights(est.class_weight, est.classes_, y_enc)[y_enc]
+    if not (weight > 0).any():
+        raise ValueError(f"class_weight × sample_weight is zero for every sample (class_weight={est.class_weight!r}); "
+                         "at least one sample must have a positive weight")
+    return weight
+
+
 class BaseSVC(ClassifierMixin, SMOModel):
     """One-vs-one support vector classification; subclasses give each pair's dual problem."""
 

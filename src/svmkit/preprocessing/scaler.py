@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils import check_array, check_consistent_length
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from svmkit._validation import check_int, check_real
+from svmkit._validation import check_int, check_real, numeric_input
 from svmkit.exceptions import DataFormatError
 from svmkit.io.range_file import read_range, write_range
 
@@ -91,7 +91,7 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         y's when y scaling is on."""
         _check_limits(self.lower, self.upper, ("lower", "upper"))
         scales_y = self._scales_y()
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
+        X = validate_data(self, numeric_input(X), accept_sparse="csr", dtype=np.float64)
         lo, hi = X.min(axis=0), X.max(axis=0)
         self.feature_min_ = lo.toarray().ravel() if sp.issparse(lo) else lo
         self.feature_max_ = hi.toarray().ravel() if sp.issparse(hi) else hi
@@ -108,20 +108,42 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         lo, hi = self.feature_min_[features], self.feature_max_[features]
         return np.where(lo == hi, 0.0, _minmax_map(v, lo, hi, float(self.lower), float(self.upper)))
 
+    def _unscale(self, v, features):
+        """The inverse of `_scale`: lower → min_j, upper → max_j exactly; constant features
+        give their constant."""
+        lo, hi = self.feature_min_[features], self.feature_max_[features]
+        return np.where(lo == hi, lo, _minmax_map(v, float(self.lower), float(self.upper), lo, hi))
+
     def transform(self, X):
         """Scale X: dense in, dense out; CSR in, CSR out without entries that scale to 0."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(self, numeric_input(X), accept_sparse="csr", dtype=np.float64, reset=False)
+        return self._map(X, self._scale)
+
+    def inverse_transform(self, X):
+        """Map scaled data back to the data's units: lower → feature_min_, upper → feature_max_,
+        linear in between (the inverse of `transform` on [lower, upper], to rounding); a
+        constant feature gives its constant. Dense in, dense out; CSR in, CSR out."""
+        check_is_fitted(self)
+        X = check_array(numeric_input(X), accept_sparse="csr", dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but LibsvmScaler is expecting "
+                             f"{self.n_features_in_} features as input.")
+        return self._map(X, self._unscale)
+
+    @staticmethod
+    def _map(X, f):
+        """f(values, features) applied to every entry of X, the absent zeros of a CSR X included."""
         if not sp.issparse(X):
-            return self._scale(X, slice(None))
+            return f(X, slice(None))
         X = X.copy()
         X.sum_duplicates()
-        # features where 0 scales to nonzero: svm-scale writes them on every line, so they
+        # features where 0 maps to nonzero: svm-scale writes them on every line, so they
         # come from a dense block and their stored entries are zeroed to make room
-        fills = self._scale(np.zeros(X.shape[1]), slice(None)) != 0
+        fills = f(np.zeros(X.shape[1]), slice(None)) != 0
         filled = np.flatnonzero(fills)
-        block = sp.csr_matrix(self._scale(X[:, filled].toarray(), filled))
-        X.data = np.where(fills[X.indices], 0.0, self._scale(X.data, X.indices))
+        block = sp.csr_matrix(f(X[:, filled].toarray(), filled))
+        X.data = np.where(fills[X.indices], 0.0, f(X.data, X.indices))
         X = X + type(X)((block.data, filled[block.indices], block.indptr), shape=X.shape)
         X.eliminate_zeros()
         return X

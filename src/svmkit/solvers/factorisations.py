@@ -140,6 +140,8 @@ def _lower_column_sq_norms(A: np.ndarray) -> np.ndarray:
     return out
 
 
+#: The largest float32: a kernel entry beyond it has no float32 factor.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 #: Relative residual at which the float32-preconditioned CG stops: float64's rounding level.
 MIXED_TOL = 1e-13
 #: CG steps after which a float32-preconditioned solve gives way to a float64 factorisation.
@@ -160,12 +162,16 @@ class MixedCholeskyShift:
     def __init__(self, K, shift: float, xp=np):
         self.K, self.shift, self.xp = K, shift, xp
         self._double = None
+        self.factor32 = None
+        # entries beyond float32's range (rows weighted by 1e300) leave the factorisation to float64
+        if float(xp.abs(K).max(initial=0.0)) + abs(shift) >= FLOAT32_MAX:
+            return
         H32 = K.astype(np.float32)
         _add_diagonal(xp, H32, shift)
         try:
             self.factor32 = _lower_factor(xp, H32)
         except la.LinAlgError:
-            self.factor32 = None
+            pass
 
     def _matvec(self, P):
         """H·P; on the host by symv on K's lower triangle (half the traffic of a general product)."""

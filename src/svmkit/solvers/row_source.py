@@ -155,7 +155,8 @@ class CachedRows:
         self.column_of = getattr(kernel, "column_of", None)
         self.width = getattr(kernel, "n_columns", self.n)
         self.xp = getattr(kernel, "xp", np)
-        budget_rows = int(cache_size * 2**20 // (4 * max(self.width, 1)))
+        # a cache_size of 1e308 MB is inf bytes: every row fits
+        budget_rows = int(min(cache_size * 2**20 / (4 * max(self.width, 1)), self.n))
         self.capacity = int(min(self.n, max(budget_rows, min_rows, 2)))
         if self.xp is np:
             self.store = _scratch.take((self.capacity, self.width), np.float32)
