@@ -457,3 +457,9 @@ def test_info_describes_a_saved_pipeline_step_by_step(tmp_path):
     lines = describe(svmkit.load(tmp_path / "pipe.svmkit"))
     assert lines[0] == "pipeline: standardscaler (StandardScaler) -> svc (SVC)"
     assert lines[1] == "type: SVC" and any(line.startswith("support vectors: ") for line in lines)
+
+
+@pytest.mark.parametrize("args", [["train", "-s", "0", "-n", "nan"], ["train", "-c", "NaN"], ["scale", "-l", "nan"]])
+def test_a_nan_option_is_refused_by_name(args, tmp_path):
+    status, _, err = run_main(*args, DATA / "heart_scale", tmp_path / "out")
+    assert status != 0 and "is not a number (NaN)" in err and args[-2] in err

@@ -144,6 +144,8 @@ NATIVE_FAULTS = {
     "n_support_ of rank 2": (lambda s: {"n_support_": s["n_support_"].reshape(1, 2)}, r"n_support_ .* does not add up"),
     "gamma_ zero": (lambda s: {"gamma_": np.float64(0.0)}, r"gamma_=0.0 is not positive, which gamma='scale'"),
     "negative class weight": (lambda s: {"class_weight_": -s["class_weight_"]}, "class_weight_ holds a negative"),
+    "csr shape of floats": (lambda s: {"support_vectors_.shape": s["support_vectors_.shape"] + 0.5},
+                            "sparse indices, indptr and shape must be integers"),
 }
 
 

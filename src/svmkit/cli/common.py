@@ -3,12 +3,26 @@
 
 from __future__ import annotations
 
+import argparse
+import math
 import sys
 
 import numpy as np
 
 # The readers and the models are imported in the functions that use them, so that importing
 # this module (every command does, to build its parser) loads neither scikit-learn nor the compiled core.
+
+
+def number(text: str) -> float:
+    """An option's real value: what float() reads, NaN refused (it orders against nothing, so
+    it would pass every range check and reach the model)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (NaN)")
+    return value
 
 
 def release_workers():

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from svmkit.cli.common import check_inputs, check_outputs
+from svmkit.cli.common import check_inputs, check_outputs, number
 
 #: The largest feature index `svmkit scale` takes. Like svm-scale it holds each feature's
 #: minimum and maximum up to the largest index (here a few float64 arrays of that length, 1 GiB
@@ -32,9 +32,9 @@ options:
 def add_parser(sub):
     p = sub.add_parser("scale", help="scale a LIBSVM data file to a range (svm-scale's options)",
                        usage="svmkit scale [options] data_filename", libsvm_usage=USAGE)
-    p.add_argument("-l", "--lower", type=float, default=-1.0, help="x scaling lower limit (default -1)")
-    p.add_argument("-u", "--upper", type=float, default=1.0, help="x scaling upper limit (default +1)")
-    p.add_argument("-y", "--y-range", type=float, nargs=2, metavar=("Y_LOWER", "Y_UPPER"),
+    p.add_argument("-l", "--lower", type=number, default=-1.0, help="x scaling lower limit (default -1)")
+    p.add_argument("-u", "--upper", type=number, default=1.0, help="x scaling upper limit (default +1)")
+    p.add_argument("-y", "--y-range", type=number, nargs=2, metavar=("Y_LOWER", "Y_UPPER"),
                    help="y scaling limits (default: no y scaling)")
     p.add_argument("-s", "--save", metavar="SAVE_FILENAME", help="save scaling parameters to save_filename")
     p.add_argument("-r", "--restore", metavar="RESTORE_FILENAME",

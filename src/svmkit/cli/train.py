@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from svmkit.cli.common import check_inputs, check_outputs, read_data
+from svmkit.cli.common import check_inputs, check_outputs, number, read_data
 from svmkit.cli.progress import gap_progress, progress
 from svmkit.cli.report import accuracy_line, regression_lines
 
@@ -70,7 +70,7 @@ def add_parser(sub):
                         "(dual), 2 L2-loss SVC (primal), 3 L1-loss SVC (dual), 4 Crammer-Singer multi-class SVC, "
                         "5 L1-regularised L2-loss SVC, 11 L2-loss SVR (primal), 12 L2-loss SVR (dual), 13 L1-loss SVR (dual); "
                         "the model is a LIBLINEAR file")
-    p.add_argument("-B", "--bias", type=float, default=-1.0,
+    p.add_argument("-B", "--bias", type=number, default=-1.0,
                    help="with --linear: bias b > 0 adds a constant feature b (default -1; b <= 0: none)")
     p.add_argument("training_file")
     p.add_argument("model_file", nargs="?")
@@ -82,14 +82,14 @@ def add_svm_options(p):
     p.add_argument("-s", "--svm-type", type=int, default=None, help="(default 0; with --linear 1)")
     p.add_argument("-t", "--kernel-type", type=int, choices=range(5), default=2, help="(default 2)")
     p.add_argument("-d", "--degree", type=int, default=3, help="degree in the kernel function (default 3)")
-    p.add_argument("-g", "--gamma", type=float, default=0.0, help="gamma in the kernel (default 1/num_features)")
-    p.add_argument("-r", "--coef0", type=float, default=0.0, help="coef0 in the kernel (default 0)")
-    p.add_argument("-c", "--cost", type=float, default=1.0, help="C of C-SVC, epsilon-SVR, nu-SVR (default 1)")
-    p.add_argument("-n", "--nu", type=float, default=0.5, help="nu of nu-SVC, one-class SVM, nu-SVR (default 0.5)")
-    p.add_argument("-p", "--epsilon", type=float, default=0.1, help="epsilon of epsilon-SVR's loss (default 0.1)")
-    p.add_argument("-m", "--cache-size", type=float, default=None,
+    p.add_argument("-g", "--gamma", type=number, default=0.0, help="gamma in the kernel (default 1/num_features)")
+    p.add_argument("-r", "--coef0", type=number, default=0.0, help="coef0 in the kernel (default 0)")
+    p.add_argument("-c", "--cost", type=number, default=1.0, help="C of C-SVC, epsilon-SVR, nu-SVR (default 1)")
+    p.add_argument("-n", "--nu", type=number, default=0.5, help="nu of nu-SVC, one-class SVM, nu-SVR (default 0.5)")
+    p.add_argument("-p", "--epsilon", type=number, default=0.1, help="epsilon of epsilon-SVR's loss (default 0.1)")
+    p.add_argument("-m", "--cache-size", type=number, default=None,
                    help="kernel cache in MB (default: the estimators' 1024; svm-train's is 100)")
-    p.add_argument("-e", "--tolerance", type=float, default=None,
+    p.add_argument("-e", "--tolerance", type=number, default=None,
                    help="stopping tolerance (default 0.001; with --linear, LIBLINEAR's: 0.1 for -s 1, 3, 4, 12 "
                         "and 13, 0.01 for -s 2 and 5, 0.0001 for -s 11)")
     p.add_argument("-h", "--shrinking", type=int, choices=(0, 1), default=1, help="use shrinking (default 1)")

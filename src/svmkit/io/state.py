@@ -152,6 +152,8 @@ def _set_expansion_state(est, state):
     for name in FITTED:
         if f"{name}.data" in state:
             data, indices, indptr, shape = (state[f"{name}.{part}"] for part in _CSR_PARTS)
+            if any(a.dtype.kind not in "iu" for a in (indices, indptr, shape)) or shape.shape != (2,):
+                raise ValueError(f"{name}'s sparse indices, indptr and shape must be integers (shape two of them)")
             fitted[name] = sp.csr_matrix((data, indices, indptr), shape=tuple(int(v) for v in shape))
         elif name in state:
             value = state[name]
