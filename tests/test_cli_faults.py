@@ -39,7 +39,9 @@ def test_grid_names_a_log2_range_beyond_float64(flag, value, message):
 def test_scale_limits_must_be_finite(args, tmp_path):
     result = svmkit_cli("scale", *args, DATA / "heart_scale")
     assert result.returncode == 1
-    assert result.stderr.startswith("svmkit scale: error: -l, -u and -y take finite numbers")
+    assert result.stderr.startswith(("svmkit scale: error: -l, -u and -y take finite numbers",
+                                     f"svmkit scale: error: argument {args[0]}/"))
+    assert "finite" in result.stderr or "is not a number (NaN)" in result.stderr
 
 
 _LONG_TRAIN = """
@@ -71,5 +73,7 @@ def test_ctrl_c_stops_svmkit_train(tmp_path):
 
 
 def test_train_bias_must_be_finite(tmp_path):
-    result = svmkit_cli("train", "--linear", "-B", "nan", DATA / "heart_scale", tmp_path / "m")
-    assert result.returncode == 1 and result.stderr == "svmkit train: error: -B takes a finite number, got -B nan\n"
+    for value, message in (("nan", "argument -B/--bias: 'nan' is not a number (NaN)"),
+                           ("inf", "-B takes a finite number, got -B inf")):
+        result = svmkit_cli("train", "--linear", "-B", value, DATA / "heart_scale", tmp_path / "m")
+        assert result.returncode == 1 and result.stderr == f"svmkit train: error: {message}\n"

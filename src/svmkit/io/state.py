@@ -9,7 +9,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, StandardScaler
 
-from svmkit._validation import check_params
 from svmkit.io.data import pad_columns
 from svmkit.models import (LSSVC, LSSVR, SVC, SVR, KernelLogisticRegression, KernelRidge, LinearSVC, LinearSVR,
                            NuSVC, NuSVR, OneClassSVM)
@@ -89,10 +88,8 @@ def set_state(est, state: dict[str, np.ndarray]):
 
 def _check_params(est) -> None:
     """The parameter checks the estimator's fit runs (a HardBandSVR's do not matter to prediction)."""
-    if isinstance(est, KernelExpansion):
-        check_params(est, est._constraints)
-    elif isinstance(est, (LinearSVC, LinearSVR)):
-        est._check_params()
+    if hasattr(est, "check_parameters"):
+        est.check_parameters()
     elif isinstance(est, LibsvmScaler):
         _check_limits(est.lower, est.upper, ("lower", "upper"))
         est._scales_y()
@@ -168,7 +165,8 @@ def _set_expansion_state(est, state):
 
 def _check_gamma(est, gamma):
     """The resolved γ: the parameter itself when it is a number, else ('scale', 'auto') > 0."""
-    param = est._gamma_param()
+    param = est.get_params()["gamma"]
+    param = "auto" if param is None else param  # KernelRidge's gamma=None is 1 / n_features
     if gamma is None:
         return
     if isinstance(param, numbers.Real) and not isinstance(param, bool):

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing
 
+from svmkit._arrays import stack_rows
 from svmkit.model_selection.cells import fit_cells
 from svmkit.model_selection.paths import CellFit, Scoring, fit_group
 from svmkit.models.smo_base import SMOModel
@@ -77,12 +77,6 @@ class TransformedFolds:
     sample_weight: np.ndarray | None
 
 
-def _stack(train, test):
-    if sp.issparse(train):
-        return sp.vstack([train, test], format="csr")
-    return np.concatenate([np.asarray(train), np.asarray(test)])
-
-
 def transform_folds(pipeline, X, y, sample_weight, folds, preps) -> TransformedFolds:
     """The `TransformedFolds` of `pipeline` on (X, y) for each setting of `preps`: the steps before
     the model fitted on each fold's training rows of (X, y)."""
@@ -95,7 +89,7 @@ def transform_folds(pipeline, X, y, sample_weight, folds, preps) -> TransformedF
                 fitted = clone(steps)
                 X_train = fitted.fit_transform(X_train, y[train])
                 X_test = fitted.transform(X_test)
-            Z[k, fold] = _stack(X_train, X_test)
+            Z[k, fold] = stack_rows(X_train, X_test)
     return TransformedFolds(Z, y, sample_weight)
 
 

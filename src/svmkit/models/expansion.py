@@ -51,6 +51,11 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
     #: Precision of the kernel blocks of prediction on a GPU (`device='cuda'`).
     _device_dtype = np.float32
 
+    def check_parameters(self):
+        """Raise the error fit raises for these parameters (scikit-learn's InvalidParameterError,
+        naming the parameter), before any data is read."""
+        check_params(self, self._constraints)
+
     def fit(self, X, y=None, sample_weight=None):
         """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix; a Dask
         array or dataframe is fitted where it lives by the estimators that can (`ON_DASK`)."""
@@ -71,7 +76,7 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
     def _open_session(self, X, y, sample_weight, rows=None, row_index=None) -> FitSession:
         """Check the parameters, validate and encode the data (`_targets`), resolve the kernel on
         it and choose the backend: the session of `models.session.open_session`."""
-        check_params(self, self._constraints)
+        self.check_parameters()
         kernel_kind(self.kernel).check_solver(getattr(self, "solver", None))
         before = dict(vars(self))
         X, target, weight = self._targets(X, y, sample_weight)
@@ -84,7 +89,7 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
 
     def _fit_session(self, session: FitSession, starts=None):
         """Solve and store on `session` (made for this model or one differing in C or ν only)."""
-        check_params(self, self._constraints)
+        self.check_parameters()
         vars(self).update(session.fitted)
         self._solve_session(session, starts)
         return self

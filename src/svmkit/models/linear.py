@@ -21,7 +21,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -30,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_real, encode_classes, validate_sample_weight, validate_X, validate_Xy
 from svmkit.exceptions import warn
+from svmkit.kernels.gram import row_sq_norms
 from svmkit.models import linear_on_cluster
 from svmkit.models.plain_state import PlainState
 from svmkit.models.smo_base import positive_rows
@@ -89,13 +89,10 @@ def check_row_norms(X) -> None:
     """Raise a ValueError naming the first row whose squared norm ‖x‖² overflows float64: the
     solvers' step sizes 1/‖x‖² and their products wᵀx would be 0 and inf (a model of zeros,
     NumPy's overflow warnings); the norms are taken on X / max|X|, so they cannot overflow."""
-    data = X.data if sp.issparse(X) else X
-    top = float(np.abs(data).max()) if data.size else 0.0
+    top = float(abs(X).max()) if X.shape[0] * X.shape[1] else 0.0
     if top < np.sqrt(np.finfo(np.float64).max / max(X.shape[1], 1)):
         return
-    scaled = X / top
-    squares = scaled.multiply(scaled) if sp.issparse(X) else scaled * scaled
-    norms = np.asarray(squares.sum(axis=1)).ravel()
+    norms = row_sq_norms(X / top)
     with np.errstate(over="ignore"):
         over = np.flatnonzero(~np.isfinite(norms * top * top))
     if over.size:
@@ -129,7 +126,7 @@ class _LinearSVM(PlainState, BaseEstimator):
     #: Losses whose squares the solver minimises.
     _squared_losses: tuple[str, ...] = ()
 
-    def _check_params(self):
+    def check_parameters(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
         order); then what the solvers need beyond it: finite C and tol, and max_iter within the
         compiled loops' int64 counter."""
@@ -299,7 +296,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     _fit_dask = linear_on_cluster.fit_linear_svc
 
     def _fit_in_memory(self, X, y, sample_weight):
-        self._check_params()
+        self.check_parameters()
         X, y = validate_Xy(self, X, y)
         check_row_norms(X)
         self.classes_, y_enc = encode_classes(y, "LinearSVC")
@@ -457,10 +454,10 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         self.max_iter = max_iter
         self.scheduler_address = scheduler_address
 
-    def _check_params(self):
+    def check_parameters(self):
         """As `_LinearSVM`'s, and ε finite and ≥ 0 (scikit-learn lets any real through to
         LIBLINEAR, whose dual steps assume ε ≥ 0)."""
-        super()._check_params()
+        super().check_parameters()
         check_real(self.epsilon, "epsilon", low=0, low_inclusive=True)
 
     def fit(self, X, y, sample_weight=None):
@@ -471,7 +468,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     _fit_dask = linear_on_cluster.fit_linear_svr
 
     def _fit_in_memory(self, X, y, sample_weight):
-        self._check_params()
+        self.check_parameters()
         X, y = validate_Xy(self, X, y, y_numeric=True)
         check_row_norms(X)
         dual = resolve_dual(self.dual, self.loss, "l2", "ovr", X)

@@ -45,7 +45,7 @@ class Regression:
 
 
 def _check(est, **needs):
-    est._check_params()
+    est.check_parameters()
     wrong = {name: getattr(est, name) for name, value in needs.items() if getattr(est, name) != value}
     if est.dual not in (False, "auto") or wrong:
         asked = ", ".join(f"{name}={value!r}" for name, value in {**needs, "dual": False}.items())

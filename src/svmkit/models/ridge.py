@@ -9,7 +9,7 @@ from sklearn.base import MultiOutputMixin, RegressorMixin
 
 from svmkit._arrays import holds_float32, to_host
 from svmkit._metrics import r2_from_residuals
-from svmkit._validation import (check_bool, check_finite_rows, check_params, check_real, real,
+from svmkit._validation import (check_bool, check_finite_rows, check_real, real,
                                validate_sample_weight, validate_Xy)
 from svmkit.kernels.kinds import make_kernel
 from svmkit.kernels.spec import check_gamma
@@ -175,7 +175,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     def _fit_dask(self, X, y, sample_weight):
         """Nyström on a Dask array X (rows in blocks) and y: K_NMᵀK_NM and K_NMᵀy are summed
         over the blocks on the workers, so only M × M results travel, then solved here."""
-        check_params(self, self._constraints)
+        self.check_parameters()
         self._backend().require("dask", "a Dask array X")
         if self.solver not in ("auto", "nystrom"):
             raise ValueError(f"a Dask array X is fitted by solver='nystrom' (or 'auto'), not solver={self.solver!r}")
