@@ -1,6 +1,6 @@
 // Triangular solves with a Cholesky factor in LAPACK's lower RFP format (TRANSR='N'), in
 // parallel, for the preconditioner of each conjugate gradient step: LAPACK's spftrs streams the
-// factor at a third of the memory bandwidth (N = 10,000: 30 ms a solve, 19.5 ms here). The factor
+// factor at a fraction of the memory bandwidth. The factor
 // L = [[L11, 0], [L21, L22]] sits in an ld-row Fortran array as L11 and L21 in its first k columns
 // and L22ᵀ (upper) at its top (see `rfp_layout`).
 //
@@ -226,7 +226,7 @@ i64 blocked_cholesky(bool lower, i64 n, float *a, i64 ld) {
 // LAPACK's spftrf for the lower RFP matrix `a` of order n (TRANSR='N') in place: L11 by Cholesky,
 // L21 = A21 L11⁻ᵀ, then A22 − L21 L21ᵀ (held as its upper transpose) by Cholesky, each
 // Cholesky blocked (`blocked_cholesky`) where the BLAS's own potrf runs at a fraction of its
-// GEMM speed (OpenBLAS 0.3, N = 4,000: 12 against 95 GFLOPS). Returns LAPACK's info.
+// GEMM speed (OpenBLAS 0.3). Returns LAPACK's info.
 i64 rfp_cholesky(Vec<float> a, i64 n) {
     if (n < 0 || i64(a.shape(0)) != triangle_size(n))
         throw std::invalid_argument("the array does not hold a triangle of order n");

@@ -29,7 +29,7 @@ inline double py_min(double a, double b) { return b < a ? b : a; }
 #endif
 
 // The sparse rows' loops unrolled by 4 (GCC does not unroll by default): short rows (a9a's 14
-// entries) spend less on the loop itself, a9a's row products 10 % faster; the sums keep their order.
+// entries) spend less on the loop itself; the sums keep their order.
 #if defined(__GNUC__) && !defined(__clang__)
 #define LINEAR_UNROLL _Pragma("GCC unroll 4")
 #else
@@ -45,8 +45,8 @@ inline double py_min(double a, double b) { return b < a ? b : a; }
 #endif
 
 // Ask for every cache line of [begin, end): the hardware prefetcher, which would follow a row
-// once it is read, starts too late for a row visited in a random order (a9a dense: 225 ns a
-// visit asking for the first and last lines, 140 ns asking for all).
+// once it is read, starts too late for a row visited in a random order (asking for the first
+// and last lines only leaves a visit waiting on the others).
 template <class T> LINEAR_ASK void ask_span(const T *begin, const T *end) {
     const char *p = reinterpret_cast<const char *>(begin), *q = reinterpret_cast<const char *>(end);
     for (; p < q; p += 64)
@@ -81,7 +81,7 @@ struct Xorshift {
 };
 
 // The rows x̃_i = (x_i, bias) of X in one of three layouts, chosen when compiling (a run-time
-// branch between layouts in every update measured 1.6× slower on a9a). Each gives
+// branch between layouts in every update slows every pass). Each gives
 // wᵀx̃_i (`dot`), w += d·x̃_i (`axpy`), w += d·x̃_i² (`axpy_square`), the weight of the
 // constant feature being w[n_features], and asks for row k's memory (`ask`) and its row
 // pointer (`ask_pointer`).
@@ -117,7 +117,7 @@ struct Dense {
 
 // CSR with values V (float32 when that holds them exactly: fewer bytes for a random-order pass
 // to wait on) and column numbers I; with V = void, a pattern: every stored value is 1, and no
-// values are read nor multiplied by (a9a's passes 16–22 % faster).
+// values are read nor multiplied by.
 template <class V, class I> struct Csr {
     const V *data;
     const I *indices;

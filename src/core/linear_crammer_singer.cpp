@@ -64,7 +64,7 @@ struct Sparse {
 };
 
 // W: n_weights × k, a feature's k weights side by side, as a row updates them; α: n × k.
-// Without SVMKIT_CLONES: its clones measured no faster (digits, 2 % slower).
+// Without SVMKIT_CLONES: its clones are no faster (slower on digits).
 i64 solve(const Sparse &X, const i64 *y, const double *c, i64 n, const Stop &stop, double *w, i64 k,
           double *alpha) {
     const double *values = X.values;

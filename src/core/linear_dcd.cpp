@@ -26,8 +26,8 @@ namespace {
 constexpr double STEP_MIN = 1e-12;
 
 // How many coordinates ahead a pass asks for a row's memory: a pass over a permutation touches
-// every row in an order the hardware prefetcher cannot guess. Measured on a9a, a visit: binary
-// CSR 33 ns without, 28 ns at 4 ahead; dense 245 ns without, 137 ns at 4 ahead, 145–150 ns at 2 or 8.
+// every row in an order the hardware prefetcher cannot guess. On a9a, CSR or dense, a visit waits
+// least at 4 ahead (2 or 8 wait longer).
 constexpr i64 AHEAD = 4;
 
 // a / b, with C's ±∞ for b = 0 (an all-zero row without a bias has ‖x‖² = 0; its step is then
@@ -80,9 +80,8 @@ struct Dual {
     }
 };
 
-// Compiled once, without SVMKIT_CLONES: the AVX-512 clone's row dot measured slower on rows in
-// cache (diabetes' regression dual 45 %, digits' 12 %) and no faster on a9a, where a pass waits
-// on memory.
+// Compiled once, without SVMKIT_CLONES: the AVX-512 clone's row dot is slower on rows in cache
+// (diabetes' regression dual, digits) and no faster on a9a, where a pass waits on memory.
 template <class L>
 i64 classify(const L &rows, const RowTables &t, const Stop &stop, double *w, double *alpha) {
     const L x = rows;  // a local copy: the updates of w cannot change its bias or pointers

@@ -16,13 +16,12 @@ constexpr double TAU = 1e-12;
 // shrunk anything.
 constexpr i64 SHRINK_EVERY = 200;
 // Checks per shrinking pass after the first check's: a pass truncates the stored Q rows at its
-// first swap, and gathering them again cost more than the selection over the variables it
-// removes (a9a-5k grid: 14 % less time than a pass at every check).
+// first swap, and gathering them again costs more than the selection over the variables it
+// removes saves.
 constexpr i64 SHRINK_PASSES = 10;
 // A pair update's time over the active set's size, in the time of one flop of a Newton step:
-// the pair updates a step waits for. At 256 a9a's blocks of 2,048 took Newton steps that cost
-// more than the updates they saved (its block solves: 0.58 s, 18,903 updates; at 128: 0.44 s,
-// 22,375); svmguide1's 110 cells take the same time at 128, 256 and 512.
+// the pair updates a step waits for. Above 128, a9a's blocks of 2,048 take Newton steps that cost
+// more than the updates they save.
 constexpr double PAIR_COST = 128.0;
 
 constexpr double INF = std::numeric_limits<double>::infinity();

@@ -16,7 +16,7 @@ constexpr int NEWTON_TRIES = 3;
 // bound; a re-solve costs a triangular solve per variable sent).
 constexpr int NEWTON_RESOLVES = 10;
 // Blocks of fewer variables take no Newton steps: pair updates reach their optimum in about as
-// few updates, without a factor's allocations (half the time of 499,500 four-variable pairs).
+// few updates, without a factor's allocations.
 constexpr i64 NEWTON_MIN_BLOCK = 8;
 // Smallest squared Cholesky pivot of Q_FF, relative to its largest diagonal, for a Newton step.
 constexpr double NEWTON_PIVOT = 1e-10;
