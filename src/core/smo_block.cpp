@@ -16,8 +16,8 @@ constexpr double TAU = 1e-12;
 // shrunk anything.
 constexpr i64 SHRINK_EVERY = 200;
 // Checks per shrinking pass after the first check's: a pass truncates the stored Q rows at its
-// first swap, and gathering them again costs more than the selection over the variables it
-// removes saves.
+// first swap, and gathering them again cost more than the selection over the variables it
+// removes.
 constexpr i64 SHRINK_PASSES = 10;
 // A pair update's time over the active set's size, in the time of one flop of a Newton step:
 // the pair updates a step waits for. Above 128, a9a's blocks of 2,048 take Newton steps that cost
