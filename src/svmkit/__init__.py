@@ -4,7 +4,7 @@ import importlib
 import os
 
 # The compiled loops (OpenMP) alternate with BLAS calls that have their own threads; spinning
-# OpenMP workers starve BLAS on small machines (a 10x slower predict on 2 cores). Must be set
+# OpenMP workers starve BLAS on small machines. Must be set
 # before the OpenMP runtime loads; an explicit user setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -17,7 +17,7 @@ __all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVR"
            "model_selection", "band", "__version__"]
 
 # The module each public name comes from. They are imported on first use (PEP 562): the
-# estimators pull in scikit-learn and the compiled core, a second or more that `import svmkit` need not pay.
+# estimators pull in scikit-learn and the compiled core, which `import svmkit` need not load.
 _HOMES = {"SVC": "svmkit.models", "NuSVC": "svmkit.models", "SVR": "svmkit.models", "NuSVR": "svmkit.models",
           "OneClassSVM": "svmkit.models", "KernelRidge": "svmkit.models", "LSSVR": "svmkit.models",
           "LSSVC": "svmkit.models", "KernelLogisticRegression": "svmkit.models",

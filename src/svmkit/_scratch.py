@@ -1,10 +1,9 @@
 """Scratch memory kept between fits: the kernel-row store and the solver's work buffers.
 
 On a virtual machine the first write to a fresh page costs more than the arithmetic that
-fills it (measured here: 38 MB of new float32 memory takes 17–130 ms to fault in, NumPy's
-huge-page requests being the slow end, while the RBF rows that fill it take 14 ms), and model
-selection is thousands of fits. Buffers handed back are kept, up to `KEEP_BYTES` in all, for
-the next request of the same process.
+fills it (NumPy's huge-page requests most of all), and model selection is thousands of fits.
+Buffers handed back are kept, up to `KEEP_BYTES` in all, for the next request of the same
+process.
 """
 
 from __future__ import annotations

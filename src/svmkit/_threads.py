@@ -108,11 +108,10 @@ def _blas_shutdowns():
 
 def park_blas_threads():
     """End OpenBLAS's worker threads, as OpenBLAS does itself before a fork; its next threaded
-    call starts them again (~0.1 ms). After each threaded call they spin (sched_yield) for about
-    0.1 s and, with no spare core, take one from what runs next: the compiled loops, or the
-    other OpenBLAS (NumPy's and SciPy's wheels each bundle one). Measured at N = 5,000: the
-    float32 factorisation after NumPy's GEMM 0.17 → 0.13 s, the CG steps after it 60 → 50 ms.
-    Only while no other Python thread exists, which could be inside a BLAS call."""
+    call starts them again, at little cost. After each threaded call they spin (sched_yield) a
+    while and, with no spare core, take one from what runs next: the compiled loops, or the
+    other OpenBLAS (NumPy's and SciPy's wheels each bundle one). Only while no other Python
+    thread exists, which could be inside a BLAS call."""
     if threading.active_count() != 1:
         return
     with _blas_lock:

@@ -44,8 +44,7 @@ def check_label_types(y) -> None:
 def check_finite_rows(X, name="X") -> None:
     """Raise a ValueError naming the first row (and column) holding NaN or infinity."""
     data = X.data if sp.issparse(X) else np.asarray(X)
-    # min and max propagate NaN: two passes over the data, not a mask of it (0.25 s → 0.05 s
-    # on 60,000 × 784)
+    # min and max propagate NaN: two passes over the data, not a mask of it
     if data.dtype.kind not in "fc" or data.size == 0 or (np.isfinite(data.min()) and np.isfinite(data.max())):
         return
     if sp.issparse(X):

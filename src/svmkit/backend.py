@@ -176,16 +176,11 @@ class HostBackend:
         return shifted_scores(K, shifts, score, self.xp)
 
     def factors_side_by_side(self, n: int) -> bool:
-        """Whether independent factorisations of n-row kernels (a search's kernel parameters)
-        run side by side, one per core on one BLAS thread each (their LAPACK calls release the
-        GIL): up to SIDE_BY_SIDE_ROWS rows. In turn, OpenBLAS's threaded potrf, trtri and syevd
-        wait for each other at every block step and spin meanwhile, so beside other busy
-        processes a descheduled thread stalls its partner and the spinning takes the cores:
-        KernelRidgeCV, 5 λ × 5 γ at 2,000 rows on 2 cores beside two busy loops, 10–14 s in
-        turn (10–14 s of CPU), 4.1–4.3 s side by side (3.9 s of CPU); alone 2.0–2.4 s and
-        2.1–2.3 s. Past it, where whole-kernel copies side by side cost memory and five kernel
-        parameters on two cores leave one idle a fifth of the time (4,000 rows alone: 14.1 s in
-        turn, 15.5 s side by side), they run in turn."""
+        """Whether independent factorisations of n-row kernels (a search's kernel parameters) run
+        side by side, one per core on one BLAS thread each (their LAPACK calls release the GIL):
+        up to SIDE_BY_SIDE_ROWS rows, where OpenBLAS's threaded ones spin at every block step and
+        stall beside busy processes. Past it, whole-kernel copies side by side cost memory, and
+        they run in turn."""
         return n <= SIDE_BY_SIDE_ROWS
 
 

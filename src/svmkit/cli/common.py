@@ -44,7 +44,7 @@ def check_outputs(*paths):
 
 
 def check_inputs(*paths):
-    """Fail before loading scikit-learn and the compiled core (a second) when one of the files
+    """Fail before loading scikit-learn and the compiled core (slow to import) when one of the files
     a command reads cannot be opened."""
     for path in paths:
         with open(path, "rb"):

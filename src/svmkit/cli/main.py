@@ -68,8 +68,8 @@ def main(argv=None) -> int:
 def program() -> None:
     """The `svmkit` executable: main(), then an immediate exit.
 
-    Tearing the interpreter down frees scikit-learn's modules one object at a time,
-    0.3–0.5 s, longer than training on heart_scale; nothing needs it: the commands close (and
+    Tearing the interpreter down frees scikit-learn's modules one object at a time, which takes
+    longer than training on heart_scale; nothing needs it: the commands close (and
     sync) their files themselves, and the standard streams are flushed here.
     """
     status = main()

@@ -138,7 +138,7 @@ def _zero_indexed(content) -> bool:
 
 
 def _load_one(path, content, n_features, zero_based, dtype, query_id):
-    # sklearn.datasets imports every data set loader with it (some 0.05 s): only when reading
+    # sklearn.datasets imports every data set loader with it: only when reading
     from sklearn.datasets import load_svmlight_file
 
     try:

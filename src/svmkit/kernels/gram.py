@@ -21,7 +21,7 @@ from svmkit.parallel.tasks import run_tasks
 
 #: Densify CSR data when the dense copy needs at most this many bytes and the sparse scatter
 #: would not save enough work: its work relative to a dense product is the column overlap
-#: (see `column_overlap`), and it runs some 20-40 times slower per operation than BLAS.
+#: (see `column_overlap`), and it runs many times slower per operation than BLAS.
 DENSIFY_BYTES = 512 * 2**20
 #: Largest column overlap kept sparse for prediction blocks and for training rows; training
 #: rows of all data points scatter into long rows that leave the cache, hence the lower bound.
@@ -30,8 +30,8 @@ TRAIN_OVERLAP = 0.01
 #: At prediction, a feature of sparse data used by more than this fraction of the rows goes
 #: through BLAS: its scatter work grows with the square of the fraction, BLAS's does not. Training
 #: rows span all data points and the split costs more than it saves there (measured on w8a), so
-#: training keeps every feature in the scatter. Measured at prediction on two threads, 0.18 →
-#: 0.25: w8a 75–78 → 66 ms, a9a 346–360 → 326 ms (0.1 and 0.4 slower on both).
+#: training keeps every feature in the scatter. At prediction on w8a and a9a, 0.25 beats 0.1,
+#: 0.18 and 0.4.
 DENSE_COLUMN_FRACTION = 0.25
 _EMPTY = np.zeros(0)
 #: Dense RBF training rows of at most this many features come from the differences
@@ -41,8 +41,7 @@ DIRECT_MAX_FEATURES = 16
 _CHUNK_ELEMENTS = 2**22
 #: Multiply-adds from which a training rows' GEMM runs on every core, in column slabs of
 #: GEMM_SLAB each on one BLAS thread: below it the threads' start and spin cost more than they
-#: gain (50 features: 0.36 s → 0.21 s a fit on one thread; 784 features: 1.01 s → 0.87 s on
-#: every thread). OpenBLAS's own threads would sum in an order that depends on their number;
+#: gain. OpenBLAS's own threads would sum in an order that depends on their number;
 #: fixed slabs give the same values on any number of cores.
 THREADED_GEMM = 2**30
 GEMM_SLAB = 2048

@@ -219,8 +219,7 @@ class DataCentres(Centres):
         """K(X, centres) @ W by blocks of test rows, each a serial task (its GEMM on one BLAS
         thread, its transform on one compiled thread) taken by the next free thread: on a machine
         busy elsewhere, no thread waits for a descheduled one at the end of every block's
-        parallel loop, and no idle BLAS worker spins on the core the others need (a9a.t on two
-        loaded cores: 16.5–19.1 s with the threads' parallel loops, 0.62 s so)."""
+        parallel loop, and no idle BLAS worker spins on the core the others need."""
         # one conversion up front (densified unless sparse pays), not one per block
         X = self._input(X)
         n, n_sv = X.shape[0], self.sv.shape[0]

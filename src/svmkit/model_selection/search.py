@@ -134,7 +134,7 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
     backend : {'threading', 'loky', 'dask'}, default 'threading'
         Where the tasks run: joblib threads or processes, or a Dask cluster (the `dask` extra).
         Threads are the default: the compiled solver releases the GIL, and threads start at
-        once and share the data, where processes take seconds to start (svmkit against
+        once and share the data, where processes are slow to start (svmkit against
         svmkit-loky on the benchmark page of `benchmarks/bench_grid.py`).
     scheduler_address : str or None, default None
         With 'dask', the scheduler of an existing cluster ('tcp://host:port'); None starts a

@@ -70,8 +70,7 @@ def _on_joblib(work, shared, tasks, backend, n_jobs):
 
     parallel = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")
     # the tasks' BLAS calls are small, and OpenBLAS's idle threads spin after each on the cores
-    # the compiled loops need (measured: the serial grid search took twice its CPU time);
-    # joblib's processes get the same limit from joblib itself
+    # the compiled loops need; joblib's processes get the same limit from joblib itself
     with one_blas_thread():
         yield from enumerate(parallel(delayed(work)(*shared, *args) for args in tasks))
 

@@ -29,13 +29,11 @@ BLOCK_THREADS = 1024
 MOST_VARIABLES = 8192
 #: Threads per block of the gradient update.
 UPDATE_THREADS = 256
-#: Pair updates between two Newton steps (0: pair updates only). Measured on an H200
-#: (`bench_gpu.py`, 60,000 × 784): every 500, binary 2.29 s and 10-class 15.17 s; every 5,000,
-#: 1.11 s and 10.52 s; pair updates only, 1.20 s and 9.44 s. A step's launches and host syncs
-#: cost more than the updates it saves (10-class: 889k → 795k at 500), so the block runs on
-#: pair updates alone by default; `bench_gpu.py`'s 'svmkit cuda every=N' measures the steps
-#: (in a NumPy port of the block kernel, steps every 300 updates cut heart_scale's C = 1000
-#: block from 3,888 updates to 1,500).
+#: Pair updates between two Newton steps (0: pair updates only). A step's launches and host
+#: syncs cost more than the updates it saves, so the block runs on pair updates alone by
+#: default; `bench_gpu.py`'s 'svmkit cuda every=N' measures the steps (in a NumPy port of the
+#: block kernel, steps every 300 updates cut heart_scale's C = 1000 block from 3,888 updates to
+#: 1,500).
 NEWTON_EVERY = 0
 #: Most free variables of a Newton step (its factorisation is cubic in them).
 NEWTON_MAX_FREE = 4096

@@ -149,8 +149,8 @@ MIXED_MAX_STEPS = 30
 
 
 class MixedCholeskyShift:
-    """H = K + sI solved to float64 accuracy through a float32 Cholesky factor (half the time
-    of the float64 potrf; beside the float64 K, 12 bytes × N²): conjugate gradient on H, with
+    """H = K + sI solved to float64 accuracy through a float32 Cholesky factor (faster than
+    the float64 potrf; beside the float64 K, 12 bytes × N²): conjugate gradient on H, with
     float64 products with K (kept, not overwritten), preconditioned by the float32 factor.
     That factor is the exact one of H + E, ‖E‖ ≈ 2⁻²⁴‖H‖, so the spectrum of P⁻¹H clusters at
     1 and CG reaches MIXED_TOL in a few steps. LAPACK's dsposv refines with the same factor by plain iterative
@@ -258,7 +258,7 @@ class ShiftedEigen:
 
 
 #: Shifts from which one eigendecomposition of K serves them all more cheaply than a Cholesky
-#: factorisation and triangular inverse per shift: syevd measured 7–11 of those at N = 1,000–4,000.
+#: factorisation and triangular inverse per shift: syevd costs about as many of those.
 EIGEN_MIN_SHIFTS = 8
 
 
