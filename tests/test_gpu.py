@@ -211,22 +211,31 @@ def test_class_pairs_whose_summaries_are_printed_are_solved_in_turn(numpy_as_cud
 
 
 @pytest.mark.parametrize("est, data, route", [
-    (svmkit.KernelRidge(kernel="rbf", gamma=0.5), diabetes, "device_matrix"),
-    (svmkit.KernelRidge(kernel="rbf", gamma=0.5, solver="nystrom", n_components=50), diabetes, "device_centre_rows"),
-    (svmkit.SVC(gamma=0.05), heart_scale, "device_training_rows"),
-    (svmkit.SVC(gamma=0.05), heart_scale, "device_products")])
+    (svmkit.KernelRidge(kernel="rbf", gamma=0.5), diabetes, "place"),
+    (svmkit.KernelRidge(kernel="rbf", gamma=0.5, solver="nystrom", n_components=50), diabetes, "place"),
+    (svmkit.SVC(gamma=0.05), heart_scale, "training_rows"),
+    (svmkit.SVC(gamma=0.05), heart_scale, "products")])
 def test_the_cuda_backend_takes_each_kernel_computation_to_the_device(est, data, route, numpy_as_cuda, monkeypatch):
     """Kernel matrices, Nyström's K_NM, the solver's rows and the expansion's products go
-    through the kernel kind's device methods under device='cuda' (the host's under 'cpu')."""
+    through the device's arrays under device='cuda' (the host's under 'cpu')."""
     X, y = data()
-    owner = kinds.DataCentres if route == "device_products" else kinds.DotKernel
     calls = []
-    real = getattr(owner, route)
-    monkeypatch.setattr(owner, route, lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = getattr(device.DeviceArrays, route)
+    monkeypatch.setattr(device.DeviceArrays, route, lambda *a, **k: calls.append(1) or real(*a, **k))
     clone(est).fit(X, y).predict(X)
     assert calls == []
     clone(est).set_params(device="cuda").fit(X, y).predict(X)
     assert calls
+
+
+def test_only_the_kinds_the_device_computes_say_they_run_there():
+    """The backend reads the kind's `runs_on_device`; the kinds are siblings under one base."""
+    X, _ = heart_scale()
+    dot, given, func = (make_kernel(k, X) for k in ("rbf", "precomputed", lambda a, b: a @ b.T))
+    assert [k.runs_on_device for k in (dot, given, func)] == [True, False, False]
+    assert not isinstance(given, kinds.DotKernel) and not isinstance(func, kinds.DotKernel)
+    assert all(isinstance(k, kinds.KernelKind) for k in (dot, given, func))
+    assert [name for k in (dot, given, func) for name in dir(k) if name.startswith("device_")] == []
 
 
 def test_model_selection_takes_the_estimators_device(numpy_as_cuda, monkeypatch):

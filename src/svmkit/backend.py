@@ -4,8 +4,10 @@ array module and transfers,
 the training kernel's rows and whole matrices, the expansion's products at prediction, the
 factorisations of K + sI (Cholesky, eigen, packed), and the table of solvers it runs; a solver
 it does not run is refused with an error naming the solver and the device. Models ask it
-instead of testing the device; a kernel kind knows how to compute itself on either. Imports
-the solvers, kernels and shared helpers."""
+instead of testing the device. It picks its arrays once (`kernels.kinds.HostArrays` or
+`kernels.device.DeviceArrays`) and hands them to the kernel kinds, which hold the mathematics;
+a kind whose `runs_on_device` is False is refused on the device, or its products kept on the
+host. Imports the solvers, kernels and shared helpers."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ import threading
 import numpy as np
 
 from svmkit._arrays import to_host
-from svmkit.kernels.device import CACHE_SHARE, device_memory_free
+from svmkit.kernels.device import CACHE_SHARE, DeviceArrays, device_memory_free, refuse_on_device
+from svmkit.kernels.kinds import HOST
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
 from svmkit.solvers.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
@@ -70,7 +73,12 @@ class HostBackend:
                          "smo-batch"})
 
     def __init__(self):
-        self.xp = np
+        self.arrays = HOST
+        self.xp = self.arrays.xp
+
+    def _arrays(self, kernel):
+        """The arrays `kernel` computes on here: the host's, for every kind."""
+        return self.arrays
 
     def require(self, solver: str, what: str, instead: str = "") -> None:
         """Raise a ValueError naming `what` (the solver as the user asked for it) and the
@@ -93,7 +101,12 @@ class HostBackend:
         matrix = kernel.given_matrix(Xk)
         if matrix is not None:
             return row_source(matrix=matrix)
-        return row_source(kernel.training_rows(Xk), cache_size, min_rows=min_rows)
+        return self._cached(kernel.training_rows(Xk, self._arrays(kernel)), cache_size, min_rows, per_problem)
+
+    def _cached(self, kernel_rows, cache_size, min_rows, narrowable):
+        """A row source of `kernel_rows` in a cache of `cache_size` MB holding at least `min_rows`
+        rows; the host's are never narrowed (`problem_rows`), whatever `narrowable` says."""
+        return row_source(kernel_rows, cache_size, min_rows=min_rows)
 
     def problem_rows(self, rows: RowSource, kidx: np.ndarray, share: float = 1.0):
         """(row source, kidx in it) for a problem on the rows `kidx` of `rows`: the host keeps
@@ -110,20 +123,17 @@ class HostBackend:
     def matrix(self, kernel, Xk, scale=None):
         """K(X, X) in float64 (times scale_i·scale_j when `scale` is given), a fresh array of
         this backend's module that the solver may overwrite."""
-        K = self._matrix(kernel, Xk)
+        K = kernel.matrix(Xk, self._arrays(kernel))
         if scale is not None:
             S = self.xp.asarray(scale)[:, None]
             K *= S
             K *= S.T
         return K
 
-    def _matrix(self, kernel, Xk):
-        return kernel.matrix(Xk)
-
     def centre_rows(self, kernel, Xk, centres, block_elements, scale=None):
         """rows(idx, keep) → S·K(X[idx], X[centres]) (S = diag(`scale`) when given), Nyström's
         K_NM by blocks, arrays of this backend's module."""
-        rows = self._centre_rows(kernel, Xk, centres, block_elements)
+        rows = kernel.centre_rows(Xk, centres, block_elements, self._arrays(kernel))
         if scale is None:
             return rows
         scale = self.xp.asarray(scale)
@@ -135,12 +145,10 @@ class HostBackend:
 
         return scaled
 
-    def _centre_rows(self, kernel, Xk, centres, block_elements):
-        return kernel.centre_rows(Xk, centres, block_elements)
-
     def products(self, centres, X, W, dtype) -> np.ndarray:
-        """K(X, centres) @ W on the host (float64), the kernel blocks in `dtype` on a device."""
-        return centres.products(X, W)
+        """K(X, centres) @ W on the host (float64), the kernel blocks in `dtype` on a device;
+        centres that cannot run there (`runs_on_device` False) compute on the host."""
+        return centres.products(X, W, self.arrays if centres.runs_on_device else HOST, dtype)
 
     def factorise(self, solver: str, kernel, Xk, shift: float, scale=None, exact: bool = False):
         """K + shift·I factorised for `solver` ('cholesky' or 'eigen'; K = S·K(X, X)·S with
@@ -193,21 +201,21 @@ class CudaBackend(HostBackend):
     solvers = HostBackend.solvers - {"dask", "smo-batch"}
 
     def __init__(self):
-        self.xp = cupy_module()
+        self.arrays = DeviceArrays(cupy_module())
+        self.xp = self.arrays.xp
+
+    def _arrays(self, kernel):
+        """The device's arrays; a kind they cannot compute (`runs_on_device` False) is refused."""
+        if not kernel.runs_on_device:
+            refuse_on_device(kernel)
+        return self.arrays
 
     def auto_solver(self, kernel, n, exact_max):
         return "cholesky"
 
-    def training_rows(self, kernel, Xk, cache_size, min_rows=MIN_ROWS, per_problem=False):
-        """The host's, with the kernel rows computed on the device and cached there in at most
-        `cache_size` MB and at most CACHE_SHARE of the device memory left once the data is
-        placed (or streamed: `kernels.device.DeviceKernel`)."""
-        matrix = kernel.given_matrix(Xk)
-        if matrix is not None:
-            return row_source(matrix=matrix)
-        return self._cached(kernel.device_training_rows(self.xp, Xk), cache_size, min_rows, per_problem)
-
     def _cached(self, device_kernel, cache_size, min_rows, narrowable, share=1.0):
+        """The device's rows cached there in at most `cache_size` MB and at most CACHE_SHARE of
+        the device memory left once the data is placed (or streamed: `kernels.device.DeviceKernel`)."""
         cache_size = min(cache_size, share * CACHE_SHARE * device_memory_free(self.xp) / 2**20)
         rows = row_source(device_kernel, cache_size, min_rows=min_rows)
         rows.narrowable = narrowable
@@ -254,15 +262,6 @@ class CudaBackend(HostBackend):
             return run_tasks(on_own_stream, [(p,) for p in problems], n_jobs=workers)
         finally:
             _settle(self.xp, streams)
-
-    def _matrix(self, kernel, Xk):
-        return kernel.device_matrix(self.xp, Xk)
-
-    def _centre_rows(self, kernel, Xk, centres, block_elements):
-        return kernel.device_centre_rows(self.xp, Xk, centres)
-
-    def products(self, centres, X, W, dtype):
-        return centres.device_products(self.xp, X, W, dtype)
 
     def factorise(self, solver, kernel, Xk, shift, scale=None, exact=False):
         return self.factor_of(solver, self.matrix(kernel, Xk, scale), shift, exact)

@@ -295,3 +295,34 @@ def device_kernel_products(xp, spec: KernelSpec, X, centres, W, dtype=np.float32
             A, a_sq = device_rows(xp, spec, X[s:s + step], shift, dtype)
             out[s:s + step] += to_host(device_gram(xp, spec, A, C, a_sq, c_sq).astype(np.float64, copy=False) @ W_d)
     return out
+
+
+class DeviceArrays:
+    """Where a device computes a kernel of inner products and distances: arrays of `xp` (CuPy;
+    NumPy to test the same code on the CPU), the blocks by `device_gram`. The host's
+    counterpart is `kernels.kinds.HostArrays`; a kind hands either the same calls."""
+
+    def __init__(self, xp):
+        self.xp = xp
+
+    def training_rows(self, spec: KernelSpec, X) -> DeviceKernel:
+        """The rows K(x_i, ·) over the training data, computed and kept on the device."""
+        return DeviceKernel(self.xp, spec, X)
+
+    def place(self, spec: KernelSpec, X):
+        """(X on the device in float64, its squared row norms for RBF, else None: `device_rows`)."""
+        return device_rows(self.xp, spec, X, dtype=np.float64)
+
+    @staticmethod
+    def buffer(size):
+        """None: each block is a fresh array on the device."""
+        return None
+
+    def gram(self, spec: KernelSpec, A, B, a_sq, b_sq, out=None):
+        """K(A, B) on the device in the precision of A and B, a fresh array (`out` is the host's)."""
+        return device_gram(self.xp, spec, A, B, a_sq, b_sq)
+
+    def products(self, centres, X, W, dtype):
+        """K(X, centres) @ W (float64, on the host), the kernel blocks on the device in `dtype`."""
+        return device_kernel_products(self.xp, centres.kernel, X, centres.sv, W, dtype)
+

@@ -1,8 +1,10 @@
-"""Kernel kinds, each a resolved `KernelSpec` that knows its own input: the kernels defined by
-inner products and distances (`DotKernel`), a precomputed matrix and a callable. Each checks
-its input, gives training rows, whole matrices, blocks and the diagonal, and the expansion's
-products at prediction, on the host or on a device, so that no model tests which kind it
-holds."""
+"""Kernel kinds, each a resolved `KernelSpec` that knows its own input and holds its mathematics
+once: the kernels defined by inner products and distances (`DotKernel`), a precomputed matrix
+and a callable, beside a small base of what they share (`KernelKind`). Each checks its input,
+gives training rows, whole matrices, blocks and the diagonal, and the expansion's products at
+prediction, on the arrays a backend hands it (`HostArrays` here, `kernels.device.DeviceArrays`
+on a GPU); `runs_on_device` says whether the device's can compute it, so that no model tests
+which kind it holds."""
 
 from __future__ import annotations
 
@@ -14,7 +16,6 @@ from svmkit import _scratch
 from svmkit._arrays import RawRows, densify, holds_numbers, raw_data
 from svmkit._threads import compiled_thread_count, compiled_threads, one_blas_thread
 from svmkit._validation import check_precomputed, check_symmetric
-from svmkit.kernels import device
 from svmkit.kernels.gram import (TRAIN_OVERLAP, CentreKernel, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
                                  kernel_block, kernel_diag, row_sq_norms)
 from svmkit.kernels.spec import KernelSpec, check_coef0, check_degree, check_kernel, resolve_gamma
@@ -55,26 +56,83 @@ def check_poly_range(kernel, X) -> None:
                          "scale the data")
 
 
-class DotKernel(KernelSpec):
-    """A kernel defined by inner products and distances (linear, poly, rbf, sigmoid)."""
+class HostArrays:
+    """Where the host computes a kernel: NumPy arrays, the kernel blocks by the compiled core's
+    float64 tiles (`kernels.gram`), sparse data kept sparse. The device's counterpart is
+    `kernels.device.DeviceArrays`; a backend holds one of them and hands it to the kinds."""
 
-    # --- the kind's input
+    xp = np
+
+    @staticmethod
+    def training_rows(spec, Xk):
+        """The rows K(x_i, ·) over the training data, computed on demand (`TrainingKernel`)."""
+        return TrainingKernel(spec, Xk)
+
+    @staticmethod
+    def place(spec, Xk):
+        """(X as the blocks read it, its squared row norms where the kernel needs them, else None)."""
+        return Xk, row_sq_norms(Xk) if spec.uses_norms else None
+
+    @staticmethod
+    def buffer(size):
+        """A float64 buffer of `size` values that blocks not kept share."""
+        return np.empty(size)
+
+    @staticmethod
+    def gram(spec, A, B, a_sq, b_sq, out=None):
+        """K(A, B) in float64 (`kernel_block`, into `out` when given; it takes A's norms itself)."""
+        return kernel_block(spec, A, B, b_sq, out=out)
+
+    @staticmethod
+    def products(centres, X, W, dtype):
+        """K(X, centres) @ W (float64; `dtype` is the device's) by blocks of test rows, each a
+        serial task (its GEMM on one BLAS thread, its transform on one compiled thread) taken by
+        the next free thread: on a machine busy elsewhere, no thread waits for a descheduled one
+        at the end of every block's parallel loop, and no idle BLAS worker spins on the core the
+        others need."""
+        kernel, sv = centres.kernel, centres.sv
+        n, n_sv = X.shape[0], sv.shape[0]
+        if not (sp.issparse(X) or sp.issparse(sv) or kernel.is_callable or callable(W)):
+            # dense rows and a formed W: the core's tiles, on one thread below PARALLEL_PREDICT kernel values
+            x_sq = row_sq_norms(X) if kernel.uses_norms else _NO_NORMS
+            c_sq = centres.rows.sq if kernel.uses_norms else _NO_NORMS
+            with one_blas_thread(), compiled_threads(1 if n * n_sv < PARALLEL_PREDICT else None):
+                return dense_products(X, x_sq, sv, c_sq, kernel, W)
+        out = np.empty((n, W.shape[1]))
+        step = max(MIN_BLOCK_ROWS, PREDICT_BLOCK // max(n_sv, 1))
+        x = centres.rows.rows_of(X)
+
+        def block(lo):
+            hi = min(n, lo + step)
+            buf = _scratch.take((hi - lo) * n_sv, np.float64)
+            apply_weights(centres.rows.block(X, x, lo, hi, buf), W, out[lo:hi])
+            _scratch.give(buf)
+
+        starts = [(lo,) for lo in range(0, n, step)]
+        # a callable kernel runs Python code, which threads would only take turns at; a small
+        # prediction runs here, its loops on one thread as every block's are (threads cost more
+        # than they gain below PARALLEL_PREDICT kernel values, and lose beside a busy core)
+        threads = 1 if kernel.is_callable or n * n_sv < PARALLEL_PREDICT else compiled_thread_count()
+        with one_blas_thread(), compiled_threads(1):
+            run_tasks(block, starts, n_jobs=threads, limit_threads=True)
+        return out
+
+
+#: The host's arrays, which every kind computes on unless a backend gives it the device's.
+HOST = HostArrays()
+
+
+class KernelKind(KernelSpec):
+    """What the kinds share: the defaults of a kernel whose input is rows of data (checks that
+    pass, rows taken as rows, every solver), its blocks and diagonal from those rows
+    (`kernels.gram`, which computes each kind's), and its training rows on the `arrays` a
+    backend gives. `runs_on_device`: whether the device's arrays can compute the kind; a
+    backend reads it and refuses, or keeps on the host, what cannot."""
+
+    runs_on_device = False
 
     def check_input(self, X, n_train=None) -> None:
         """Raise on X this kind cannot take (`n_train`: the training rows, at prediction)."""
-
-    def training_input(self, X):
-        """The training data in the layout the kernel reads (dense float64, or CSR when sparse
-        pays), checked for values whose kernel overflows (the data's norms, poly's power)."""
-        Xk = as_kernel_input(X, TRAIN_OVERLAP)
-        check_kernel_range(Xk)
-        if self.name == "poly":  # the one kernel of this kind whose values grow past its inputs'
-            check_poly_range(self, Xk)
-        return Xk
-
-    def support_vectors(self, X, support):
-        """What prediction keeps of the training rows `support` (the rows themselves)."""
-        return X[support]
 
     @staticmethod
     def take(X, rows, train):
@@ -89,7 +147,9 @@ class DotKernel(KernelSpec):
     def check_solver(solver) -> None:
         """Raise when this kind cannot serve `solver` (every kind but a precomputed matrix can)."""
 
-    # --- training: rows, whole matrices, blocks
+    def given_matrix(self, Xk):
+        """The whole training kernel when X is it (a precomputed matrix), else None."""
+        return None
 
     def sq_norms(self, X):
         """||x||² per row where the kernel needs them (RBF), else None."""
@@ -103,30 +163,38 @@ class DotKernel(KernelSpec):
         """K(x_i, x_i) for every row of X, float64."""
         return kernel_diag(self, X)
 
-    def given_matrix(self, Xk):
-        """The whole training kernel when X is it (a precomputed matrix), else None."""
-        return None
+    def training_rows(self, Xk, arrays=HOST):
+        """The rows K(x_i, ·) over the training data, computed on demand on `arrays`."""
+        return arrays.training_rows(self, Xk)
 
-    def training_rows(self, Xk, dtype=np.float32):
-        """The rows K(x_i, ·) over the training data, computed on demand (`TrainingKernel`)."""
-        return TrainingKernel(self, Xk, dtype)
 
-    def device_training_rows(self, xp, Xk):
-        """The same rows computed on the device of `xp` (`kernels.device.DeviceKernel`)."""
-        return device.DeviceKernel(xp, self, Xk)
+class DotKernel(KernelKind):
+    """A kernel defined by inner products and distances (linear, poly, rbf, sigmoid): its blocks
+    are one GEMM and a transform, which the host's and the device's arrays both compute."""
 
-    def matrix(self, Xk) -> np.ndarray:
-        """K(X, X) in float64, a fresh array."""
-        return kernel_block(self, Xk, Xk)
+    runs_on_device = True
 
-    def device_matrix(self, xp, Xk):
-        """K(X, X) in float64 on the device of `xp`."""
-        D, sq = device.device_rows(xp, self, Xk, dtype=np.float64)
-        return device.device_gram(xp, self, D, D, sq, sq)
+    def training_input(self, X):
+        """The training data in the layout the kernel reads (dense float64, or CSR when sparse
+        pays), checked for values whose kernel overflows (the data's norms, poly's power)."""
+        Xk = as_kernel_input(X, TRAIN_OVERLAP)
+        check_kernel_range(Xk)
+        if self.name == "poly":  # the one kernel of this kind whose values grow past its inputs'
+            check_poly_range(self, Xk)
+        return Xk
+
+    def support_vectors(self, X, support):
+        """What prediction keeps of the training rows `support` (the rows themselves)."""
+        return X[support]
+
+    def matrix(self, Xk, arrays=HOST):
+        """K(X, X) in float64, a fresh array of `arrays`."""
+        D, sq = arrays.place(self, Xk)
+        return arrays.gram(self, D, D, sq, sq)
 
     def lower_rows(self, Xk):
         """rows(lo, hi) → K[lo:hi, lo:] in float64, in one reused buffer: the training kernel by
-        blocks of rows, from each block's diagonal on."""
+        blocks of rows, from each block's diagonal on (the host's packed Cholesky)."""
         n = Xk.shape[0]
         sq = self.sq_norms(Xk)
         # sparse data's column split is made once: its rows are computed whole, then cut
@@ -143,31 +211,19 @@ class DotKernel(KernelSpec):
 
         return rows
 
-    def centre_rows(self, Xk, centres, block_elements):
-        """rows(idx, keep) → K(X[idx], X[centres]) in float64 (Nyström's K_NM by blocks of at most
-        `block_elements` values); blocks not kept share one buffer, so that no pass faults in
-        fresh pages."""
-        C = Xk[centres]
-        c_sq = self.sq_norms(C)
-        buf = np.empty(min(Xk.shape[0], max(1, block_elements // C.shape[0])) * C.shape[0])
+    def centre_rows(self, Xk, centres, block_elements, arrays=HOST):
+        """rows(idx, keep) → K(X[idx], X[centres]) in float64 on `arrays` (Nyström's K_NM by blocks
+        of at most `block_elements` values); blocks not kept share one buffer where `arrays` has
+        one, so that no pass faults in fresh pages."""
+        D, sq = arrays.place(self, Xk)
+        at = arrays.xp.asarray(centres)
+        C, c_sq = D[at], None if sq is None else sq[at]
+        buf = arrays.buffer(min(Xk.shape[0], max(1, block_elements // C.shape[0])) * C.shape[0])
 
         def rows(idx, keep=False):
-            return kernel_block(self, Xk[idx], C, c_sq, out=None if keep else buf)
+            return arrays.gram(self, D[idx], C, None if sq is None else sq[idx], c_sq, out=None if keep else buf)
 
         return rows
-
-    def device_centre_rows(self, xp, Xk, centres):
-        """`centre_rows` on the device of `xp` (each block a fresh array there)."""
-        D, sq = device.device_rows(xp, self, Xk, dtype=np.float64)
-        at = xp.asarray(centres)
-        D_C, sq_C = D[at], None if sq is None else sq[at]
-
-        def rows(idx, keep=False):
-            return device.device_gram(xp, self, D[idx], D_C, None if sq is None else sq[idx], sq_C)
-
-        return rows
-
-    # --- prediction
 
     def centres(self, support_vectors, support) -> "Centres":
         """The expansion's centres ready for K(X, centres) @ W at prediction."""
@@ -184,26 +240,25 @@ def apply_weights(K, W, out):
 
 
 class Centres:
-    """The centres of a fitted expansion; `products(X, W)` = K(X, centres) @ W (W: n_centres × k,
-    a matrix or what `apply_weights` takes; `device_products` takes a matrix)."""
+    """The centres of a fitted expansion; `products(X, W, arrays, dtype)` = K(X, centres) @ W
+    (W: n_centres × k, a matrix or, on the host, what `apply_weights` takes), the kernel blocks
+    on `arrays` in `dtype` where `runs_on_device`, else on the host."""
 
-    def products(self, X, W) -> np.ndarray:
+    runs_on_device = False
+
+    def products(self, X, W, arrays=HOST, dtype=np.float64) -> np.ndarray:
         raise NotImplementedError
 
-    def device_products(self, xp, X, W, dtype) -> np.ndarray:
-        """`products` with the kernel blocks on the device of `xp` in `dtype` where this kind
-        runs there; on the host otherwise."""
-        return self.products(X, W)
 
-
-class DataCentres(Centres):
-    """Centres that are data rows: kernel blocks of the test rows against them, in blocks."""
+class RowCentres(Centres):
+    """Centres that are rows of the training input: K(X, centres) by blocks of test rows
+    (`CentreKernel`). What the kinds' centres share: their state, and their products on the
+    arrays given."""
 
     def __init__(self, kernel, support_vectors):
         self.kernel = kernel
-        self.sv = as_kernel_input(support_vectors)
+        self.sv = self._centres(support_vectors)
         self.rows = CentreKernel(kernel, self.sv)
-        self.split = self.rows.split
 
     def __getstate__(self):
         # what the centres derive is made again on load, not stored twice in a model file
@@ -212,49 +267,28 @@ class DataCentres(Centres):
     def __setstate__(self, state):
         self.__init__(state["kernel"], state["sv"])
 
-    def _input(self, X):
+    def products(self, X, W, arrays=HOST, dtype=np.float64):
+        # one conversion up front (densified unless sparse pays), not one per block
+        return arrays.products(self, self._input(X), W, dtype)
+
+
+class DataCentres(RowCentres):
+    """Centres of a kernel of inner products and distances: data rows, as the kernel reads them."""
+
+    runs_on_device = True
+
+    @staticmethod
+    def _centres(support_vectors):
+        return as_kernel_input(support_vectors)
+
+    @staticmethod
+    def _input(X):
         return as_kernel_input(X)
 
-    def products(self, X, W):
-        """K(X, centres) @ W by blocks of test rows, each a serial task (its GEMM on one BLAS
-        thread, its transform on one compiled thread) taken by the next free thread: on a machine
-        busy elsewhere, no thread waits for a descheduled one at the end of every block's
-        parallel loop, and no idle BLAS worker spins on the core the others need."""
-        # one conversion up front (densified unless sparse pays), not one per block
-        X = self._input(X)
-        n, n_sv = X.shape[0], self.sv.shape[0]
-        if not (sp.issparse(X) or sp.issparse(self.sv) or self.kernel.is_callable or callable(W)):
-            # dense rows and a formed W: the core's tiles, on one thread below PARALLEL_PREDICT kernel values
-            x_sq = row_sq_norms(X) if self.kernel.uses_norms else _NO_NORMS
-            c_sq = self.rows.sq if self.kernel.uses_norms else _NO_NORMS
-            with one_blas_thread(), compiled_threads(1 if n * n_sv < PARALLEL_PREDICT else None):
-                return dense_products(X, x_sq, self.sv, c_sq, self.kernel, W)
-        out = np.empty((n, W.shape[1]))
-        step = max(MIN_BLOCK_ROWS, PREDICT_BLOCK // max(n_sv, 1))
-        x = self.rows.rows_of(X)
 
-        def block(lo):
-            hi = min(n, lo + step)
-            buf = _scratch.take((hi - lo) * n_sv, np.float64)
-            apply_weights(self.rows.block(X, x, lo, hi, buf), W, out[lo:hi])
-            _scratch.give(buf)
-
-        starts = [(lo,) for lo in range(0, n, step)]
-        # a callable kernel runs Python code, which threads would only take turns at; a small
-        # prediction runs here, its loops on one thread as every block's are (threads cost more
-        # than they gain below PARALLEL_PREDICT kernel values, and lose beside a busy core)
-        threads = 1 if self.kernel.is_callable or n * n_sv < PARALLEL_PREDICT else compiled_thread_count()
-        with one_blas_thread(), compiled_threads(1):
-            run_tasks(block, starts, n_jobs=threads, limit_threads=True)
-        return out
-
-    def device_products(self, xp, X, W, dtype):
-        return device.device_kernel_products(xp, self.kernel, self._input(X), self.sv, W, dtype)
-
-
-class PrecomputedKernel(DotKernel):
+class PrecomputedKernel(KernelKind):
     """X holds the kernel values K(x_i, x_j) themselves: square at fit, one column per training
-    row at prediction."""
+    row at prediction. Nothing is computed, so nothing runs on the device."""
 
     def check_input(self, X, n_train=None) -> None:
         check_precomputed(X, n_train)
@@ -280,11 +314,9 @@ class PrecomputedKernel(DotKernel):
     def given_matrix(self, Xk):
         return densify(Xk)
 
-    def matrix(self, Xk):
+    def matrix(self, Xk, arrays=HOST):
+        """K = X, a fresh float64 array (on the host: `runs_on_device` is False)."""
         return np.array(densify(Xk), dtype=np.float64)
-
-    def device_matrix(self, xp, Xk):
-        device.refuse_on_device(self)
 
     def lower_rows(self, Xk):
         n = Xk.shape[0]
@@ -310,7 +342,7 @@ class ColumnCentres(Centres):
     def __init__(self, support):
         self.support = support
 
-    def products(self, X, W):
+    def products(self, X, W, arrays=HOST, dtype=np.float64):
         K = densify(X)[:, self.support]
         out = np.empty((K.shape[0], W.shape[1]))
         apply_weights(K, W, out)
@@ -322,9 +354,9 @@ class ColumnCentres(Centres):
 SYMMETRY_SAMPLE = 256
 
 
-class CallableKernel(DotKernel):
+class CallableKernel(KernelKind):
     """func(A, B) gives the Gram matrix K(A, B); data that is not numbers in an array (RawRows)
-    reaches it as the user gave it."""
+    reaches it as the user gave it. It runs Python code on the host's arrays only."""
 
     def check_input(self, X, n_train=None) -> None:
         """At fit, K(S, S) on up to SYMMETRY_SAMPLE rows S spread over X must be symmetric, as a
@@ -341,11 +373,9 @@ class CallableKernel(DotKernel):
     def support_vectors(self, X, support):
         return raw_data(X[support])
 
-    def device_training_rows(self, xp, Xk):
-        device.refuse_on_device(self)
-
-    def device_matrix(self, xp, Xk):
-        device.refuse_on_device(self)
+    def matrix(self, Xk, arrays=HOST):
+        """K(X, X) = func(X, X), checked (`call_kernel`)."""
+        return call_kernel(self, Xk, Xk)
 
     def lower_rows(self, Xk):
         def rows(lo, hi):
@@ -353,7 +383,7 @@ class CallableKernel(DotKernel):
 
         return rows
 
-    def centre_rows(self, Xk, centres, block_elements):
+    def centre_rows(self, Xk, centres, block_elements, arrays=HOST):
         C = Xk[centres]
 
         def rows(idx, keep=False):
@@ -361,30 +391,23 @@ class CallableKernel(DotKernel):
 
         return rows
 
-    def device_centre_rows(self, xp, Xk, centres):
-        device.refuse_on_device(self)
-
     def centres(self, support_vectors, support):
         return CallableCentres(self, support_vectors)
 
 
-class CallableCentres(DataCentres):
-    """Centres of a callable kernel: the test rows are handed to it as given."""
+class CallableCentres(RowCentres):
+    """Centres of a callable kernel: the centres and the test rows are handed to it as given."""
 
-    def __init__(self, kernel, support_vectors):
-        self.kernel = kernel
-        self.sv = as_kernel_input(support_vectors) if holds_numbers(support_vectors) else RawRows(support_vectors)
-        self.rows = CentreKernel(kernel, self.sv)
-        self.split = None
+    @staticmethod
+    def _centres(support_vectors):
+        return as_kernel_input(support_vectors) if holds_numbers(support_vectors) else RawRows(support_vectors)
 
-    def _input(self, X):
+    @staticmethod
+    def _input(X):
         return X
 
-    def device_products(self, xp, X, W, dtype):
-        return self.products(X, W)
 
-
-def kernel_kind(kernel) -> type[DotKernel]:
+def kernel_kind(kernel) -> type[KernelKind]:
     """The kind of the `kernel` parameter: a callable, a precomputed matrix, or a kernel of inner
     products and distances."""
     if callable(check_kernel(kernel)):
@@ -392,7 +415,7 @@ def kernel_kind(kernel) -> type[DotKernel]:
     return PrecomputedKernel if kernel == "precomputed" else DotKernel
 
 
-def make_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0) -> DotKernel:
+def make_kernel(kernel, X, gamma="scale", degree=3, coef0=0.0) -> KernelKind:
     """Validate the kernel parameters and resolve them against the training data X."""
     kind = kernel_kind(kernel)
     if kind is CallableKernel:
