@@ -10,6 +10,7 @@ model files, scikit-learn's estimator checks and the fuzzing suite all read this
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import NamedTuple
 
 
@@ -122,3 +123,18 @@ def fitted_of(cls: type) -> tuple[str, ...]:
 def defined_in(package: str) -> tuple[str, ...]:
     """The names of the estimators whose class is defined in `package` or a module of it."""
     return tuple(name for name in ESTIMATORS if f"{module_of(name)}.".startswith(f"{package}."))
+
+
+def exports(package: str):
+    """(__all__, __getattr__) of `package`: the estimators defined in it, each imported from
+    its module on first use (PEP 562)."""
+    names = defined_in(package)
+
+    def __getattr__(name):
+        if name not in names:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = load(ESTIMATORS[name])
+        setattr(sys.modules[package], name, value)  # later look-ups find it without coming here
+        return value
+
+    return list(names), __getattr__

@@ -5,16 +5,4 @@ svmkit.registry, each imported from its module on first use."""
 
 from svmkit import registry
 
-__all__ = list(registry.defined_in(__name__))
-
-
-def __getattr__(name):
-    if name not in __all__:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = registry.load(registry.ESTIMATORS[name])
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__all__, __getattr__ = registry.exports(__name__)
