@@ -17,9 +17,10 @@ from typing import NamedTuple
 class Entry(NamedTuple):
     """One estimator. home: "module:Class" where the class is defined; kind: 'classifier',
     'regressor', 'outlier', 'transformer' or 'search'; fitted: the fitted attributes a model file
-    keeps, those the estimator has; tag: the estimator's name in a model file's header (None: a
-    file keeps a fitted search's best_estimator_, not the search); family: 'smo', 'dense',
-    'linear', 'band', or '' for what is not a model."""
+    keeps when the estimator has them (everything prediction and the fitted attributes need,
+    nothing that would need code to rebuild); tag: the estimator's name in a model file's
+    header (None: a file keeps a fitted search's best_estimator_, not the search); family:
+    'smo', 'dense', 'linear', 'band', or '' for what is not a model."""
 
     home: str
     kind: str

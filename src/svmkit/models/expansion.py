@@ -24,6 +24,7 @@ from svmkit.registry import fitted_of
 ON_DASK = ("SVC and SVR (the cascade), LinearSVC and LinearSVR (dual=False), KernelRidge, "
            "KernelLogisticRegression, LSSVC and LSSVR (solver='nystrom')")
 
+
 def read_only(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a

@@ -12,8 +12,8 @@ from svmkit.registry import fitted_of
 
 class PlainState(LazyOnDask):
     """`fitted_state` / `set_fitted_state` over the names of the model's entry in svmkit.registry
-    (`_required` of them needed), with coef_ and intercept_ checked against n_features_in_ and each other; prediction
-    on a Dask array or dataframe is lazy (`LazyOnDask`)."""
+    (`_required` of them needed), with coef_ and intercept_ checked against n_features_in_ and
+    each other; prediction on a Dask array or dataframe is lazy (`LazyOnDask`)."""
 
     _required: tuple = ("coef_", "intercept_", "n_features_in_")
     #: Attributes whose NaN or ∞ has a meaning (the reduction's ε̄ = ∞, an L1 solver's missing dual).
