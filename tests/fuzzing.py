@@ -40,6 +40,8 @@ import traceback
 import warnings
 from pathlib import Path
 
+from svmkit import registry
+
 OUTCOMES = ("correct", "clear", "silent_wrong", "unclear", "hang", "crash")
 CLEAN = ("correct", "clear")
 DATA = Path(__file__).parent / "data"
@@ -47,10 +49,11 @@ NAN, INF = float("nan"), float("inf")
 
 # --------------------------------------------------------------------------- case generation
 
-CLASSIFIERS = ("SVC", "NuSVC", "LSSVC", "KernelLogisticRegression", "LinearSVC")
-REGRESSORS = ("SVR", "NuSVR", "KernelRidge", "LSSVR", "LinearSVR", "HardBandSVR")
-ESTIMATORS = CLASSIFIERS + REGRESSORS + ("OneClassSVM", "LibsvmScaler", "SVMSearchCV", "KernelRidgeCV", "LSSVMCV")
-SMO = ("SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM")
+# every public estimator of svmkit.registry
+CLASSIFIERS, REGRESSORS = registry.of_kind("classifier"), registry.of_kind("regressor")
+ESTIMATORS = CLASSIFIERS + REGRESSORS + registry.of_kind("outlier") + registry.of_kind("transformer") + \
+    registry.of_kind("search")
+SMO = registry.models("smo")
 
 FLOATS = (NAN, INF, -INF, 0.0, -1.0, 1e-300, 5e-324, 1e-12, 1e-3, 0.5, 1.0, 10.0, 1e6, 1e20, 1e300, 1.7e308,
           -1e300, 2.0 ** 63)
@@ -106,7 +109,7 @@ CHOICES = {
     "LSSVMCV": {"Cs": ([NAN], [-1.0], [0.0], [INF], [], [1e300]), "gammas": ([NAN], [-1.0], [0.0], [1e300]),
                 "estimator": ("LSSVR", "SVC")},
 }
-KERNELISED = set(SMO) | {"KernelRidge", "LSSVC", "LSSVR", "KernelLogisticRegression"}
+KERNELISED = set(SMO) | set(registry.models("dense"))
 
 #: Data faults: name → words of which a clear error names one (None: valid data, no error due).
 DATA_FAULTS = {
@@ -166,11 +169,12 @@ def estimator_case(what):
     @st.composite
     def draw(draw):
         params = {}
-        for name in draw(st.lists(st.sampled_from(NUMERIC[what]), max_size=3, unique=True)) if NUMERIC[what] else []:
+        numeric = NUMERIC.get(what) or _numeric_defaults(what)
+        for name in draw(st.lists(st.sampled_from(numeric), max_size=3, unique=True)) if numeric else []:
             params[name] = draw(value_strategy(name))
         if what in KERNELISED and draw(st.booleans()):
             params["kernel"] = draw(st.sampled_from(KERNELS))
-        if what in ("SVC", "LinearSVC", "NuSVC", "LSSVC", "KernelLogisticRegression") and draw(st.integers(0, 4)) == 0:
+        if what in CLASSIFIERS and draw(st.integers(0, 4)) == 0:
             params["class_weight"] = draw(st.sampled_from(CLASS_WEIGHTS))
         for name, values in CHOICES.get(what, {}).items():
             if draw(st.integers(0, 3)) == 0:
@@ -184,6 +188,12 @@ def estimator_case(what):
     return draw()
 
 
+def _numeric_defaults(what):
+    """The parameters of a model NUMERIC does not name: those whose default is a number."""
+    params = registry.load(registry.ESTIMATORS[what])().get_params()
+    return tuple(sorted(k for k, v in params.items() if isinstance(v, (int, float)) and not isinstance(v, bool)))
+
+
 def _compatible(faults):
     """`faults` without those a frame fault (which converts the float array) cannot follow:
     other changes of X's type, and rescalings that integer and bool columns would round away."""
@@ -195,8 +205,7 @@ def _compatible(faults):
 
 def _task(what, params):
     inner = params.get("estimator", "SVC") if what in ("SVMSearchCV", "LSSVMCV") else what
-    if inner in ("SVR", "NuSVR", "KernelRidge", "LSSVR", "LinearSVR", "HardBandSVR", "KernelRidgeCV",
-                 "LibsvmScaler"):
+    if inner in REGRESSORS + ("KernelRidgeCV", "LibsvmScaler"):
         return "regression"
     return "oneclass" if inner == "OneClassSVM" else "binary"
 
@@ -449,14 +458,11 @@ def _callable_kernel(kind):
 
 def make_estimator(what, params):
     import svmkit
-    from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
-    from svmkit.models.band import HardBandSVR
 
     params = {k: _resolve(v) for k, v in params.items()}
     if isinstance(params.get("kernel"), str) and params["kernel"].startswith("callable:"):
         params["kernel"] = _callable_kernel(params["kernel"].split(":")[1])
-    homes = {"HardBandSVR": HardBandSVR, "SVMSearchCV": SVMSearchCV, "KernelRidgeCV": KernelRidgeCV,
-             "LSSVMCV": LSSVMCV}
+    cls = registry.load(registry.ESTIMATORS[what])
     if what in ("SVMSearchCV", "LSSVMCV"):
         inner = params.pop("estimator", "SVC" if what == "SVMSearchCV" else "LSSVC")
         inner = getattr(svmkit, inner, inner)
@@ -467,11 +473,11 @@ def make_estimator(what, params):
         else:
             params.setdefault("Cs", (1.0, 10.0))
             params.setdefault("gammas", (0.5, 2.0))
-        return homes[what](inner, **params)
+        return cls(inner, **params)
     if what == "KernelRidgeCV":
         params.setdefault("alphas", (0.1, 1.0))
         params.setdefault("gammas", (0.5, 2.0))
-    return (homes.get(what) or getattr(svmkit, what))(**params)
+    return cls(**params)
 
 
 def make_data(spec):

@@ -9,7 +9,6 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.datasets import load_diabetes
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from svmkit.models import band
 from svmkit.models.band import (HardBandSVR, epsilon_inf, epsilon_inf_lp, hard_band_reduction, soft_band_dual,
@@ -322,11 +321,6 @@ def test_hard_band_of_x_scaled_by_1e150_is_the_band_of_x_scaled_back():
     assert scaled.coef_ * 1e150 == pytest.approx(model.coef_, rel=1e-6)
     assert scaled.intercept_ == pytest.approx(model.intercept_, rel=1e-6)
     assert HardBandSVR(epsilon=0.4).fit(X * 2.0**-40, y).coef_ * 2.0**-40 == pytest.approx(model.coef_, rel=1e-12)
-
-
-@parametrize_with_checks([HardBandSVR(), HardBandSVR(method="reduction")])
-def test_scikit_learn_estimator_contract(estimator, check):
-    check(estimator)
 
 
 def test_auto_epsilon_lies_between_epsilon_inf_and_the_constant_fit():

@@ -12,7 +12,6 @@ import threadpoolctl
 from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import LeaveOneOut, cross_val_predict
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import svmkit
 from conftest import diabetes, iris
@@ -455,20 +454,3 @@ def test_nystrom_on_a_dask_cluster_equals_the_in_memory_fit():
     np.testing.assert_array_equal(on_cluster.support_, model.support_)
 
 
-_SCALE_REASON = ("gamma='scale' follows the data's variance, which repeating rows changes (as scikit-learn's "
-                 "SVR); the instances with a fixed γ pass the check")
-
-
-def _expected_failed_checks(est):
-    if est.get_params().get("gamma") != "scale":
-        return {}
-    return {"check_sample_weight_equivalence_on_dense_data": _SCALE_REASON,
-            "check_sample_weight_equivalence_on_sparse_data": _SCALE_REASON}
-
-
-@parametrize_with_checks([svmkit.KernelRidge(), svmkit.LSSVR(), svmkit.LSSVC(), svmkit.LSSVC(multi_class="ovo"),
-                          svmkit.LSSVR(gamma=0.5), svmkit.LSSVC(gamma=0.5),
-                          svmkit.LSSVC(gamma=0.5, multi_class="ovo")],
-                         expected_failed_checks=_expected_failed_checks)
-def test_scikit_learn_estimator_contract(estimator, check):
-    check(estimator)

@@ -24,6 +24,7 @@ def loaded_after(code):
 @pytest.mark.parametrize("code", [
     "import svmkit",
     "import svmkit; dir(svmkit)",
+    "import svmkit.models, svmkit.model_selection, svmkit.preprocessing, svmkit.registry",
     "from svmkit.exceptions import NotSeparableError",
     "from svmkit.cli.main import build_parser; build_parser()",
 ])

@@ -9,7 +9,6 @@ from scipy.special import log_expit, logsumexp
 from sklearn.datasets import load_wine
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import svmkit
 import svmkit.solvers.newton as newton
@@ -180,12 +179,6 @@ def test_saved_model_predicts_the_same(tmp_path):
     svmkit.save(model, tmp_path / "klr.svmkit")
     loaded = svmkit.load(tmp_path / "klr.svmkit")
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
-
-
-# γ fixed: 'scale' follows the data's variance, which repeating rows changes
-@parametrize_with_checks([svmkit.KernelLogisticRegression(gamma=0.5)])
-def test_scikit_learn_estimator_contract(estimator, check):
-    check(estimator)
 
 
 def test_stopping_before_tol_warns():

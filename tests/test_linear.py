@@ -8,7 +8,6 @@ import pytest
 import scipy.sparse as sp
 from sklearn.svm import LinearSVC as SKLinearSVC
 from sklearn.svm import LinearSVR as SKLinearSVR
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import svmkit
 from conftest import breast_cancer, diabetes, digits, heart_scale, housing, iris
@@ -164,33 +163,6 @@ def test_hitting_max_iter_warns():
     X, y = breast_cancer()
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         svmkit.LinearSVC(loss="hinge", tol=1e-12, max_iter=2, random_state=0).fit(X, y)
-
-
-# At scikit-learn's default tolerance a weighted fit stops elsewhere than the fit on repeated
-# rows, though the optimum is the same (test_integer_sample_weights_equal_repeated_rows solves
-# both tightly): the coordinates are visited in random order, a repeated row twice per pass; and
-# the primal classifier's tolerance scales with the smaller class's row count (LIBLINEAR's
-# rule), which repeating rows changes. The primal regression (-s 11) has neither.
-_ORDER = "random coordinate order: equal at the optimum, not at tol=1e-4 (see the weights test)"
-_COUNT = "the primal tolerance scales with row counts: equal at the optimum, not at tol=1e-4"
-
-
-def _sample_weight_failures(est):
-    if isinstance(est, svmkit.LinearSVR) and est.loss == "squared_epsilon_insensitive" and est.dual is False:
-        return {}
-    reason = _COUNT if isinstance(est, svmkit.LinearSVC) and est.penalty == "l2" and est.multi_class == "ovr" \
-        else _ORDER
-    return {"check_sample_weight_equivalence_on_dense_data": reason,
-            "check_sample_weight_equivalence_on_sparse_data": reason}
-
-
-@parametrize_with_checks([svmkit.LinearSVC(random_state=0), svmkit.LinearSVR(random_state=0),
-                          svmkit.LinearSVC(penalty="l1", dual=False, random_state=0),
-                          svmkit.LinearSVC(multi_class="crammer_singer", random_state=0),
-                          svmkit.LinearSVR(loss="squared_epsilon_insensitive", dual=False)],
-                         expected_failed_checks=_sample_weight_failures)
-def test_scikit_learn_estimator_contract(estimator, check):
-    check(estimator)
 
 
 def test_an_all_zero_row_without_intercept_goes_to_its_bound():

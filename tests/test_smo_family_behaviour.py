@@ -1,13 +1,9 @@
-"""SVR, NuSVR, NuSVC and OneClassSVM: the tube facts, hard constraints, weights and bad input;
-scikit-learn's estimator contract for every estimator."""
-
-import warnings
+"""SVR, NuSVR, NuSVC and OneClassSVM: the tube facts, hard constraints, weights and bad input
+(scikit-learn's estimator checks: tests/test_estimator_checks.py)."""
 
 import numpy as np
 import pytest
 import sklearn.svm
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import svmkit
 from conftest import blobs_with_outliers, diabetes, heart_scale, sinc
@@ -150,23 +146,3 @@ def test_verbose_prints_libsvm_summary(est, load, capsys):
     assert "optimization finished, #iter = " in out and "obj = " in out and "nSV = " in out and "nBSV = " in out
 
 
-_SAMPLE_WEIGHT_REASON = ("a weight of 2 and a repeated row give the same optimum, but two fits stopped at "
-                         "tol=1e-3 differ by ~1e-4 in decision values, above the check's 1e-9")
-
-
-def _expected_failed_checks(est):
-    failed = {"check_sample_weight_equivalence_on_dense_data": _SAMPLE_WEIGHT_REASON,
-              "check_sample_weight_equivalence_on_sparse_data": _SAMPLE_WEIGHT_REASON}
-    if isinstance(est, svmkit.NuSVC):
-        failed["check_class_weight_classifiers"] = (
-            "class_weight is ignored (with a warning), as by scikit-learn's NuSVC, which expects this check "
-            "to fail too, and LIBSVM's svm-train -s 1")
-    return failed
-
-
-@parametrize_with_checks([svmkit.SVC(), svmkit.SVR(), svmkit.NuSVR(), svmkit.NuSVC(), svmkit.OneClassSVM()],
-                         expected_failed_checks=_expected_failed_checks)
-def test_scikit_learn_estimator_contract(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)

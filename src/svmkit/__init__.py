@@ -10,23 +10,18 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from svmkit._version import __version__
 
-__all__ = ["SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVR", "LSSVC", "KernelLogisticRegression",
-           "LinearSVC", "LinearSVR", "HardBandSVR", "SVMSearchCV", "KernelRidgeCV", "LSSVMCV", "NotSeparableError",
-           "TubeTooNarrowError",
-           "ModelFileError", "DataFormatError", "LibsvmScaler", "load_svmlight", "save", "load",
-           "model_selection", "band", "__version__"]
+from svmkit import registry
+
+#: The public names besides the estimators (svmkit.registry), each with its module.
+_OTHERS = {"NotSeparableError": "svmkit.exceptions", "TubeTooNarrowError": "svmkit.exceptions",
+           "ModelFileError": "svmkit.exceptions", "DataFormatError": "svmkit.exceptions",
+           "load_svmlight": "svmkit.io.data", "save": "svmkit.io.native", "load": "svmkit.io.native"}
 
 # The module each public name comes from. They are imported on first use (PEP 562): the
 # estimators pull in scikit-learn and the compiled core, which `import svmkit` need not load.
-_HOMES = {"SVC": "svmkit.models", "NuSVC": "svmkit.models", "SVR": "svmkit.models", "NuSVR": "svmkit.models",
-          "OneClassSVM": "svmkit.models", "KernelRidge": "svmkit.models", "LSSVR": "svmkit.models",
-          "LSSVC": "svmkit.models", "KernelLogisticRegression": "svmkit.models",
-          "LinearSVC": "svmkit.models", "LinearSVR": "svmkit.models", "HardBandSVR": "svmkit.models.band",
-          "SVMSearchCV": "svmkit.model_selection", "KernelRidgeCV": "svmkit.model_selection",
-          "LSSVMCV": "svmkit.model_selection", "NotSeparableError": "svmkit.exceptions",
-          "TubeTooNarrowError": "svmkit.exceptions", "ModelFileError": "svmkit.exceptions", "DataFormatError": "svmkit.exceptions",
-          "LibsvmScaler": "svmkit.preprocessing", "load_svmlight": "svmkit.io.data",
-          "save": "svmkit.io.native", "load": "svmkit.io.native"}
+_HOMES = {**{name: registry.module_of(name) for name in registry.ESTIMATORS}, **_OTHERS}
+
+__all__ = [*_HOMES, "model_selection", "band", "__version__"]
 
 
 def __getattr__(name):

@@ -40,7 +40,7 @@ _DECODE_ERRORS = (ValueError, OSError, EOFError, KeyError, RuntimeError, NotImpl
 #: Version of this layout; files from a newer version are refused with a message that says so.
 FORMAT_VERSION = 2
 #: What a file holds by name (a Pipeline of them besides).
-SAVABLE = {**ESTIMATORS, **{name: entry[0] for name, entry in SCALERS.items()}}
+SAVABLE = {**ESTIMATORS, **SCALERS}
 
 
 def _encode_param(name, value):

@@ -7,30 +7,23 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, StandardScaler
 
+from svmkit import registry
 from svmkit.io.data import pad_columns
-from svmkit.models import (LSSVC, LSSVR, SVC, SVR, KernelLogisticRegression, KernelRidge, LinearSVC, LinearSVR,
-                           NuSVC, NuSVR, OneClassSVM)
 from svmkit.models.band import HardBandSVR
-from svmkit.models.expansion import FITTED, KernelExpansion
+from svmkit.models.expansion import KernelExpansion
 from svmkit.preprocessing.scaler import LibsvmScaler, _check_limits
 
-ESTIMATORS = {cls.__name__: cls for cls in (SVC, NuSVC, SVR, NuSVR, OneClassSVM, KernelRidge, LSSVR, LSSVC,
-                                               KernelLogisticRegression, LinearSVC, LinearSVR, HardBandSVR)}
-
-#: The scalers a model file holds: their fitted arrays (those a fit may leave None are left out
-#: of the file) and which of them a fitted scaler of given parameters has.
-SCALERS = {
-    "StandardScaler": (StandardScaler, ("mean_", "var_", "scale_", "n_samples_seen_", "n_features_in_"),
-                       lambda est: ("mean_",) * est.with_mean + ("var_", "scale_") * est.with_std),
-    "MinMaxScaler": (MinMaxScaler, ("min_", "scale_", "data_min_", "data_max_", "data_range_", "n_samples_seen_",
-                                    "n_features_in_"),
-                     lambda est: ("min_", "scale_", "data_min_", "data_max_", "data_range_")),
-    "MaxAbsScaler": (MaxAbsScaler, ("scale_", "max_abs_", "n_samples_seen_", "n_features_in_"),
-                     lambda est: ("scale_", "max_abs_")),
-    "LibsvmScaler": (LibsvmScaler, ("feature_min_", "feature_max_", "y_min_", "y_max_", "n_features_in_"),
-                     lambda est: ("feature_min_", "feature_max_") + ("y_min_", "y_max_") * (est.y_lower is not None)),
+#: The models and the scalers a model file holds (svmkit.registry): the class of each tag.
+ESTIMATORS = {tag: registry.load(e) for tag, e in registry.saved().items() if e.kind != "transformer"}
+SCALERS = {tag: registry.load(e) for tag, e in registry.saved().items() if e.kind == "transformer"}
+#: Which of its fitted arrays a fitted scaler of given parameters has (the others a fit leaves
+#: None and the file leaves out).
+_SCALER_ARRAYS = {
+    "StandardScaler": lambda est: ("mean_",) * est.with_mean + ("var_", "scale_") * est.with_std,
+    "MinMaxScaler": lambda est: ("min_", "scale_", "data_min_", "data_max_", "data_range_"),
+    "MaxAbsScaler": lambda est: ("scale_", "max_abs_"),
+    "LibsvmScaler": lambda est: ("feature_min_", "feature_max_") + ("y_min_", "y_max_") * (est.y_lower is not None),
 }
 #: Scaler arrays that must be > 0, ≥ 0.
 _POSITIVE, _NON_NEGATIVE = ("scale_",), ("var_", "max_abs_", "data_range_", "n_samples_seen_")
@@ -43,8 +36,8 @@ def get_state(est) -> dict[str, np.ndarray]:
     arrays; a CSR matrix becomes its four parts (`name.data`, …)."""
     state = {}
     kind = type(est).__name__
-    fitted = ({key: getattr(est, key) for key in SCALERS[kind][1] if getattr(est, key, None) is not None}
-              if kind in SCALERS else est.fitted_state())
+    fitted = ({key: getattr(est, key) for key in registry.saved()[kind].fitted
+               if getattr(est, key, None) is not None} if kind in SCALERS else est.fitted_state())
     if hasattr(est, "feature_names_in_"):
         fitted["feature_names_in_"] = est.feature_names_in_
     for name, value in fitted.items():
@@ -110,11 +103,12 @@ def _check_classes(classes) -> None:
 
 def _set_scaler_state(est, state):
     """A scaler's arrays, each finite and one per feature (n_samples_seen_ also one count)."""
-    _, fitted, required = SCALERS[type(est).__name__]
+    kind = type(est).__name__
+    fitted = registry.saved()[kind].fitted
     unknown = sorted(set(state) - set(fitted))
     if unknown:
         raise ValueError(f"unknown arrays {unknown}")
-    required = required(est)
+    required = _SCALER_ARRAYS[kind](est)
     missing = [name for name in (*required, "n_features_in_") if name not in state]
     if missing:
         raise ValueError(f"missing arrays {missing}")
@@ -142,11 +136,12 @@ def _set_scaler_state(est, state):
 def _set_expansion_state(est, state):
     """A kernel expansion's arrays (a CSR matrix from its parts), checked against each other."""
     state = {_RENAMED.get(name, name): value for name, value in state.items()}
-    unknown = sorted(set(state) - set(FITTED) - {f"{name}.{part}" for name in FITTED for part in _CSR_PARTS})
+    names = registry.fitted_of(type(est))
+    unknown = sorted(set(state) - set(names) - {f"{name}.{part}" for name in names for part in _CSR_PARTS})
     if unknown:
         raise ValueError(f"unknown arrays {unknown}")
     fitted = {}
-    for name in FITTED:
+    for name in names:
         if f"{name}.data" in state:
             data, indices, indptr, shape = (state[f"{name}.{part}"] for part in _CSR_PARTS)
             if any(a.dtype.kind not in "iu" for a in (indices, indptr, shape)) or shape.shape != (2,):

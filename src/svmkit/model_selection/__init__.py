@@ -3,9 +3,9 @@ and folds and warm-starts the solver along C (Hsu, Chang & Lin, A Practical Guid
 Classification, §3.2); `KernelRidgeCV`
 and `LSSVMCV`, searches by exact leave-one-out without refits (Cawley & Talbot 2004). Its
 modules: parameter grids, cross-validation folds, the warm-started paths that fit every cell of
-one kernel, a Pipeline's transformed folds, the searches. Imports models and the layers below."""
+one kernel, a Pipeline's transformed folds, the searches. Imports models and the layers below.
+Its public names are the searches of svmkit.registry, each imported on first use."""
 
-from svmkit.model_selection.loo import KernelRidgeCV, LSSVMCV
-from svmkit.model_selection.search import SVMSearchCV
+from svmkit import registry
 
-__all__ = ["SVMSearchCV", "KernelRidgeCV", "LSSVMCV"]
+__all__, __getattr__ = registry.exports(__name__)

@@ -211,8 +211,6 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
     (0.5, True)
     """
 
-    _fitted = ("coef_", "intercept_", "n_features_in_", "epsilon_inf_", "epsilon_", "epsilon_bar_", "eta_bar_",
-               "n_iter_")
     _non_finite = ("epsilon_bar_",)
 
     def __init__(self, *, epsilon="auto", method="smo", tol=1e-9, max_iter=-1):

@@ -18,18 +18,11 @@ from svmkit.kernels.spec import check_coef0, check_degree, check_gamma, check_ke
 from svmkit.models.session import FitSession
 from svmkit.parallel.blocks import LazyOnDask
 from svmkit.parallel.dask import route
+from svmkit.registry import fitted_of
 
 #: The estimators that fit Dask collections, as the error of the others names them.
 ON_DASK = ("SVC and SVR (the cascade), LinearSVC and LinearSVR (dual=False), KernelRidge, "
            "KernelLogisticRegression, LSSVC and LSSVR (solver='nystrom')")
-
-#: Fitted attributes a model file keeps, when the estimator has them: everything prediction and
-#: the fitted attributes need, nothing that would need code to rebuild.
-FITTED = ("classes_", "class_weight_", "support_", "support_vectors_", "n_support_", "_dual_coef_",
-          "_intercept_", "gamma_", "n_features_in_", "shape_fit_", "fit_status_", "objective_", "n_iter_",
-          "free_support_", "bounded_support_", "loo_bound_", "inside_tube_", "on_tube_", "outside_tube_",
-          "offset_", "epsilon_", "probA_", "probB_", "prob_density_marks_", "_multi_output", "loo_residuals_",
-          "loo_score_", "loo_decision_", "_fit_float32")
 
 
 def read_only(a: np.ndarray) -> np.ndarray:
@@ -122,14 +115,14 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
         self.intercept_ = self._intercept_.copy()
 
     def fitted_state(self) -> dict:
-        """The fitted attributes a model file keeps (see FITTED), by name."""
+        """The fitted attributes a model file keeps (its entry in svmkit.registry), by name."""
         check_is_fitted(self)
-        return {name: getattr(self, name) for name in FITTED if hasattr(self, name)}
+        return {name: getattr(self, name) for name in fitted_of(type(self)) if hasattr(self, name)}
 
     def set_fitted_state(self, state: dict):
-        """Give this estimator the fitted attributes in `state` (names of FITTED; others are
-        refused) and prepare it to predict."""
-        unknown = sorted(set(state) - set(FITTED))
+        """Give this estimator the fitted attributes in `state` (names its registry entry lists;
+        others are refused) and prepare it to predict."""
+        unknown = sorted(set(state) - set(fitted_of(type(self))))
         if unknown:
             raise ValueError(f"not fitted attributes of a {type(self).__name__}: {unknown}")
         vars(self).update(state)

@@ -109,7 +109,6 @@ class _LinearSVM(PlainState, BaseEstimator):
     """Parameter checks, the weighted bounds, the solvers' passes and the fitted attributes
     shared by the two models."""
 
-    _fitted = ("coef_", "intercept_", "n_features_in_", "n_iter_", "objective_", "solver_")
     _non_finite = ("objective_",)
 
     _parameter_constraints: dict = {
@@ -365,7 +364,6 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         self._store(W, [it], [(primal, dual, primal - dual)], CRAMMER_SINGER)
         return self
 
-    _fitted = ("classes_", *_LinearSVM._fitted)
     _required = ("classes_", *_LinearSVM._required)
 
     def _check_state(self, state, problems):

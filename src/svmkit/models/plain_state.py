@@ -7,14 +7,14 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit.parallel.blocks import LazyOnDask
+from svmkit.registry import fitted_of
 
 
 class PlainState(LazyOnDask):
-    """`fitted_state` / `set_fitted_state` over the names in `_fitted` (`_required` of them
-    needed), with coef_ and intercept_ checked against n_features_in_ and each other; prediction
-    on a Dask array or dataframe is lazy (`LazyOnDask`)."""
+    """`fitted_state` / `set_fitted_state` over the names of the model's entry in svmkit.registry
+    (`_required` of them needed), with coef_ and intercept_ checked against n_features_in_ and
+    each other; prediction on a Dask array or dataframe is lazy (`LazyOnDask`)."""
 
-    _fitted: tuple = ("coef_", "intercept_", "n_features_in_")
     _required: tuple = ("coef_", "intercept_", "n_features_in_")
     #: Attributes whose NaN or ∞ has a meaning (the reduction's ε̄ = ∞, an L1 solver's missing dual).
     _non_finite: tuple = ()
@@ -22,12 +22,12 @@ class PlainState(LazyOnDask):
     def fitted_state(self) -> dict:
         """The fitted attributes a model file keeps, by name."""
         check_is_fitted(self)
-        return {name: getattr(self, name) for name in self._fitted if hasattr(self, name)}
+        return {name: getattr(self, name) for name in fitted_of(type(self)) if hasattr(self, name)}
 
     def set_fitted_state(self, state: dict):
         """Give this estimator the fitted attributes in `state`; a ValueError names the first
         that is unknown, missing, not finite or of the wrong shape."""
-        unknown = sorted(set(state) - set(self._fitted))
+        unknown = sorted(set(state) - set(fitted_of(type(self))))
         if unknown:
             raise ValueError(f"not fitted attributes of a {type(self).__name__}: {unknown}")
         missing = [name for name in self._required if name not in state]
