@@ -678,6 +678,8 @@ def _oracle(what, params, X, y, predicted, est):
         return [] if np.abs(oracle - predicted).max() <= scale else [
             f"predictions differ from scikit-learn's by {np.abs(oracle - predicted).max():.3g}"]
     kwargs.pop("max_iter", None)
+    if not hasattr(sklearn.svm, what):  # a model LIBSVM has not (KernelQuantileRegressor): its own tests' oracle
+        return []
     try:
         oracle = getattr(sklearn.svm, what)(**kwargs).fit(Xd, y).predict(Xd)
     except ValueError:  # LIBSVM's own fit failed (its non-finite coefficients): no oracle

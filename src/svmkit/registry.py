@@ -48,6 +48,8 @@ ESTIMATORS = {
     "NuSVC": Entry("svmkit.models.nusvc:NuSVC", "classifier", _SVC, "NuSVC", "smo"),
     "SVR": Entry("svmkit.models.svr:SVR", "regressor", _SVR, "SVR", "smo"),
     "NuSVR": Entry("svmkit.models.svr:NuSVR", "regressor", _SVR + ("epsilon_",), "NuSVR", "smo"),
+    "KernelQuantileRegressor": Entry("svmkit.models.quantile:KernelQuantileRegressor", "regressor", _SVR,
+                                     "KernelQuantileRegressor", "smo"),
     "OneClassSVM": Entry("svmkit.models.one_class:OneClassSVM", "outlier",
                          _SMO + ("offset_", "prob_density_marks_"), "OneClassSVM", "smo"),
     "KernelRidge": Entry("svmkit.models.ridge:KernelRidge", "regressor",

@@ -60,6 +60,16 @@ def epsilon_svr(target: np.ndarray, weight: np.ndarray, epsilon: float, kidx: np
     return DualProblem(p=p, y=y, upper=np.tile(weight, 2), kidx=np.tile(kidx, 2)), None
 
 
+def quantile(target: np.ndarray, weight: np.ndarray, tau: float, kidx: np.ndarray):
+    """Kernel quantile regression at level τ (Takeuchi, Le, Sears & Smola 2006): the dual of the
+    pinball loss, max aᵀt − ½aᵀKa with C_i(τ − 1) ≤ a_i ≤ C_i τ and Σa = 0, written over
+    (α, α*) with a = α − α* as ε-SVR's with ε = 0 and the boxes U = (τ C_i, (1 − τ) C_i)."""
+    n = target.size
+    y = np.concatenate([np.ones(n), -np.ones(n)])
+    return DualProblem(p=np.concatenate([-target, target]), y=y, upper=np.concatenate([tau * weight, (1 - tau) * weight]),
+                       kidx=np.tile(kidx, 2)), None
+
+
 def nu_svr(target: np.ndarray, weight: np.ndarray, nu: float, kidx: np.ndarray):
     """ν-SVR (Schölkopf et al. 2000) over (α, α*): p = (−t, t), Σα + Σα* = ν Σ C_i; the tube width
     ε comes out as −r."""
