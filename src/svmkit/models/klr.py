@@ -71,9 +71,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         'nystrom', the blocks of K_NM computed there in float64 and the Newton steps on the
         host. Prediction computes its kernel blocks there in float64.
     scheduler_address : str or None, default None
-        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
-        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
-        of two worker processes started for the fit. In-memory data ignores it.
+        The cluster that fits a Dask X and y, as SVC's.
 
     Attributes
     ----------

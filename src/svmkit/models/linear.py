@@ -408,10 +408,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         'auto': the primal for the squared loss when there are at least as many samples as
         features, else the dual (as scikit-learn).
     scheduler_address : str or None, default None
-        A Dask X (array or dataframe) and y are fitted by the primal Newton (dual=False or
-        'auto') with the rows kept on the cluster whose scheduler is at this address
-        ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster of two
-        worker processes started for the fit. In-memory data ignores it.
+        As for `LinearSVC`: a Dask X and y are fitted by the primal Newton on that cluster.
 
     Attributes
     ----------

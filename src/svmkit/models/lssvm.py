@@ -141,9 +141,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         As KernelRidge's: the kernel and the 'cholesky' or 'eigen' solver on the GPU, and
         'nystrom''s K_NM blocks with the normal equations or CG products.
     scheduler_address : str or None, default None
-        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
-        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
-        of two worker processes started for the fit. In-memory data ignores it.
+        The cluster that fits a Dask X and y, as SVC's.
 
     Attributes
     ----------
@@ -154,7 +152,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     loo_residuals_ : ndarray of shape (n_samples,)
         y_i − f₋ᵢ(x_i).
     loo_score_ : float
-        R² of the leave-one-out predictions.
+        R² of the leave-one-out predictions y − loo_residuals_.
 
     Examples
     --------
