@@ -160,6 +160,11 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
             # f(x) = k(x, centres)·T⁻¹Φᵀβ + b: the expansion over the centres
             coef = la.solve_triangular(T_mm, Phi.T @ res.beta, lower=False, check_finite=False)
             self._store_expansion(session, centres, coef, res.intercept)
+        self._keep_newton(res)
+
+    def _keep_newton(self, res):
+        """J and the step count of a finished Newton fit (in memory or on a cluster); a
+        ConvergenceWarning when it stopped short of tol."""
         self.objective_ = res.objective
         self.n_iter_ = res.n_iter
         if not res.converged:

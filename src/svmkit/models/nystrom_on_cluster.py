@@ -1,4 +1,4 @@
-"""Kernel logistic regression and the LS-SVMs fitted by Nyström on data that stays on a Dask
+"""Kernel ridge, kernel logistic regression and the LS-SVMs fitted by Nyström on data that stays on a Dask
 cluster: the centres (drawn as the in-memory fit draws them) come to the client, every pass
 over the rows is a sum over their blocks on the workers (`parallel.blocks.sum_row_blocks`), and
 only (M+1)-sized sums travel (`solvers.nystrom_blocks`)."""
@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as la
-from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_finite_rows, check_params
-from svmkit.exceptions import warn
 from svmkit.kernels.kinds import DotKernel, kernel_kind, make_kernel
 from svmkit.models.svc import class_weights
 from svmkit.parallel.blocks import sum_row_blocks
 from svmkit.parallel.cluster import open_cluster, row_partitions
+from svmkit.parallel.dask import as_dask_array, row_blocks
 from svmkit.solvers.newton import nystrom_features
+from svmkit.solvers.nystrom import nystrom_normal_solve
 from svmkit.solvers.nystrom_blocks import CentreKernel, least_squares, logistic_newton
 
 
@@ -73,6 +73,45 @@ def _store(est, X, centres, C, coef, intercept):
     est._set_weights(X.shape, coef, intercept)
 
 
+def fit_ridge(est, X, y, sample_weight=None):
+    """KernelRidge(solver='nystrom' or 'auto') on a Dask X and y (one target or several):
+    K_NMᵀK_NM and K_NMᵀY are summed over the blocks on the workers, so only M × M results
+    travel, then solved here."""
+    est.check_parameters()
+    est._backend().require("dask", "a Dask array X")
+    if est.solver not in ("auto", "nystrom"):
+        raise ValueError(f"a Dask array X is fitted by solver='nystrom' (or 'auto'), not solver={est.solver!r}")
+    if est.centers != "uniform":
+        raise ValueError("a Dask array X takes centers='uniform'")
+    if sample_weight is not None or est.loo:
+        raise ValueError("a Dask array X is fitted without sample_weight and without loo")
+    import dask.array as da
+
+    with open_cluster(est.scheduler_address):
+        X = row_blocks(X)
+        n = X.shape[0]
+        y = da.asarray(as_dask_array("y", y)).astype(np.float64).rechunk({0: X.chunks[0]})
+        if y.shape[0] != n:
+            raise ValueError(f"y has {y.shape[0]} rows, X has {n}")
+        est._multi_output = y.ndim == 2
+        Y = (y if y.ndim == 2 else y[:, None]).rechunk({1: -1})
+        centres, C = _centres(est, X)
+        kernel = make_kernel(est.kernel, X, est._gamma_param(), est.degree, est.coef0)
+        c_sq = kernel.sq_norms(C)
+
+        def reduce(Xb, Yb, start):
+            check_finite_rows(np.asarray(Xb), name=f"X (block from row {start})")
+            check_finite_rows(np.asarray(Yb), name=f"y (block from row {start})")
+            K = kernel.block(np.ascontiguousarray(Xb, dtype=np.float64), C, c_sq)
+            return K.T @ K, K.T @ Yb
+
+        KtK, KtY = sum_row_blocks(reduce, X, Y)
+    beta = nystrom_normal_solve(KtK, KtY, kernel.block(C, C), est.alpha)
+    est.gamma_ = kernel.gamma
+    _store(est, X, centres, C, beta, np.zeros(beta.shape[1]))
+    return est
+
+
 def fit_klr(est, X, y, sample_weight=None):
     """KernelLogisticRegression(solver='nystrom') on a Dask X: Newton on the Nyström features,
     each step two passes of sums over the blocks."""
@@ -94,11 +133,7 @@ def fit_klr(est, X, y, sample_weight=None):
     est.gamma_ = kernel.gamma
     coef = la.solve_triangular(T_mm, res.beta, lower=False, check_finite=False)
     _store(est, X, centres, C, coef, res.intercept)
-    est.objective_ = res.objective
-    est.n_iter_ = res.n_iter
-    if not res.converged:
-        warn(f"Newton stopped before the gradient fell below tol={est.tol} (max_iter={est.max_iter}, or "
-             "no descent step left); increase max_iter or tol", ConvergenceWarning)
+    est._keep_newton(res)
     return est
 
 

@@ -9,16 +9,12 @@ from sklearn.base import MultiOutputMixin, RegressorMixin
 
 from svmkit._arrays import holds_float32, to_host
 from svmkit._metrics import r2_from_residuals
-from svmkit._validation import (check_bool, check_finite_rows, check_real, real,
-                               validate_sample_weight, validate_Xy)
-from svmkit.kernels.kinds import make_kernel
+from svmkit._validation import check_bool, check_real, real, validate_sample_weight, validate_Xy
 from svmkit.kernels.spec import check_gamma
+from svmkit.models import nystrom_on_cluster
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.session import FitSession
-from svmkit.parallel.blocks import sum_row_blocks
-from svmkit.parallel.cluster import check_scheduler_address, open_cluster
-from svmkit.parallel.dask import as_dask_array, row_blocks
-from svmkit.solvers.nystrom import nystrom_normal_solve
+from svmkit.parallel.cluster import check_scheduler_address
 
 
 def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
@@ -170,48 +166,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         self.dual_coef_ = self._dual_coef_.T if self._multi_output else self._dual_coef_.ravel()
         self.X_fit_ = self.support_vectors_
 
-    def _fit_dask(self, X, y, sample_weight):
-        """Nyström on a Dask array X (rows in blocks) and y: K_NMᵀK_NM and K_NMᵀy are summed
-        over the blocks on the workers, so only M × M results travel, then solved here."""
-        self.check_parameters()
-        self._backend().require("dask", "a Dask array X")
-        if self.solver not in ("auto", "nystrom"):
-            raise ValueError(f"a Dask array X is fitted by solver='nystrom' (or 'auto'), not solver={self.solver!r}")
-        if self.centers != "uniform":
-            raise ValueError("a Dask array X takes centers='uniform'")
-        if sample_weight is not None or self.loo:
-            raise ValueError("a Dask array X is fitted without sample_weight and without loo")
-        import dask.array as da
-
-        with open_cluster(self.scheduler_address):
-            X = row_blocks(X)
-            n, d = X.shape
-            y = da.asarray(as_dask_array("y", y)).astype(np.float64).rechunk({0: X.chunks[0]})
-            if y.shape[0] != n:
-                raise ValueError(f"y has {y.shape[0]} rows, X has {n}")
-            self._multi_output = y.ndim == 2
-            Y = y if y.ndim == 2 else y[:, None]
-            Y = Y.rechunk({1: -1})
-            centres = self._centres(n)
-            C = np.asarray(X[centres].compute(), dtype=np.float64)
-            check_finite_rows(C)
-            kernel = make_kernel(self.kernel, X, self._gamma_param(), self.degree, self.coef0)
-            c_sq = kernel.sq_norms(C)
-
-            def reduce(Xb, Yb, start):
-                check_finite_rows(np.asarray(Xb), name=f"X (block from row {start})")
-                check_finite_rows(np.asarray(Yb), name=f"y (block from row {start})")
-                K = kernel.block(np.ascontiguousarray(Xb, dtype=np.float64), C, c_sq)
-                return K.T @ K, K.T @ Yb
-
-            KtK, KtY = sum_row_blocks(reduce, X, Y)
-        beta = nystrom_normal_solve(KtK, KtY, kernel.block(C, C), self.alpha)
-        self.n_features_in_ = d
-        self.gamma_ = kernel.gamma
-        self.support_ = np.asarray(centres, dtype=np.int32)
-        self.support_vectors_ = C
-        self._set_weights(X.shape, beta, np.zeros(beta.shape[1]))
-        return self
+    _fit_dask = nystrom_on_cluster.fit_ridge
 
     def predict(self, X):
         """f(x) for every row of X; a Dask array gives a lazy Dask array, block by block. In
