@@ -1,7 +1,7 @@
-"""Kernel ridge, kernel logistic regression and the LS-SVMs fitted by Nyström on data that stays on a Dask
-cluster: the centres (drawn as the in-memory fit draws them) come to the client, every pass
-over the rows is a sum over their blocks on the workers (`parallel.blocks.sum_row_blocks`), and
-only (M+1)-sized sums travel (`solvers.nystrom_blocks`)."""
+"""Kernel ridge, kernel logistic regression and the LS-SVMs fitted by Nyström on data that stays
+on a Dask cluster: the centres (drawn as the in-memory fit draws them) come to the client, every
+pass over the rows is a sum over their blocks on the workers (`parallel.blocks.sum_row_blocks`),
+and only (M+1)-sized sums travel (`solvers.nystrom_blocks`)."""
 
 from __future__ import annotations
 
