@@ -193,7 +193,7 @@ def test_sparse_prediction_splits_frequent_features_to_blas_and_matches_dense():
     X = sp.hstack([sp.csr_matrix(rng.normal(size=(500, 2))), rare], format="csr")
     y = np.where(X[:, 0].toarray().ravel() + rare.sum(axis=1).A1 > 0.3, 1, -1)
     model = svmkit.SVC(gamma=0.2).fit(X, y)
-    split = model._predict_centres.split
+    split = model._predict_centres.rows.split
     assert isinstance(split, SparseColumns)
     assert split.dense_cols.tolist() == [0, 1] and DENSE_COLUMN_FRACTION < 1
     np.testing.assert_allclose(model.decision_function(X), model.decision_function(X.toarray()), atol=1e-10)
