@@ -26,13 +26,15 @@ import time
 from pathlib import Path
 
 from _results import write  # beside this script, whose folder is on sys.path
+from svmkit import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 HEART = ROOT / "tests" / "data" / "heart_scale"
-ESTIMATORS = ("SVC", "NuSVC", "SVR", "NuSVR", "OneClassSVM", "KernelRidge", "LSSVC", "LSSVR",
-              "KernelLogisticRegression", "LinearSVC", "LinearSVR", "HardBandSVR")
+#: Every model the registry declares (not the searches, nor the scaler).
+ESTIMATORS = tuple(name for name, entry in registry.ESTIMATORS.items()
+                   if entry.kind in ("classifier", "regressor", "outlier"))
 #: The regressors fit a ramp in [-1, 1] (the classifiers heart_scale's labels).
-REGRESSORS = {"SVR", "NuSVR", "KernelRidge", "LSSVR", "LinearSVR", "HardBandSVR"}
+REGRESSORS = {name for name, entry in registry.ESTIMATORS.items() if entry.kind == "regressor"}
 #: Parameters an estimator needs on these targets: the hard band must be wider than the best
 #: linear fit's largest residual.
 NEEDS = {"HardBandSVR": "epsilon=2.0"}
@@ -110,7 +112,7 @@ def main(argv=None):
         table.append({"what": "import sklearn.svm", "seconds": base})
         over = []
         for name in args.estimators.split(","):
-            home = "svmkit.band" if name == "HardBandSVR" else "svmkit"
+            home = "svmkit"
             target = "ramp" if name in REGRESSORS else "y"
             code = FIRST_FIT.format(home=home, name=name, target=target, params=NEEDS.get(name, ""))
             seconds = process_seconds(python, code, work, args.repeat)
