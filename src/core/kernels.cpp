@@ -268,6 +268,8 @@ void rbf_rows_direct(Mat<const double> Xt, Vec<const i64> idx, double gamma, Mat
 // Columns a refinement pass counts at once: a row with a close pair (its own column, when the
 // point is a training row, and any copy of it) is looked at value by value in that tile only.
 constexpr i64 REFINE_TILE = 256;
+// Kernel values below which a refinement runs on the calling thread alone.
+constexpr i64 PARALLEL_VALUES = 1 << 16;
 
 template <class O>
 void refine_rbf_rows(Mat<O> out, Vec<const i64> out_rows, Vec<const i64> idx, Mat<const double> X,
@@ -285,7 +287,8 @@ void refine_rbf_rows(Mat<O> out, Vec<const i64> out_rows, Vec<const i64> idx, Ma
         sq_max = s2[j] > sq_max || std::isnan(s2[j]) ? s2[j] : sq_max;
     const i64 *points = idx.data(), *rows = out_rows.data();
     O *o = out.data();
-#pragma omp parallel for num_threads(threads()) schedule(static)
+    // a few rows (one class pair's) are not worth waking the other threads for
+#pragma omp parallel for num_threads(threads()) schedule(static) if (q * n >= PARALLEL_VALUES)
     for (i64 r = 0; r < q; ++r) {
         const i64 i = points[r];
         O *row = o + rows[r] * n;
@@ -365,7 +368,7 @@ void rbf_rows_gemm(Mat<const float> A, Vec<const float> a_sq, Mat<const float> C
     const i64 *rows = out_rows.data();
     float *o = out.data();
     const i64 row_tiles = (q + ROW_TILE_ROWS - 1) / ROW_TILE_ROWS, col_tiles = (n + ROW_TILE_COLS - 1) / ROW_TILE_COLS;
-#pragma omp parallel num_threads(threads())
+#pragma omp parallel num_threads(threads()) if (row_tiles * col_tiles > 1)
     {
         std::vector<float> buf(ROW_TILE_ROWS * std::min(n, ROW_TILE_COLS));
 #pragma omp for schedule(dynamic)
