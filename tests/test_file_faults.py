@@ -65,9 +65,7 @@ def test_libsvm_model_fault_is_named(fault, fitted, tmp_path):
     edit, message = LIBSVM_FAULTS[fault]
     bad = tmp_path / "bad.model"
     bad.write_text(edit(good.read_text()))
-    with pytest.raises(ModelFileError, match=message) as info:
-        load_libsvm_model(bad)
-    assert str(info.value).startswith(str(bad))
+    _refused_naming(load_libsvm_model, bad, message)
 
 
 def test_regressor_model_with_a_classifier_field_is_refused(tmp_path):
@@ -96,6 +94,13 @@ def test_binary_file_is_not_a_libsvm_model(tmp_path):
     path.write_bytes(b"svm_type c_svc\n\xff\xfe\x00binary")
     with pytest.raises(ModelFileError, match=r"blob.model, line 2: byte 0xff at offset 15 is not text"):
         load_libsvm_model(path)
+
+
+def _refused_naming(load, path, message):
+    """`load(path)` raises a ModelFileError that starts with the file's path and says `message`."""
+    with pytest.raises(ModelFileError, match=message) as info:
+        load(path)
+    assert str(info.value).startswith(str(path))
 
 
 def _native_parts(path):
@@ -157,9 +162,7 @@ def test_native_model_fault_is_named(fault, fitted, tmp_path):
     _, state = _native_parts(path)
     change, message = NATIVE_FAULTS[fault]
     _edited_native(path, change(state))
-    with pytest.raises(ModelFileError, match=message) as info:
-        svmkit.load(path)
-    assert str(info.value).startswith(str(path))
+    _refused_naming(svmkit.load, path, message)
 
 
 def test_native_byte_flips_load_correctly_or_raise_model_file_error(fitted, tmp_path):
@@ -241,9 +244,7 @@ def test_liblinear_model_fault_is_named(edit, message, tmp_path):
 
     path = _linear_model(tmp_path)
     path.write_bytes(edit(path.read_text()).encode("latin-1"))
-    with pytest.raises(ModelFileError, match=message) as info:
-        load_liblinear_model(path)
-    assert str(info.value).startswith(str(path))
+    _refused_naming(load_liblinear_model, path, message)
 
 
 _HUGE_INDEX = """
@@ -316,9 +317,7 @@ def test_native_header_fault_is_named(fault, fitted, tmp_path):
     header, arrays = _native_header(path)
     edit, message = HEADER_FAULTS[fault]
     _rewrite_header(path, edit(header), arrays)
-    with pytest.raises(ModelFileError, match=message) as info:
-        svmkit.load(path)
-    assert str(info.value).startswith(str(path))
+    _refused_naming(svmkit.load, path, message)
 
 
 def test_native_pipeline_fault_is_named(tmp_path):
@@ -335,9 +334,7 @@ def test_native_pipeline_fault_is_named(tmp_path):
                             ({"2/scale_": state["0/scale_"]}, r"unknown arrays \['2/scale_'\]")]:
         svmkit.save(make_pipeline(StandardScaler(with_mean=False), svmkit.SVC()).fit(X[:60], y[:60]), path)
         _edited_native(path, change)
-        with pytest.raises(ModelFileError, match=message) as info:
-            svmkit.load(path)
-        assert str(info.value).startswith(str(path))
+        _refused_naming(svmkit.load, path, message)
 
 
 def test_a_linear_model_with_two_dimensional_classes_is_named(tmp_path):

@@ -284,10 +284,10 @@ class BaseSVC(ClassifierMixin, SMOModel):
         """finish(votes, confidences) for every row of X (`ovo.PairVotes`): many classes' pair
         decisions folded in by the core as it forms them, never held."""
         n_classes = self.classes_.shape[0]
+        weights = self._W.votes(self._intercept_)
 
         def votes_of(rows, first_row=0):
-            out = self._predict_centres.products(rows, self._W.votes(self._intercept_))
-            return self._check_finite(out, first_row)
+            return self._check_finite(self._predict_centres.products(rows, weights), first_row)
 
         return self._per_rows(X, lambda out: finish(out[:, :n_classes], out[:, n_classes:]), votes_of, 2 * n_classes)
 
