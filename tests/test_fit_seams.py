@@ -71,8 +71,8 @@ def test_the_line_through_two_solutions_is_the_next_while_the_active_sets_hold()
     sets = {(tuple(f._problem_fits[0].free), tuple(f._problem_fits[0].bounded)) for f in fits}
     assert len(sets) == 1
     model = svmkit.SVC(C=Cs[2], kernel="linear", tol=1e-12)
-    [start] = model._starts_from(fits[1], fits[0])
-    (scaled, _), (line, _) = start.points
+    [points] = model._starts_from(fits[1], fits[0])
+    (scaled, _), (line, _) = points
     solution = fits[2]._problem_fits[0].result.alpha
     np.testing.assert_allclose(line, solution, atol=1e-9)
     assert np.abs(scaled - solution).max() > 1e-3
@@ -89,8 +89,8 @@ def test_the_solution_with_its_bounded_variables_lifted_is_the_next_on_a_nearly_
     X, y = heart_scale()
     X, y = sp.vstack([X, X[:1]]).tocsr(), np.r_[y, -y[:1]]
     small = svmkit.SVC(C=2.0, gamma=8.0).fit(X, y)
-    [start] = svmkit.SVC(C=8.0, gamma=8.0)._starts_from(small)
-    assert len(start.points) == 2 and start.points[1][2].sum() == 2
+    [points] = svmkit.SVC(C=8.0, gamma=8.0)._starts_from(small)
+    assert len(points) == 2 and points[1][2].sum() == 2
     warm = svmkit.SVC(C=8.0, gamma=8.0)
     warm = fit_on(warm, open_session(warm, X, y), after=(small, None))
     cold = svmkit.SVC(C=8.0, gamma=8.0).fit(X, y)

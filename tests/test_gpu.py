@@ -19,7 +19,7 @@ from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels import kinds
 from svmkit.kernels.kinds import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
-from svmkit.models.duals import c_svc, nu_svc
+from svmkit.models.formulations import c_svc, nu_svc
 from svmkit.solvers import _smo_cuda, _smo_loops, factorisations, newton, nystrom
 from svmkit.solvers._smo_block import Block, InnerSettings
 from svmkit.solvers.row_source import row_source

@@ -90,8 +90,7 @@ def test_float32_training_rows_give_identical_rows_a_kernel_of_exactly_one():
 @pytest.mark.parametrize("n_centres", [0, 7, 1500])
 def test_dense_products_tiles_equal_the_kernel_matrix_times_w(name, params, n_centres):
     """Tiles of 64 rows × 1,024 centres, the last ones partial, sum to K(X, C) W."""
-    from svmkit.kernels.gram import row_sq_norms
-    from svmkit.kernels.transforms import dense_products
+    from svmkit.kernels.gram import dense_products, row_sq_norms
 
     rng = np.random.default_rng(0)
     X, C, W = rng.normal(size=(130, 6)), rng.normal(size=(n_centres, 6)), rng.normal(size=(n_centres, 3))
@@ -131,7 +130,7 @@ def test_rows_of_equal_points_share_one_cache_slot_and_hold_their_columns_once(f
 
 @pytest.mark.parametrize("threads", ["serial", "parallel"])
 def test_direct_rbf_rows_land_in_the_rows_asked_for(threads, monkeypatch):
-    from svmkit.kernels import transforms
+    from svmkit.kernels import gram as transforms
 
     if threads == "parallel":  # several chunks of rows, the last one partial
         monkeypatch.setattr(transforms, "SERIAL_ELEMENTS", 0)

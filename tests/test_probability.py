@@ -297,12 +297,12 @@ class _CountingRows:
 
 @pytest.mark.parametrize("n, capacity, whole", [(300, 300, True), (300, 100, False), (20_000, 20_000, False)])
 def test_every_training_row_is_computed_first_only_when_the_calibration_folds_are_solved_whole(n, capacity, whole):
-    from svmkit.models.smo_base import SMOModel
+    from svmkit.models.calibration import fetch_fold_rows
     from svmkit.solvers.smo import FULL_BLOCK
 
     rows = _CountingRows(capacity)
     row_index = np.arange(n)[::-1]
-    SMOModel._fetch_fold_rows(rows, row_index)
+    fetch_fold_rows(rows, row_index)
     assert (n - n // 5 <= FULL_BLOCK and n <= capacity) == whole
     if whole:
         np.testing.assert_array_equal(np.concatenate(rows.fetched), np.arange(n))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from conftest import DATASETS
-from svmkit import _scratch
+from svmkit._arrays import SCRATCH
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
 from svmkit.kernels.kinds import make_kernel
 from svmkit._core.smo import PANEL, BlockSolver, cholesky_solve, independent_cholesky
@@ -51,26 +51,26 @@ def test_one_block_and_batched_blocks_reach_the_same_optimum(shrinking):
 
 
 def test_scratch_buffers_are_reused_and_bounded(monkeypatch):
-    monkeypatch.setattr(_scratch, "_kept", [])
-    a = _scratch.take((100, 100), np.float32)
-    _scratch.give(a)
-    b = _scratch.take((50, 50), np.float64)
+    monkeypatch.setattr(SCRATCH, "_kept", [])
+    a = SCRATCH.take((100, 100), np.float32)
+    SCRATCH.give(a)
+    b = SCRATCH.take((50, 50), np.float64)
     assert np.shares_memory(a, b)
-    _scratch.give(b)
-    big = _scratch.take((_scratch.KEEP_BYTES + 1,), np.uint8)
-    _scratch.give(big)
-    assert sum(buf.nbytes for buf in _scratch._kept) <= _scratch.KEEP_BYTES
+    SCRATCH.give(b)
+    big = SCRATCH.take((SCRATCH.keep_bytes + 1,), np.uint8)
+    SCRATCH.give(big)
+    assert sum(buf.nbytes for buf in SCRATCH._kept) <= SCRATCH.keep_bytes
 
 
 def test_a_buffer_handed_back_while_take_holds_the_lock_is_kept(monkeypatch):
     """The garbage collector may run a row store's finalizer, which hands its buffer back,
     in the thread that holds the lock inside `take`."""
-    monkeypatch.setattr(_scratch, "_kept", [])
-    monkeypatch.setattr(_scratch, "_returned", [])
-    a = _scratch.take((100, 100), np.float32)
-    with _scratch._lock:
-        _scratch.give(a)
-    assert np.shares_memory(a, _scratch.take((100, 100), np.float32))
+    monkeypatch.setattr(SCRATCH, "_kept", [])
+    monkeypatch.setattr(SCRATCH, "_returned", [])
+    a = SCRATCH.take((100, 100), np.float32)
+    with SCRATCH._lock:
+        SCRATCH.give(a)
+    assert np.shares_memory(a, SCRATCH.take((100, 100), np.float32))
 
 
 def test_a_cache_smaller_than_a_working_set_still_solves():

@@ -1,9 +1,10 @@
-"""Array helpers every layer shares: a device array or sparse matrix as a plain host array, and a
-digest of array values."""
+"""Array helpers every layer shares: a device array or sparse matrix as a plain host array, a
+digest of array values, and scratch memory kept between fits (`SCRATCH`)."""
 
 from __future__ import annotations
 
 import hashlib
+import threading
 
 import numpy as np
 import scipy.sparse as sp
@@ -108,3 +109,62 @@ class RawRows:
 def raw_data(X):
     """The data a callable kernel is given: a RawRows' rows as the user gave them, else X."""
     return X.data if isinstance(X, RawRows) else X
+
+
+class Scratch:
+    """Scratch memory kept between fits: the kernel-row store and the solver's work buffers.
+
+    On a virtual machine the first write to a fresh page costs more than the arithmetic that
+    fills it (NumPy's huge-page requests most of all), and model selection is thousands of
+    fits. Buffers handed back are kept, up to `keep_bytes` in all, for the next request of the
+    same process (`SCRATCH`)."""
+
+    def __init__(self, keep_bytes: int):
+        self.keep_bytes = keep_bytes
+        self._kept: list[np.ndarray] = []
+        # buffers handed back and not yet kept: `give` runs from finalizers too, which the
+        # garbage collector may call in the very thread that holds `_lock` inside `take`
+        self._returned: list[np.ndarray] = []
+        self._lock = threading.Lock()
+
+    def take(self, shape, dtype) -> np.ndarray:
+        """An uninitialised C-contiguous array, on reused memory when a kept buffer is large enough."""
+        dtype = np.dtype(dtype)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        with self._lock:
+            self._keep_returned()
+            fits = [k for k, b in enumerate(self._kept) if b.nbytes >= nbytes]
+            if fits:
+                buf = self._kept.pop(min(fits, key=lambda k: self._kept[k].nbytes))
+            else:
+                self._kept.clear()  # a larger fit is coming: keep its buffers instead, not both
+                buf = None
+        if buf is None:
+            buf = np.empty(max(nbytes, 1), dtype=np.uint8)
+        return buf[:nbytes].view(dtype).reshape(shape)
+
+    def give(self, arr: np.ndarray) -> None:
+        """Hand back an array from `take` (or any view of it); it must not be used afterwards."""
+        base = arr
+        while base.base is not None:
+            base = base.base
+        if not isinstance(base, np.ndarray) or base.dtype != np.uint8 or base.nbytes > self.keep_bytes:
+            return
+        self._returned.append(base)
+        if self._lock.acquire(blocking=False):  # else the holder's next `take` keeps it
+            try:
+                self._keep_returned()
+            finally:
+                self._lock.release()
+
+    def _keep_returned(self):
+        """The returned buffers into `_kept`, largest first, within keep_bytes; under `_lock`."""
+        while self._returned:
+            self._kept.append(self._returned.pop())
+        self._kept.sort(key=lambda b: b.nbytes, reverse=True)
+        while sum(b.nbytes for b in self._kept) > self.keep_bytes:
+            self._kept.pop(0)
+
+
+#: The process's scratch memory, at most 256 MiB of freed buffers kept for reuse.
+SCRATCH = Scratch(256 * 2**20)

@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_X_y
 from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import _check_sample_weight, _check_y, check_consistent_length, validate_data
 
 from svmkit._arrays import RawRows, holds_numbers, to_host
@@ -76,8 +77,8 @@ def is_finite_real(value) -> bool:
     return not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(_as_float(value))
 
 
-def check_real(value, name, *, low=None, low_inclusive=False, allow_inf=False) -> float:
-    """Check that a parameter is a real number (above `low` when given)."""
+def check_real(value, name, *, low=None, low_inclusive=False, allow_inf=False, high=None) -> float:
+    """Check that a parameter is a real number (above `low`, and below `high`, when given)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(_as_float(value)):
         raise ValueError(f"{name} must be a real number, got {name}={value!r}")
     if math.isinf(_as_float(value)) and not (allow_inf and value > 0):
@@ -85,6 +86,8 @@ def check_real(value, name, *, low=None, low_inclusive=False, allow_inf=False) -
     if low is not None and (value < low or (value == low and not low_inclusive)):
         op = ">=" if low_inclusive else ">"
         raise ValueError(f"{name} must be {op} {low}, got {name}={value!r}")
+    if high is not None and not value < high:
+        raise ValueError(f"{name} must be < {high}, got {name}={value!r}")
     return float(value)
 
 
@@ -143,9 +146,102 @@ def check_class_weight(value, name="class_weight"):
     return value
 
 
-def real(low=None, low_inclusive=False, allow_inf=False):
-    """The constraint 'a real number, above `low` when given', for a constraint table."""
-    return functools.partial(check_real, low=low, low_inclusive=low_inclusive, allow_inf=allow_inf)
+def check_class_weight_labels(class_weight, classes):
+    """Raise if the class_weight dict names a label that is not one of classes."""
+    known = set(np.asarray(classes).tolist())
+    unknown = [label for label in class_weight if label not in known]
+    if unknown:
+        raise ValueError(f"class_weight names labels {unknown} that are not in y "
+                         f"(classes: {np.asarray(classes).tolist()})")
+
+
+def class_weights(cw, classes, y_enc, sample_weight=None) -> np.ndarray:
+    """The weight of each class from `class_weight` (None, 'balanced' or a dict of labels in
+    `classes`), each finite and ≥ 0; 'balanced' counts each row as its `sample_weight` when
+    given (scikit-learn's LinearSVC does, its SVC does not)."""
+    if check_class_weight(cw) is None:
+        return np.ones(classes.shape[0])
+    if isinstance(cw, dict):
+        check_class_weight_labels(cw, classes)
+    weights = compute_class_weight(cw, classes=classes, y=classes[y_enc], sample_weight=sample_weight)
+    for label, w in zip(classes.tolist(), weights.tolist()):
+        check_real(w, f"class_weight[{label!r}]", low=0, low_inclusive=True)
+    return weights
+
+
+def row_weights(class_weight, classes, sample_weight, X, y_enc) -> np.ndarray:
+    """Each row's weight, sample_weight × class_weight[y] (`class_weights` over `classes`); a
+    ValueError naming both when every one is zero, where the solvers would divide by 0."""
+    weight = validate_sample_weight(sample_weight, X) * class_weights(class_weight, classes, y_enc)[y_enc]
+    if not (weight > 0).any():
+        raise ValueError(f"class_weight × sample_weight is zero for every sample (class_weight={class_weight!r}); "
+                         "at least one sample must have a positive weight")
+    return weight
+
+
+def positive_rows(sample_weight: np.ndarray, name="sample_weight") -> np.ndarray:
+    """The rows of positive weight, which the duals keep (as scikit-learn's LIBSVM does);
+    `name` says what the weights are made of."""
+    keep = np.flatnonzero(sample_weight > 0)
+    if keep.size == 0:
+        raise ValueError(f"{name} is zero for every sample; at least one must be positive")
+    return keep
+
+
+def is_dask(X) -> bool:
+    """Whether X is a Dask collection (array, dataframe or series), without importing Dask."""
+    return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
+
+
+#: The kernels named by a string.
+KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
+
+
+def check_kernel(kernel, name="kernel"):
+    """A kernel parameter must name one of KERNELS or be a callable."""
+    if not callable(kernel) and kernel not in KERNELS:
+        raise ValueError(f"{name} must be one of {KERNELS} or a callable, got {name}={kernel!r}")
+    return kernel
+
+
+def check_gamma(gamma, name="gamma", allow_none=False):
+    """gamma must be 'scale', 'auto' or a finite float ≥ 0 (or None where `allow_none`)."""
+    if gamma is None and allow_none:
+        return gamma
+    if isinstance(gamma, str):
+        if gamma not in ("scale", "auto"):
+            raise ValueError(f"{name} must be 'scale', 'auto' or a positive float, got {gamma!r}")
+        return gamma
+    if not is_finite_real(gamma):
+        raise ValueError(f"{name} must be 'scale', 'auto' or a finite float, got {gamma!r}")
+    if gamma < 0:
+        raise ValueError(f"{name} must be non-negative, got {name}={gamma}")
+    return gamma
+
+
+def check_degree(degree, name="degree") -> int:
+    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {name}={degree!r}")
+    return int(degree)
+
+
+def check_coef0(coef0, name="coef0") -> float:
+    if not is_finite_real(coef0):
+        raise ValueError(f"{name} must be a finite float, got {name}={coef0!r}")
+    return float(coef0)
+
+
+def check_components(value, name):
+    """None, or a positive number of components."""
+    if value is not None and check_int(value, name) < 1:
+        raise ValueError(f"{name} must be None or a positive integer, got {name}={value!r}")
+    return value
+
+
+def real(low=None, low_inclusive=False, allow_inf=False, high=None):
+    """The constraint 'a real number, above `low` and below `high` when given', for a
+    constraint table."""
+    return functools.partial(check_real, low=low, low_inclusive=low_inclusive, allow_inf=allow_inf, high=high)
 
 
 def one_of(*choices):

@@ -23,6 +23,8 @@ from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
 from svmkit.solvers.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
+from svmkit.solvers.smo import UnboundedDualError
+from svmkit.solvers.starts import solve_posed
 
 DEVICES = ("cpu", "cuda")
 #: Rows up to which the host runs independent factorisations side by side, one per core on one
@@ -114,11 +116,18 @@ class HostBackend:
         the problem may take (problems solved side by side split it)."""
         return rows, kidx
 
-    def each_problem(self, rows: RowSource, solve, problems, side_by_side: bool = True) -> list:
-        """[solve(p, problem_rows) for p in `problems`], the independent problems of one fit on
-        its `rows` (one-vs-one class pairs); problem_rows(kidx) gives a problem's
-        (row source, kidx in it). On the host, in turn: each solve spreads over the cores."""
-        return [solve(p, lambda kidx: self.problem_rows(rows, kidx)) for p in problems]
+    def solve_each(self, rows: RowSource, posed: list, settings, side_by_side: bool = True) -> list:
+        """Every posed dual of one fit on its `rows` (one-vs-one class pairs), each on the rows
+        `problem_rows` gives it: [DualResult]. On the host, in turn: each solve spreads over
+        the cores. An unbounded dual's error carries its number (`UnboundedDualError.problem`)."""
+        return [self._solve_one(rows, k, p, settings) for k, p in enumerate(posed)]
+
+    def _solve_one(self, rows, k, posed, settings, share=1.0):
+        try:
+            return solve_posed(posed, *self.problem_rows(rows, posed.problem.kidx, share), settings)
+        except UnboundedDualError as err:
+            err.problem = k
+            raise
 
     def matrix(self, kernel, Xk, scale=None):
         """K(X, X) in float64 (times scale_i·scale_j when `scale` is given), a fresh array of
@@ -235,31 +244,30 @@ class CudaBackend(HostBackend):
         return self._cached(rows.kernel.subset(used), share * rows.cache_size, MIN_ROWS, False, share), \
             local.astype(np.int64)
 
-    def each_problem(self, rows, solve, problems, side_by_side=True):
+    def solve_each(self, rows, posed, settings, side_by_side=True):
         """The host's, with up to PROBLEM_STREAMS problems solved at once when each gets rows of
         its own (`rows` narrowable) and `side_by_side`: each from a host thread, on a CUDA
         stream of its own (its kernels run beside the others' on the device's other
         multiprocessors, where one problem's SMO block takes one), with that share of the cache.
         The problems are independent: each gets the α it gets alone."""
-        problems = list(problems)
         alone = not (side_by_side and getattr(rows, "narrowable", False))
-        workers = 1 if alone else min(len(problems), PROBLEM_STREAMS)
+        workers = 1 if alone else min(len(posed), PROBLEM_STREAMS)
         if workers < 2:
-            return super().each_problem(rows, solve, problems)
+            return super().solve_each(rows, posed, settings)
         streams, local = [], threading.local()
 
-        def on_own_stream(problem):
+        def on_own_stream(k):
             if not hasattr(local, "stream"):
                 local.stream = _new_stream(self.xp)
                 streams.append(local.stream)
             with local.stream:
-                return solve(problem, lambda kidx: self.problem_rows(rows, kidx, 1.0 / workers))
+                return self._solve_one(rows, k, posed[k], settings, 1.0 / workers)
 
         # what the fit placed on the device so far is there before other streams read it, and
         # the default stream's unused pool memory free for theirs
         _settle(self.xp, [None])
         try:
-            return run_tasks(on_own_stream, [(p,) for p in problems], n_jobs=workers)
+            return run_tasks(on_own_stream, [(k,) for k in range(len(posed))], n_jobs=workers)
         finally:
             _settle(self.xp, streams)
 

@@ -233,7 +233,7 @@ def fit_in_libsvm_order(est, X, y):
     """Fit a classifier with svm-train's class order, so that its pairs, rho signs and `label`
     line read as svm-train's: the estimator is fitted on each label's rank in that order
     (class weights re-keyed alike) and then given the labels back as `classes_`."""
-    from svmkit.models.svc import check_class_weight_labels
+    from svmkit._validation import check_class_weight_labels
 
     order, ranks = libsvm_class_order(*np.unique(y, return_inverse=True))
     rank_of = {label: k for k, label in enumerate(order.tolist())}

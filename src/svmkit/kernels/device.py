@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from svmkit._arrays import to_host
 from svmkit.kernels.gram import F32_NOISE, kernel_block, kernel_diag
-from svmkit.kernels.spec import KernelSpec
+from svmkit.kernels.kinds import KernelSpec
 
 #: Largest dense copy of the training data placed on the device.
 DEVICE_DENSE_BYTES = 16 * 2**30

@@ -1,4 +1,6 @@
-"""Kernel kinds, each a resolved `KernelSpec` that knows its own input and holds its mathematics
+"""Kernels: their specifications (`KernelSpec`: which function, with which parameters resolved
+to numbers, and how 'scale' and 'auto' resolve γ from statistics of the data) and their kinds,
+each a resolved `KernelSpec` that knows its own input and holds its mathematics
 once: the kernels defined by inner products and distances (`DotKernel`), a precomputed matrix
 and a callable, beside a small base of what they share (`KernelKind`). Each checks its input,
 gives training rows, whole matrices, blocks and the diagonal, and the expansion's products at
@@ -8,19 +10,116 @@ which kind it holds."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
-from svmkit import _scratch
-from svmkit._arrays import RawRows, densify, holds_numbers, raw_data
+from svmkit._arrays import SCRATCH, RawRows, densify, holds_numbers, raw_data
 from svmkit._threads import compiled_thread_count, compiled_threads, one_blas_thread
-from svmkit._validation import check_precomputed, check_symmetric
-from svmkit.kernels.gram import (TRAIN_OVERLAP, CentreKernel, SparseColumns, TrainingKernel, as_kernel_input, call_kernel,
-                                 kernel_block, kernel_diag, row_sq_norms)
-from svmkit.kernels.spec import KernelSpec, check_coef0, check_degree, check_kernel, resolve_gamma
-from svmkit.kernels.transforms import dense_products
+from svmkit._validation import check_coef0, check_degree, check_gamma, check_kernel, check_precomputed, check_symmetric
+from svmkit.exceptions import warn
+from svmkit.kernels.gram import (LINEAR, POLY, RBF, SIGMOID, TRAIN_OVERLAP, CentreKernel, SparseColumns, TrainingKernel,
+                                 as_kernel_input, call_kernel, dense_products, kernel_block, kernel_diag, row_sq_norms)
 from svmkit.parallel.tasks import run_tasks
+
+
+#: The compiled transform that turns inner products into each kernel's values.
+_TRANSFORMS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID}
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """A kernel with its parameters resolved to numbers.
+
+    linear  <x, z>
+    poly    (gamma <x, z> + coef0) ** degree
+    rbf     exp(-gamma ||x - z||^2)
+    sigmoid tanh(gamma <x, z> + coef0)
+    precomputed: X already holds kernel values K(x_i, x_j).
+    callable: func(X, Z) returns the Gram matrix.
+    """
+
+    name: str
+    gamma: float = 1.0
+    degree: int = 3
+    coef0: float = 0.0
+    func: Callable | None = None
+
+    @property
+    def is_precomputed(self) -> bool:
+        return self.name == "precomputed"
+
+    @property
+    def is_callable(self) -> bool:
+        return self.func is not None
+
+    @property
+    def transform(self) -> int:
+        """Code of the compiled transform from inner products to kernel values (`transforms`)."""
+        return _TRANSFORMS[self.name]
+
+    @property
+    def uses_norms(self) -> bool:
+        """Whether kernel values need the squared norms: ||a − b||² = ||a||² + ||b||² − 2<a, b>."""
+        return self.name == "rbf"
+
+    def values_set_by(self) -> str:
+        """What sets this kernel's values, to name in an error: its parameters, or the input."""
+        if self.is_callable:
+            return f"the values the kernel callable {getattr(self.func, '__qualname__', repr(self.func))} returns"
+        return {"linear": "the data, whose inner products the linear kernel's values are",
+                "poly": f"gamma={self.gamma!r}, coef0={self.coef0!r}, degree={self.degree}",
+                "rbf": f"gamma={self.gamma!r}", "sigmoid": f"gamma={self.gamma!r}, coef0={self.coef0!r}",
+                "precomputed": "the precomputed kernel matrix"}[self.name]
+
+    def of_self(self, sq_norms: np.ndarray) -> np.ndarray:
+        """K(x, x) from ||x||², for the kernels defined by inner products and distances."""
+        if self.name == "rbf":
+            return np.ones_like(sq_norms)
+        if self.name == "linear":
+            return sq_norms
+        if self.name == "poly":
+            return (self.gamma * sq_norms + self.coef0) ** self.degree
+        return np.tanh(self.gamma * sq_norms + self.coef0)
+
+
+def feature_variance(X) -> float:
+    """The variance of every value of X: dense, CSR, or a lazy array (Dask) that computes it where
+    its blocks live."""
+    if sp.issparse(X):
+        mean = X.mean()
+        return float(X.multiply(X).mean() - mean * mean)
+    var = X.var()
+    return float(var.compute() if hasattr(var, "compute") else var)
+
+
+def _values_differ(X) -> bool:
+    """Whether X holds two different values (dense, CSR or lazy)."""
+    low, high = X.min(), X.max()
+    low, high = (v.compute() if hasattr(v, "compute") else v for v in (low, high))
+    return bool(high != low)
+
+
+def resolve_gamma(gamma, X) -> float:
+    """Resolve scikit-learn's gamma: 'scale' = 1 / (n_features Var(X)), 'auto' = 1 / n_features."""
+    n_features = X.shape[1]
+    check_gamma(gamma)
+    if isinstance(gamma, str):
+        if gamma == "scale":
+            var = feature_variance(X)
+            scale = 1.0 / (n_features * var) if var != 0 else 1.0
+            if np.isfinite(scale) and (var != 0 or not _values_differ(X)):
+                return scale
+            warn(f"gamma='scale': the variance of X ({var:g}) is too small for 1 / (n_features · Var X) "
+                 "in float64, although its values differ; gamma=1.0 is used, on which the kernel is "
+                 "nearly constant. Scale the data (e.g. with StandardScaler) or give gamma",
+                 RuntimeWarning)
+            return 1.0
+        return 1.0 / n_features
+    return float(gamma)
+
 
 #: Elements of one K(X_block, centres) block at prediction time, and fewest rows of a block
 #: (a GEMM of fewer rows runs below BLAS's speed).
@@ -104,9 +203,9 @@ class HostArrays:
 
         def block(lo):
             hi = min(n, lo + step)
-            buf = _scratch.take((hi - lo) * n_sv, np.float64)
+            buf = SCRATCH.take((hi - lo) * n_sv, np.float64)
             apply_weights(centres.rows.block(X, x, lo, hi, buf), W, out[lo:hi])
-            _scratch.give(buf)
+            SCRATCH.give(buf)
 
         starts = [(lo,) for lo in range(0, n, step)]
         # a callable kernel runs Python code, which threads would only take turns at; a small

@@ -8,11 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from svmkit._threads import compiled_threads, one_blas_thread
-from svmkit._validation import check_int, check_seed, one_of, real
+from svmkit._validation import check_components, check_seed, one_of, real
 from svmkit.backend import DEVICES
 from svmkit.exceptions import warn
-from svmkit.models.expansion import KernelExpansion
-from svmkit.models.session import FitSession
+from svmkit.models.expansion import FitSession, KernelExpansion
 from svmkit.solvers.factorisations import CholeskyShift, NotPositiveDefiniteError
 from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS, NYSTROM_DIRECT_MAX, nystrom_solve
 
@@ -25,12 +24,6 @@ SERIAL_ROWS = 2_000
 AUTO_COMPONENTS = 2_000
 #: Most rows through which leverage scores are approximated.
 LEVERAGE_SAMPLE = 512
-
-
-def check_components(value, name):
-    if value is not None and check_int(value, name) < 1:
-        raise ValueError(f"{name} must be None or a positive integer, got {name}={value!r}")
-    return value
 
 
 class DenseExpansionModel(KernelExpansion):
@@ -131,7 +124,7 @@ class DenseExpansionModel(KernelExpansion):
         self._dual_coef_ = np.ascontiguousarray(beta.T)
         self._intercept_ = np.asarray(intercept, dtype=np.float64).reshape(-1)
         self.shape_fit_ = shape
-        self._prepare_prediction()
+        self._prepared = {}
 
 
 __all__ = ["DenseExpansionModel", "NotPositiveDefiniteError"]

@@ -1,23 +1,22 @@
-"""The base of every kernel model: the one fit template (targets → session → solve → store),
-a kernel resolved on the training data, centres and their weights, and f(x) = Σ_s W[s] K(x, c_s)
-+ b evaluated in blocks (Vapnik 1998 for the SVM; the representer theorem, Schölkopf, Herbrich
+"""The base of every kernel model: the fit session (the parameters checked, the data validated
+into the model's targets, the kernel resolved on it, the backend chosen), centres and their
+weights, and f(x) = Σ_s W[s] K(x, c_s) + b evaluated in blocks (Vapnik 1998 for the SVM; the representer theorem, Schölkopf, Herbrich
 & Smola 2001, for kernel ridge, LS-SVM and kernel logistic regression), and the primal weights
 of the linear kernel."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._arrays import densify
-from svmkit._validation import check_params, validate_X
+from svmkit._validation import check_coef0, check_degree, check_gamma, check_kernel, check_params, is_dask, validate_X
 from svmkit.backend import backend_for
 from svmkit.kernels.kinds import kernel_kind, make_kernel
-from svmkit.kernels.spec import check_coef0, check_degree, check_gamma, check_kernel
-from svmkit.models.session import FitSession
 from svmkit.parallel.blocks import LazyOnDask
-from svmkit.parallel.dask import route
 from svmkit.registry import fitted_of
 
 #: The estimators that fit Dask collections, as the error of the others names them.
@@ -25,9 +24,70 @@ ON_DASK = ("SVC and SVR (the cascade), LinearSVC and LinearSVR (dual=False), Ker
            "KernelLogisticRegression, LSSVC and LSSVR (solver='nystrom')")
 
 
+#: What prediction derives from the fitted state (`_prediction`), made on first use.
+PREDICTION = frozenset({"_kind", "_predict_centres", "_W", "dual_coef_", "intercept_", "X_fit_"})
+
+
 def read_only(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
+
+
+@dataclass
+class Targets:
+    """What a model fits, from its validated data: X, the targets (class numbers, real values,
+    indicator columns, or None), each row's weight, and the fitted attributes read from the
+    data (`classes_`, `class_weight_`, …)."""
+
+    X: object
+    target: object
+    weight: object
+    fitted: dict = field(default_factory=dict)
+
+
+@dataclass
+class FitSession:
+    """One fit's inputs, made once and handed down: the backend, the kernel kind resolved on
+    the data, the validated data X and Xk (in the kernel's layout), the model's targets and row
+    weights. `fitted`: the attributes the data sets (`classes_`, `n_features_in_`, `gamma_`,
+    …), given to every estimator fitted on the session; `rows`: the training kernel's rows when
+    shared (None: the fit makes its own), training row i being row `row_index[i]` of them."""
+
+    backend: object
+    kernel: object
+    X: object
+    Xk: object
+    target: object
+    weight: object
+    fitted: dict = field(default_factory=dict)
+    rows: object = None
+    row_index: np.ndarray | None = None
+
+    def index(self) -> np.ndarray:
+        """Each training row's row in `rows` (itself when the rows are the fit's own)."""
+        return np.arange(self.X.shape[0]) if self.row_index is None else np.asarray(self.row_index, dtype=np.int64)
+
+
+#: The attributes scikit-learn's validation sets from the data.
+_FROM_DATA = ("n_features_in_", "feature_names_in_")
+
+
+def open_session(estimator, X, y=None, sample_weight=None, *, rows=None, row_index=None) -> FitSession:
+    """Check `estimator`'s parameters, validate (X, y, sample_weight) into its targets
+    (`estimator._targets`), resolve the kernel on them and choose the backend: the session
+    serves it and every estimator differing from it in C or ν only. `rows`: a row source of
+    the kernel this estimator resolves on the data from which X's rows are taken, X's row i
+    being row `row_index[i]` of it."""
+    check_params(estimator, estimator._constraints)
+    kernel_kind(estimator.kernel).check_solver(getattr(estimator, "solver", None))
+    targets = estimator._targets(X, y, sample_weight)
+    X = targets.X
+    kernel = make_kernel(estimator.kernel, X, estimator._gamma_param(), estimator.degree, estimator.coef0)
+    kernel.check_input(X)
+    fitted = {name: getattr(estimator, name) for name in _FROM_DATA if hasattr(estimator, name)}
+    fitted.update(targets.fitted, gamma_=kernel.gamma)
+    return FitSession(backend_for(getattr(estimator, "device", "cpu")), kernel, X, kernel.training_input(X),
+                      targets.target, targets.weight, fitted, rows, row_index)
 
 
 class KernelExpansion(LazyOnDask, BaseEstimator):
@@ -39,7 +99,7 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
 
     #: Each parameter's check (name → check(value, name)), run by `check_params` at fit before
     #: any data is read (`make_kernel` checks the kernel's parameters again for its other callers).
-    _constraints = {"kernel": lambda value, name: check_kernel(value), "gamma": check_gamma,
+    _constraints = {"kernel": check_kernel, "gamma": check_gamma,
                     "degree": check_degree, "coef0": check_coef0}
     #: Precision of the kernel blocks of prediction on a GPU (`device='cuda'`).
     _device_dtype = np.float32
@@ -52,10 +112,9 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
     def fit(self, X, y=None, sample_weight=None):
         """Fit the model. X: (n_samples, n_features) dense or CSR, or a kernel matrix; a Dask
         array or dataframe is fitted where it lives by the estimators that can (`ON_DASK`)."""
-        return route(X, self._fit_in_memory, self._fit_dask)(X, y, sample_weight)
-
-    def _fit_in_memory(self, X, y, sample_weight):
-        return self._fit_session(self._open_session(X, y, sample_weight), None)
+        if is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
+        return self._fit_session(open_session(self, X, y, sample_weight))
 
     def _fit_dask(self, X, y, sample_weight):
         """The fit of a Dask X: refused by the estimators that fit in memory only."""
@@ -65,20 +124,6 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
     def _backend(self):
         """The backend of `device` (models without it run on the host)."""
         return backend_for(getattr(self, "device", "cpu"))
-
-    def _open_session(self, X, y, sample_weight, rows=None, row_index=None) -> FitSession:
-        """Check the parameters, validate and encode the data (`_targets`), resolve the kernel on
-        it and choose the backend: the session of `models.session.open_session`."""
-        self.check_parameters()
-        kernel_kind(self.kernel).check_solver(getattr(self, "solver", None))
-        before = dict(vars(self))
-        X, target, weight = self._targets(X, y, sample_weight)
-        kernel = make_kernel(self.kernel, X, self._gamma_param(), self.degree, self.coef0)
-        kernel.check_input(X)
-        self.gamma_ = kernel.gamma
-        fitted = {k: v for k, v in vars(self).items() if k not in before or before[k] is not v}
-        return FitSession(self._backend(), kernel, X, kernel.training_input(X), target, weight, fitted, rows,
-                          row_index)
 
     def _fit_session(self, session: FitSession, starts=None):
         """Solve and store on `session` (made for this model or one differing in C or ν only)."""
@@ -92,7 +137,7 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
         return self.gamma
 
     def _targets(self, X, y, sample_weight):
-        """(X validated, the model's targets, each row's weight)."""
+        """The model's `Targets` of the data (`models.formulations.Targets`)."""
         raise NotImplementedError
 
     def _solve_session(self, session: FitSession, starts):
@@ -105,14 +150,23 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
         self.support_ = np.asarray(support, dtype=np.int32)
         self.support_vectors_ = session.kernel.support_vectors(session.X, self.support_)
 
-    def _prepare_prediction(self):
-        """Derive what prediction uses from the fitted state: the kernel, its centres ready for
-        the products, the weight matrix and the public coefficients."""
-        self._kind = make_kernel(self.kernel, self.support_vectors_, self.gamma_, self.degree, self.coef0)
-        self._predict_centres = self._kind.centres(self.support_vectors_, self.support_)
-        self._W = self._dual_coef_.T
-        self.dual_coef_ = self._dual_coef_
-        self.intercept_ = self._intercept_.copy()
+    def __getattr__(self, name):
+        # what prediction derives (PREDICTION) is made on first use into the cache a fit
+        # leaves (`_prepared`), so that predicting leaves the estimator's attributes as they are
+        prepared = vars(self).get("_prepared")
+        if name in PREDICTION and prepared is not None:
+            if not prepared:
+                prepared.update(self._prediction())
+            if name in prepared:
+                return prepared[name]
+        return object.__getattribute__(self, name)  # the lookup's own error (a descriptor's names its cause)
+
+    def _prediction(self) -> dict:
+        """What prediction uses, derived from the fitted state (`PREDICTION`): the kernel, its
+        centres ready for the products, the weight matrix and the public coefficients."""
+        kind = make_kernel(self.kernel, self.support_vectors_, self.gamma_, self.degree, self.coef0)
+        return {"_kind": kind, "_predict_centres": kind.centres(self.support_vectors_, self.support_),
+                "_W": self._dual_coef_.T, "dual_coef_": self._dual_coef_, "intercept_": self._intercept_.copy()}
 
     def fitted_state(self) -> dict:
         """The fitted attributes a model file keeps (its entry in svmkit.registry), by name."""
@@ -128,7 +182,7 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
         vars(self).update(state)
         if "shape_fit_" in state:
             self.shape_fit_ = tuple(int(v) for v in state["shape_fit_"])
-        self._prepare_prediction()
+        self._prepared = self._prediction()  # at once: a state that cannot predict is refused here
         return self
 
     def libsvm_expansion(self) -> tuple[np.ndarray, np.ndarray]:

@@ -12,14 +12,13 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import check_class_weight, check_max_iter, check_seed, encode_classes, one_of, real, validate_Xy
+from svmkit._validation import (check_class_weight, check_components, check_max_iter, check_seed, encode_classes, one_of, real, row_weights,
+                                validate_Xy)
 from svmkit.backend import DEVICES
 from svmkit.exceptions import warn
 from svmkit.models import nystrom_on_cluster
-from svmkit.models.dense_expansion import DenseExpansionModel, check_components
-from svmkit.models.expansion import KernelExpansion
-from svmkit.models.session import FitSession
-from svmkit.models.svc import row_weights
+from svmkit.models.dense_expansion import DenseExpansionModel
+from svmkit.models.expansion import FitSession, KernelExpansion, Targets
 from svmkit.parallel.cluster import check_scheduler_address
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
 from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS
@@ -129,14 +128,14 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
 
     def _targets(self, X, y, sample_weight):
         """Validated X, the class indicator columns T (one column for two classes) and each
-        row's weight C·w; sets `classes_`."""
+        row's weight C·w, with `classes_`."""
         if self.max_iter == -1:
             raise ValueError("max_iter must be a positive number of Newton steps, got max_iter=-1")
         X, y = validate_Xy(self, X, y)
-        self.classes_, y_enc = encode_classes(y, type(self).__name__)
-        T = (y_enc[:, None] == 1).astype(np.float64) if self.classes_.shape[0] == 2 else np.eye(self.classes_.shape[0])[y_enc]
-        weight = row_weights(self, sample_weight, X, y_enc)
-        return X, T, self.C * weight
+        classes, y_enc = encode_classes(y, type(self).__name__)
+        T = (y_enc[:, None] == 1).astype(np.float64) if classes.shape[0] == 2 else np.eye(classes.shape[0])[y_enc]
+        weight = row_weights(self.class_weight, classes, sample_weight, X, y_enc)
+        return Targets(X, T, self.C * weight, {"classes_": classes})
 
     def _solve_session(self, session: FitSession, starts):
         backend, kernel, Xk, T, weight = session.backend, session.kernel, session.Xk, session.target, session.weight

@@ -27,14 +27,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_real, encode_classes, validate_sample_weight, validate_X, validate_Xy
+from svmkit._validation import (check_real, class_weights, encode_classes, is_dask, positive_rows, validate_sample_weight,
+                                validate_X, validate_Xy)
 from svmkit.exceptions import warn
 from svmkit.kernels.gram import row_sq_norms
 from svmkit.models import linear_on_cluster
 from svmkit.models.plain_state import PlainState
-from svmkit.models.smo_base import positive_rows
-from svmkit.models.svc import class_weights
-from svmkit.parallel.dask import route
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.crammer_singer import crammer_singer
 from svmkit.solvers.dcd import Stop, dcd_classify, dcd_regress, row_groups
@@ -124,6 +122,11 @@ class _LinearSVM(PlainState, BaseEstimator):
     }
     #: Losses whose squares the solver minimises.
     _squared_losses: tuple[str, ...] = ()
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit w and b. X: (n_samples, n_features) dense or sparse; y: labels (LinearSVC) or
+        real targets (LinearSVR); a Dask array or dataframe stays on its cluster (dual=False)."""
+        return (self._fit_dask if is_dask(X) else self._fit_in_memory)(X, y, sample_weight)
 
     def check_parameters(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
@@ -287,11 +290,6 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         self.max_iter = max_iter
         self.scheduler_address = scheduler_address
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit w and b. X: (n_samples, n_features) dense or sparse; a Dask array or dataframe
-        stays on its cluster (dual=False)."""
-        return route(X, self._fit_in_memory, self._fit_dask)(X, y, sample_weight)
-
     _fit_dask = linear_on_cluster.fit_linear_svc
 
     def _fit_in_memory(self, X, y, sample_weight):
@@ -454,11 +452,6 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         LIBLINEAR, whose dual steps assume ε ≥ 0)."""
         super().check_parameters()
         check_real(self.epsilon, "epsilon", low=0, low_inclusive=True)
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit w and b. X: (n_samples, n_features) dense or sparse; y: real targets; a Dask
-        array or dataframe stays on its cluster (dual=False)."""
-        return route(X, self._fit_in_memory, self._fit_dask)(X, y, sample_weight)
 
     _fit_dask = linear_on_cluster.fit_linear_svr
 

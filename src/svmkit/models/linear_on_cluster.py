@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from svmkit.models.svc import class_weights
+from svmkit._validation import class_weights
+
 from svmkit.parallel.cluster import open_cluster, row_partitions
 from svmkit.solvers.linear_newton_blocks import block_newton
 

@@ -26,12 +26,11 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from svmkit._metrics import r2_from_residuals
 from svmkit._arrays import to_host
-from svmkit._validation import (check_bool, check_class_weight, check_real, encode_classes, one_of, real, validate_sample_weight,
-                               validate_Xy)
+from svmkit._validation import (check_bool, check_class_weight, check_real, encode_classes, one_of, real, row_weights, validate_Xy, validate_sample_weight)
 from svmkit.models import nystrom_on_cluster, ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
-from svmkit.models.session import FitSession
-from svmkit.models.svc import row_weights
+from svmkit.models.expansion import FitSession, Targets
+from svmkit.models.formulations import class_pairs
 from svmkit.parallel.cluster import check_scheduler_address
 from svmkit.solvers.factorisations import bordered_loo, bordered_solution
 
@@ -191,7 +190,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     def _targets(self, X, y, sample_weight):
         X, y = validate_Xy(self, X, y, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
-        return X, (y[:, None], y), None if sample_weight is None else validate_sample_weight(sample_weight, X)
+        return Targets(X, (y[:, None], y), None if sample_weight is None else validate_sample_weight(sample_weight, X))
 
     def _fit_problems(self, session, Y, y):
         centres, alpha, b, loo = self._fit_targets(session, Y)
@@ -272,15 +271,16 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     def _targets(self, X, y, sample_weight):
         """Validated X, the ±1 target columns (one, or one per class for one-vs-rest) with y;
-        sets `classes_`."""
+        with `classes_`."""
         X, y = validate_Xy(self, X, y)
-        self.classes_, y_enc = encode_classes(y, "LSSVC")
-        n_classes = self.classes_.size
+        labels, y_enc = encode_classes(y, "LSSVC")
+        n_classes = labels.size
         classes = [1] if n_classes == 2 else range(n_classes)
         weight = None
         if sample_weight is not None or self.class_weight is not None:
-            weight = row_weights(self, sample_weight, X, y_enc)
-        return X, (np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes]), y), weight
+            weight = row_weights(self.class_weight, labels, sample_weight, X, y_enc)
+        Y = np.column_stack([np.where(y_enc == c, 1.0, -1.0) for c in classes])
+        return Targets(X, (Y, y), weight, {"classes_": labels})
 
     def _fit_problems(self, session, Y, y):
         if not self._uses_votes():
@@ -302,7 +302,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         """One problem per class pair on its rows; weights of rows outside a pair are 0. With
         `loo`, also each row's decision values without it: its own pairs' from their LOO
         residuals, the other pairs' from their fits (which never saw the row)."""
-        pairs = ovo.class_pairs(self.classes_.size)
+        pairs = class_pairs(self.classes_.size)
         n = y_enc.size
         alpha = np.zeros((n, len(pairs)))
         bs = np.zeros(len(pairs))

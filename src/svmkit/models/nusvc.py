@@ -9,18 +9,9 @@ scikit-learn's NuSVC ignore them, and so does this one.
 
 from __future__ import annotations
 
-import numpy as np
-
 from svmkit._validation import check_nu
-from svmkit.exceptions import warn
-from svmkit.models import duals
+from svmkit.models import formulations
 from svmkit.models.svc import BaseSVC
-from svmkit.solvers.smo_batch import DualBatch
-
-
-#: The smallest |r| whose scales of ν-SVC's solution to C-SVC's, 1/r (α, ρ) and 1/r² (the
-#: objective), stay finite: below it (ν near 0, e.g. 1e-200) they overflow to inf and NaN.
-_SMALLEST_R = 1 / np.sqrt(np.finfo(np.float64).max)
 
 
 class NuSVC(BaseSVC):
@@ -60,7 +51,7 @@ class NuSVC(BaseSVC):
     [2, 2]
     """
 
-    _scaled_params = ("nu",)
+    _formulation = formulations.NuSVCPairs
     _constraints = {**BaseSVC._constraints, "nu": check_nu}
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
@@ -83,43 +74,3 @@ class NuSVC(BaseSVC):
         self.random_state = random_state
         self.warm_start = warm_start
         self.device = device
-
-    def _row_weights(self, sample_weight, y_enc):
-        if self.class_weight is not None:
-            warn("NuSVC ignores class_weight, as scikit-learn's NuSVC and LIBSVM's svm-train -s 1 do (class "
-                 "weights scale C, which nu-SVC has none of); for a weighted nu-SVC pass "
-                 "sample_weight=sklearn.utils.class_weight.compute_sample_weight(class_weight, y)",
-                 UserWarning)
-        return sample_weight
-
-    def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
-        w_pos, w_neg = weight[ypair > 0].sum(), weight[ypair < 0].sum()
-        if self.nu * (w_pos + w_neg) / 2 > min(w_pos, w_neg):
-            raise ValueError(f"specified nu is infeasible for the class pair {self._pair_label(pair)}: "
-                             f"nu={self.nu} needs nu*(n_a+n_b)/2 <= min(n_a, n_b), with (weighted) "
-                             f"counts n_a={w_pos:g}, n_b={w_neg:g}")
-        problem, alpha0 = duals.nu_svc(ypair, weight, self.nu, kidx)
-        res = self._solve(problem, rows, alpha0, start)
-        if res.r == 0:  # LIBSVM divides by r regardless (a negative r too, as here)
-            raise ValueError(f"nu-SVC's margin r is {res.r:g} for the class pair {self._pair_label(pair)}: the "
-                             "kernel does not tell the classes apart (e.g. it is constant on their rows)")
-        if abs(res.r) < _SMALLEST_R:
-            raise ValueError(f"nu={self.nu!r} is too small for the class pair {self._pair_label(pair)}: nu-SVC's "
-                             f"margin r = {res.r:g} makes its C = 1/r and objective (1/r²) overflow float64; use a "
-                             "larger nu")
-        return problem, res, 1 / res.r
-
-    def _dual_batch(self, ypair, weight, kidx, offsets):
-        owner = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
-        w_pos = np.bincount(owner, weights=np.where(ypair > 0, weight, 0.0), minlength=offsets.size - 1)
-        w_neg = np.bincount(owner, weights=np.where(ypair < 0, weight, 0.0), minlength=offsets.size - 1)
-        if np.any(self.nu * (w_pos + w_neg) / 2 > np.minimum(w_pos, w_neg)):
-            return None  # `_solve_pair` names the infeasible pair
-        posed = duals.nu_svc_batch(ypair, weight, self.nu, kidx, owner)
-        return None if posed is None else DualBatch(posed[0], offsets, posed[1])
-
-    def _batch_scale(self, res):
-        return None if np.any(np.abs(res.r) < _SMALLEST_R) else 1 / res.r  # `_solve_pair` names the pair
-
-    def _pair_summary(self, res, pair):
-        return (f"C = {1 / res.r:f}",)

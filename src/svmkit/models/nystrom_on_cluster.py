@@ -9,9 +9,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as la
 
-from svmkit._validation import check_finite_rows, check_params
+from svmkit._validation import check_finite_rows, check_params, class_weights
 from svmkit.kernels.kinds import DotKernel, kernel_kind, make_kernel
-from svmkit.models.svc import class_weights
 from svmkit.parallel.blocks import sum_row_blocks
 from svmkit.parallel.cluster import open_cluster, row_partitions
 from svmkit.parallel.dask import as_dask_array, row_blocks

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import check_params, one_of
+from svmkit._validation import check_params, class_weights, one_of
 from svmkit.exceptions import warn
 from svmkit.kernels.kinds import DotKernel, kernel_kind, make_kernel
-from svmkit.models import duals, ovo
+from svmkit.models import formulations
 from svmkit.parallel.cluster import check_scheduler_address, open_cluster, row_partitions
 from svmkit.solvers.cascade import Settings, cascade, kmeans_partitions
 
@@ -58,7 +58,7 @@ class PairForm:
         enc = np.searchsorted(self.classes, target)
         w = _weights(weight, enc.size) * self.class_weight[enc]
         sel = np.flatnonzero(((enc == self.a) | (enc == self.b)) & (w > 0))
-        problem, _ = duals.c_svc(np.where(enc[sel] == self.a, 1.0, -1.0), self.C * w[sel], sel)
+        problem, _ = formulations.c_svc(np.where(enc[sel] == self.a, 1.0, -1.0), self.C * w[sel], sel)
         return problem.kidx, rows[sel], problem.p, problem.y, problem.upper
 
 
@@ -75,7 +75,7 @@ class TubeForm:
         _check_targets(target, rows)
         w = _weights(weight, target.size)
         sel = np.flatnonzero(w > 0)
-        problem, _ = duals.epsilon_svr(target[sel], self.C * w[sel], self.epsilon, sel)
+        problem, _ = formulations.epsilon_svr(target[sel], self.C * w[sel], self.epsilon, sel)
         gid = np.concatenate([2 * rows[sel], 2 * rows[sel] + 1])
         return problem.kidx, gid, problem.p, problem.y, problem.upper
 
@@ -142,7 +142,7 @@ def _store(est, X, results, support, X_support, n_support, dual_coef, free, boun
         warn(f"the cascade stopped after max_rounds={est.max_rounds} rounds with variables still "
              f"violating the optimality conditions at tol={est.tol}", ConvergenceWarning)
     est.probA_, est.probB_ = np.empty(0), np.empty(0)
-    est._prepare_prediction()
+    est._prepared = {}
 
 
 def _bounds(e):
@@ -162,13 +162,13 @@ def fit_classifier(est, X, y, sample_weight=None):
         if classes.size < 2:
             raise ValueError(f"{type(est).__name__} needs samples of at least 2 classes in y, got {classes.size}")
         est.classes_ = classes
-        est.class_weight_ = est._check_class_weight(np.repeat(np.arange(classes.size), counts))
+        est.class_weight_ = class_weights(est.class_weight, classes, np.repeat(np.arange(classes.size), counts))
         return [PairForm(a, b, float(est.C), classes, est.class_weight_)
-                for a, b in ovo.class_pairs(classes.size)]
+                for a, b in formulations.class_pairs(classes.size)]
 
     X, results = _run(est, X, y, sample_weight, forms_of)
     # every pair's support rows once, with their class (the pair's first class where y α > 0)
-    pairs = ovo.class_pairs(est.classes_.size)
+    pairs = formulations.class_pairs(est.classes_.size)
     rows = np.unique(np.concatenate([e[0] for e, _ in results]))
     X_rows = np.empty((rows.size, X.shape[1]))
     cls = np.empty(rows.size, dtype=np.int64)
@@ -181,7 +181,7 @@ def fit_classifier(est, X, y, sample_weight=None):
         indices.append(pos[keep])
         coefs.append(e[2][keep])
     pair = np.repeat(np.arange(len(indices)), [i.size for i in indices])
-    support, n_support, dual_coef = ovo.assemble(np.concatenate(indices), np.concatenate(coefs), pair, cls,
+    support, n_support, dual_coef = formulations.assemble_pairs(np.concatenate(indices), np.concatenate(coefs), pair, cls,
                                                  est.classes_.size)
     free, bounded = zip(*(_bounds(e) for e, _ in results))
     _store(est, X, results, rows[support], X_rows[support], n_support, dual_coef, np.concatenate(free),

@@ -9,12 +9,10 @@ from sklearn.base import OutlierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_nu, validate_sample_weight, validate_X
-from svmkit.exceptions import warn
-from svmkit.models import duals
-from svmkit.models.probability import N_MARKS, density_marks, density_probability
-from svmkit.models.smo_base import SMOModel, available_if, positive_rows, read_back
-from svmkit.solvers.row_source import row_products
+from svmkit._validation import check_nu
+from svmkit.models import formulations
+from svmkit.models.probability import density_probability
+from svmkit.models.smo_base import SMOModel, available_if
 
 
 class OneClassSVM(OutlierMixin, SMOModel):
@@ -52,8 +50,7 @@ class OneClassSVM(OutlierMixin, SMOModel):
     [1, -1]
     """
 
-    _scaled_params = ("nu",)
-    _calibrates_alone = False  # the density marks are the full fit's decision values
+    _formulation = formulations.OneClass
     _constraints = {**SMOModel._constraints, "nu": check_nu}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
@@ -71,41 +68,6 @@ class OneClassSVM(OutlierMixin, SMOModel):
         self.max_iter = max_iter
         self.warm_start = warm_start
         self.device = device
-
-    def fit(self, X, y=None, sample_weight=None):
-        """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""
-        return super().fit(X, y, sample_weight)
-
-    def _targets(self, X, y, sample_weight):
-        X = validate_X(self, X)
-        return X, None, validate_sample_weight(sample_weight, X)
-
-    def _solve_problems(self, rows, row_index, target, sw, starts):
-        keep = positive_rows(sw)
-        problem, alpha0 = duals.one_class(sw[keep], self.nu, row_index[keep])
-        fit = read_back(keep, problem, self._solve(problem, rows, alpha0, starts[0] if starts else None))
-        self._summary(fit)
-        return [fit]
-
-    def _set_fitted(self, session, target, fits):
-        super()._set_fitted(session, target, fits)
-        self.offset_ = -self._intercept_[:1]
-
-    def _calibrate(self, X, rows, row_index, target, sw):
-        """LIBSVM's density marks (Que & Lin) from the training decision values."""
-        if hasattr(self, "prob_density_marks_"):
-            del self.prob_density_marks_
-        if not self.probability:
-            return
-        # the training points the dual kept (positive weight), as LIBSVM's problem holds them
-        kept = row_index[positive_rows(sw)]
-        dec = row_products(rows, row_index[self.support_], self._dual_coef_[0], kept) + self._intercept_[0]
-        marks = density_marks(dec)
-        if marks is None:
-            warn(f"probability=True: fewer than {N_MARKS // 2} training points on one side of the "
-                 "boundary; no density marks, so predict_proba is unavailable", UserWarning)
-            return
-        self.prob_density_marks_ = marks
 
     @available_if(SMOModel._check_proba)
     def predict_proba(self, X):

@@ -12,38 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from svmkit._core import ovo as _ovo
+from svmkit.models.formulations import pair_classes
 
 #: The largest one-vs-one weight matrix (n_SV × n_pairs values) prediction forms; past it,
 #: `PairWeights` applies it class by class.
 DENSE_WEIGHTS = 2**22
-
-
-def class_pairs(n_classes: int):
-    return [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
-
-
-def pair_classes(n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """(first, second): the classes of every pair, in LIBSVM's order."""
-    return np.triu_indices(n_classes, 1)
-
-
-def assemble(rows, coef, pair, y_enc, n_classes):
-    """(support, n_support, dual_coef) from the pairs' solutions: `rows[i]` a training row of
-    pair `pair[i]` and `coef[i]` its y α there (0 for a non-SV), over every pair's rows."""
-    first, second = pair_classes(n_classes)
-    sv = coef != 0
-    rows, coef, pair = rows[sv], coef[sv], pair[sv]
-    is_sv = np.zeros(y_enc.shape[0], dtype=bool)
-    is_sv[rows] = True
-    support = np.flatnonzero(is_sv)
-    support = support[np.argsort(y_enc[support], kind="stable")]
-    n_support = np.bincount(y_enc[support], minlength=n_classes).astype(np.int32)
-    col = np.full(y_enc.shape[0], -1, dtype=np.int64)
-    col[support] = np.arange(support.size)
-    dual_coef = np.zeros((max(n_classes - 1, 1), support.size))
-    a, b = first[pair], second[pair]
-    dual_coef[np.where(y_enc[rows] == a, b - 1, a), col[rows]] = coef
-    return support, n_support, dual_coef
 
 
 def weight_matrix(dual_coef, n_support):

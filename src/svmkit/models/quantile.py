@@ -5,16 +5,9 @@ residuals r = y − f(x) plus ½‖f‖², on the SMO solver of the other kernel
 from __future__ import annotations
 
 from svmkit._validation import real
-from svmkit.models import duals
+from svmkit.models import formulations
 from svmkit.models.smo_base import SMOModel
 from svmkit.models.svr import BaseSVR
-
-
-def check_quantile(value, name):
-    """τ in the open interval (0, 1)."""
-    real(low=0)(value, name)
-    if not value < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {name}={value!r}")
 
 
 class KernelQuantileRegressor(BaseSVR):
@@ -60,8 +53,8 @@ class KernelQuantileRegressor(BaseSVR):
 
     #: LIBSVM's noise model is ε-SVR's; a quantile fit has none.
     probability = False
-    _scaled_params = ("C",)
-    _constraints = {**SMOModel._constraints, "C": real(low=0), "quantile": check_quantile}
+    _formulation = formulations.Quantile
+    _constraints = {**SMOModel._constraints, "C": real(low=0), "quantile": real(low=0, high=1)}
 
     def __init__(self, *, quantile=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
@@ -80,6 +73,3 @@ class KernelQuantileRegressor(BaseSVR):
         self.random_state = random_state
         self.warm_start = warm_start
         self.device = device
-
-    def _dual(self, target, upper, kidx):
-        return duals.quantile(target, upper, self.quantile, kidx)

@@ -4,16 +4,17 @@ from the same factorisation."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from sklearn.base import MultiOutputMixin, RegressorMixin
 
 from svmkit._arrays import holds_float32, to_host
 from svmkit._metrics import r2_from_residuals
-from svmkit._validation import check_bool, check_real, real, validate_sample_weight, validate_Xy
-from svmkit.kernels.spec import check_gamma
+from svmkit._validation import check_bool, check_gamma, check_real, real, validate_sample_weight, validate_Xy
 from svmkit.models import nystrom_on_cluster
 from svmkit.models.dense_expansion import DenseExpansionModel
-from svmkit.models.session import FitSession
+from svmkit.models.expansion import FitSession, Targets
 from svmkit.parallel.cluster import check_scheduler_address
 
 
@@ -97,7 +98,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
 
     _constraints = {**DenseExpansionModel._constraints, "alpha": real(low=0), "loo": check_bool,
                     "scheduler_address": check_scheduler_address,
-                    "gamma": lambda value, name: value if value is None else check_gamma(value, name)}
+                    "gamma": functools.partial(check_gamma, allow_none=True)}
 
     def __init__(self, alpha=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu", scheduler_address=None):
@@ -123,11 +124,11 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     def _targets(self, X, y, sample_weight):
         """Validated X, the targets as columns Y, and the weights (None without sample_weight).
         Weighted rows solve A = SKS + λI with S = diag(√w), β = S·A⁻¹·S·y."""
-        self._fit_float32 = holds_float32(X) and holds_float32(y)
+        fit_float32 = holds_float32(X) and holds_float32(y)
         X, y = validate_Xy(self, X, y, y_numeric=True, multi_output=True)
         y = np.asarray(y, dtype=np.float64)
-        self._multi_output = y.ndim == 2
-        return X, y.reshape(y.shape[0], -1), None if sample_weight is None else validate_sample_weight(sample_weight, X)
+        weight = None if sample_weight is None else validate_sample_weight(sample_weight, X)
+        return Targets(X, y.reshape(y.shape[0], -1), weight, {"_fit_float32": fit_float32, "_multi_output": y.ndim == 2})
 
     @staticmethod
     def _root_weights(session: FitSession):
@@ -161,10 +162,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         """γ as given; None is 1 / n_features, as scikit-learn's KernelRidge."""
         return "auto" if self.gamma is None else self.gamma
 
-    def _prepare_prediction(self):
-        super()._prepare_prediction()
-        self.dual_coef_ = self._dual_coef_.T if self._multi_output else self._dual_coef_.ravel()
-        self.X_fit_ = self.support_vectors_
+    def _prediction(self):
+        return {**super()._prediction(), "X_fit_": self.support_vectors_,
+                "dual_coef_": self._dual_coef_.T if self._multi_output else self._dual_coef_.ravel()}
 
     _fit_dask = nystrom_on_cluster.fit_ridge
 

@@ -1,51 +1,19 @@
-"""The fit session: what one fit of a kernel model needs, made once and handed down — the
-backend, the kernel kind resolved on the data, the validated data in the kernel's layout, the
-model's targets and row weights, and, for fits that share a kernel (folds, class pairs, a path
-of C), the shared rows and each training row's index into them. Every kernel estimator fits
-through one template on a session (`KernelExpansion.fit`); model selection, the picture
+"""Fits that share a session (`models.expansion.FitSession`): estimators differing in C or ν
+only fitted on one session, each starting from the solutions before it on a path, the rows of
+one kernel shared by folds, and exact leave-one-out scores. Model selection, the picture
 galleries and the leave-one-out searches work through this module's public API, never through
 an estimator's private names."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from svmkit.kernels.kinds import kernel_kind
+from svmkit.models.expansion import FitSession, open_session
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.row_source import MIN_ROWS
-
-
-@dataclass
-class FitSession:
-    """One fit's inputs. `fitted`: the attributes preparing them set on the estimator
-    (`classes_`, `n_features_in_`, `gamma_`, …), given to every estimator fitted on the session;
-    `rows`: the training kernel's rows when shared (None: the fit makes its own), training row
-    i being row `row_index[i]` of them."""
-
-    backend: object
-    kernel: object
-    X: object
-    Xk: object
-    target: object
-    weight: object
-    fitted: dict = field(default_factory=dict)
-    rows: object = None
-    row_index: np.ndarray | None = None
-
-    def index(self) -> np.ndarray:
-        """Each training row's row in `rows` (itself when the rows are the fit's own)."""
-        return np.arange(self.X.shape[0]) if self.row_index is None else np.asarray(self.row_index, dtype=np.int64)
-
-
-def open_session(estimator, X, y=None, sample_weight=None, *, rows=None, row_index=None) -> FitSession:
-    """Validate and prepare a fit of `estimator` on (X, y, sample_weight): the session serves it
-    and every estimator differing from it in C or ν only. `rows`: a row source of the kernel
-    this estimator resolves on the data from which X's rows are taken, X's row i being row
-    `row_index[i]` of it."""
-    return estimator._open_session(X, y, sample_weight, rows, row_index)
 
 
 def fit_on(estimator, session: FitSession, after=None):
@@ -81,7 +49,8 @@ def solver_objectives(fitted) -> np.ndarray:
 
 def path_parameter(estimator) -> str | None:
     """The parameter along which fits warm-start each other: C, or ν for a model without C."""
-    scaled = getattr(estimator, "_scaled_params", ())
+    formulation = getattr(estimator, "_formulation", None)
+    scaled = formulation.scaled if formulation is not None else ()
     return scaled[0] if scaled else None
 
 
@@ -98,6 +67,7 @@ def loo_grid_scores(estimators, X, y, values, sample_weight=None) -> list:
     def scores(k):
         t0 = time.perf_counter()
         session = first if k == 0 else open_session(estimators[k], X, y, sample_weight)
+        vars(estimators[k]).update(session.fitted)  # what the data sets, as a fit keeps it
         return estimators[k]._loo_scores(session, values), time.perf_counter() - t0
 
     side_by_side = first.backend.factors_side_by_side(first.X.shape[0])

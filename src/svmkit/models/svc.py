@@ -12,248 +12,25 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_bool, check_class_weight, check_real, encode_classes, one_of, real, validate_sample_weight, validate_Xy
-from svmkit.exceptions import NotSeparableError
-from svmkit.models import duals, on_cluster, ovo
+from svmkit._validation import check_bool, check_class_weight, one_of, real
+from svmkit.models import formulations, on_cluster, ovo
 from svmkit.models.expansion import read_only
-from svmkit.models.probability import couple, fit_sigmoid, pairwise_probabilities
-from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, BatchFits, SMOModel, available_if, each_task,
-                                    probability_folds, read_back)
-from svmkit.solvers.feasibility import is_separable
-from svmkit.solvers.row_source import row_products
-from svmkit.solvers.smo import UnboundedDualError
-from svmkit.solvers.smo_batch import DualBatch, batch_decisions, batchable, fit_sigmoids, solve_batch
+from svmkit.models.probability import couple, pairwise_probabilities
+from svmkit.models.smo_base import SMOModel, available_if
 
 #: One-vs-one decision values (rows × pairs) prediction holds at once where it reduces them
 #: row by row (votes, one-vs-rest scores, probabilities).
 DECISION_BLOCK = 2**22
 
 
-def ragged_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The concatenation of range(s, s + n) for every (s, n) of (starts, lengths)."""
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - (ends - lengths), lengths) + np.arange(ends[-1] if ends.size else 0)
-
-
-def check_class_weight_labels(class_weight, classes):
-    """Raise if the class_weight dict names a label that is not one of classes."""
-    known = set(np.asarray(classes).tolist())
-    unknown = [label for label in class_weight if label not in known]
-    if unknown:
-        raise ValueError(f"class_weight names labels {unknown} that are not in y "
-                         f"(classes: {np.asarray(classes).tolist()})")
-
-
-def class_weights(cw, classes, y_enc, sample_weight=None) -> np.ndarray:
-    """The weight of each class from `class_weight` (None, 'balanced' or a dict of labels in
-    `classes`), each finite and ≥ 0; 'balanced' counts each row as its `sample_weight` when
-    given (scikit-learn's LinearSVC does, its SVC does not)."""
-    if check_class_weight(cw) is None:
-        return np.ones(classes.shape[0])
-    if isinstance(cw, dict):
-        check_class_weight_labels(cw, classes)
-    weights = compute_class_weight(cw, classes=classes, y=classes[y_enc], sample_weight=sample_weight)
-    for label, w in zip(classes.tolist(), weights.tolist()):
-        check_real(w, f"class_weight[{label!r}]", low=0, low_inclusive=True)
-    return weights
-
-
-def row_weights(est, sample_weight, X, y_enc) -> np.ndarray:
-    """Each row's weight, sample_weight × class_weight[y] of `est` (its classes_ set); a
-    ValueError naming both when every one is zero, where the solvers would divide by 0."""
-    weight = validate_sample_weight(sample_weight, X) * class_weights(est.class_weight, est.classes_, y_enc)[y_enc]
-    if not (weight > 0).any():
-        raise ValueError(f"class_weight × sample_weight is zero for every sample (class_weight={est.class_weight!r}); "
-                         "at least one sample must have a positive weight")
-    return weight
-
-
 class BaseSVC(ClassifierMixin, SMOModel):
-    """One-vs-one support vector classification; subclasses give each pair's dual problem."""
+    """One-vs-one support vector classification: its prediction; subclasses name each pair's
+    dual (`_formulation`)."""
 
-    def _check_class_weight(self, y_enc):
-        return class_weights(self.class_weight, self.classes_, y_enc)
-
-    _one_vs_one = True
     _constraints = {**SMOModel._constraints, "decision_function_shape": one_of("ovr", "ovo"),
                     "break_ties": check_bool, "class_weight": check_class_weight}
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit one dual per class pair. X: (n_samples, n_features) dense or CSR, or a kernel matrix."""
-        return super().fit(X, y, sample_weight)
-
-    def _targets(self, X, y, sample_weight):
-        """Validated X, y encoded as class numbers, and each row's weight (sample × class)."""
-        X, y = validate_Xy(self, X, y)
-        self.classes_, y_enc = encode_classes(y, type(self).__name__)
-        sw = validate_sample_weight(sample_weight, X)
-        self.class_weight_ = self._check_class_weight(y_enc)
-        return X, y_enc, self._row_weights(sw, y_enc)
-
-    def _row_weights(self, sample_weight, y_enc):
-        """Each row's weight in the dual (C-SVC: the factor of C_i): sample × class weight."""
-        return sample_weight * self.class_weight_[y_enc]
-
-    def _pair_rows(self, y_enc, weight, a, b):
-        """The rows of positive weight of class pair (a, b), a's first, and their ±1 labels."""
-        idx = np.concatenate([np.flatnonzero((y_enc == c) & (weight > 0)) for c in (a, b)])
-        ypair = np.where(y_enc[idx] == a, 1.0, -1.0)
-        if not (ypair > 0).any() or not (ypair < 0).any():
-            empty = self.classes_[a] if not (ypair > 0).any() else self.classes_[b]
-            raise ValueError(f"class {empty.item()!r} has no sample of positive weight (class_weight × "
-                             f"sample_weight), so the pair of classes ({self.classes_[a].item()!r}, "
-                             f"{self.classes_[b].item()!r}) cannot be fitted")
-        return idx, ypair
-
-    def _pair_layout(self, y_enc, weight):
-        """Every class pair's rows of positive weight, a's first (as `_pair_rows` gives them),
-        concatenated: (rows, their ±1 labels, each pair's offsets); None when a class has no
-        such row (`_pair_rows` raises for its pairs)."""
-        n_classes = self.classes_.shape[0]
-        kept = np.flatnonzero(weight > 0)
-        order = kept[np.argsort(y_enc[kept], kind="stable")]
-        count = np.bincount(y_enc[kept], minlength=n_classes)
-        if not count.all():
-            return None
-        start = np.r_[0, np.cumsum(count)[:-1]]
-        first, second = ovo.pair_classes(n_classes)
-        lengths = np.stack([count[first], count[second]], axis=1).ravel()
-        idx = order[ragged_ranges(np.stack([start[first], start[second]], axis=1).ravel(), lengths)]
-        ypair = np.repeat(np.tile([1.0, -1.0], first.size), lengths)
-        return idx, ypair, np.r_[0, np.cumsum(count[first] + count[second])]
-
-    def _solve_at_once(self, rows, kidx, ypair, weight, offsets):
-        """The duals of many small problems (pairs or folds: rows `kidx`, labels and weights
-        concatenated, problem k from offsets[k]) solved in one call (`solvers.smo_batch`), as
-        `_solve_pair` solves each: (batch, result, each one's factor from its α to the
-        model's); None where they cannot be (the per-pair path then solves them, and raises
-        what it raises)."""
-        if "smo-batch" not in self._backend().solvers or not batchable(np.diff(offsets), np.unique(kidx).size, rows):
-            return None
-        batch = self._dual_batch(ypair, weight, kidx, offsets)
-        if batch is None:
-            return None
-        res = solve_batch(batch, rows, self.tol, self.max_iter, self.shrinking)
-        scale = self._batch_scale(res)
-        if scale is None or not (np.isfinite(res.alpha).all() and np.isfinite(res.rho).all()):
-            return None
-        return batch, res, scale
-
-    def _dual_batch(self, ypair, weight, kidx, offsets) -> DualBatch | None:
-        """The problems' duals as one batch, as `_solve_pair` poses each; None where it would raise."""
-        raise NotImplementedError
-
-    def _batch_scale(self, res):
-        """Each problem's factor from the solver's α to the model's; None where `_solve_pair` would raise."""
-        return np.ones(res.rho.size)
-
-    def _solve_problems(self, rows, row_index, y_enc, weight, starts):
-        layout = self._pair_layout(y_enc, weight) if starts is None and self._side_by_side() else None
-        if layout is not None:
-            idx, ypair, offsets = layout
-            solved = self._solve_at_once(rows, row_index[idx], ypair, weight[idx], offsets)
-            if solved is not None:
-                return BatchFits(idx, *solved)
-        pairs = list(ovo.class_pairs(self.classes_.shape[0]))
-
-        def solve_pair(k, problem_rows):
-            a, b = pairs[k]
-            idx, ypair = self._pair_rows(y_enc, weight, a, b)
-            # on a device, the pair's rows over its own columns when the fit's rows are its own
-            pair_rows, kidx = problem_rows(row_index[idx])
-            problem, res, scale = self._solve_pair(pair_rows, kidx, ypair, weight[idx], (a, b),
-                                                   starts[k] if starts else None)
-            fit = read_back(idx, problem, res, scale)
-            self._summary(fit, self._pair_summary(res, (a, b)))
-            return fit
-
-        return self._backend().each_problem(rows, solve_pair, range(len(pairs)), side_by_side=self._side_by_side())
-
-    def _calibrate(self, X, rows, row_index, y_enc, weight):
-        """Platt's sigmoid per class pair, fitted on decision values of a 5-fold cross-validation
-        within the pair (LIBSVM's svm_binary_svc_probability); the folds' duals are solved on
-        the training kernel's rows, so no kernel value is computed twice."""
-        self.probA_, self.probB_ = np.empty(0), np.empty(0)
-        if not self.probability:
-            return
-        seed = self._probability_seed(X, y_enc)
-        if self._calibrate_at_once(rows, row_index, y_enc, weight, seed):
-            return
-        pairs = [(a, b, *self._pair_rows(y_enc, weight, a, b)) for a, b in ovo.class_pairs(self.classes_.shape[0])]
-        # each pair's rows are dealt into its own folds, as LIBSVM deals them
-        folds = [probability_folds(idx.size, seed + k) for k, (_, _, idx, _) in enumerate(pairs)]
-
-        def fold_decisions(task):
-            k, f = task
-            a, b, idx, ypair = pairs[k]
-            return self._fold_decisions(rows, row_index[idx], ypair, weight[idx], folds[k] == f, (a, b))
-
-        tasks = [(k, f) for k in range(len(pairs)) for f in range(PROBABILITY_FOLDS)]
-        decisions = each_task(rows, fold_decisions, tasks, self.verbose)
-        params = []
-        for k, (_, _, idx, ypair) in enumerate(pairs):
-            dec = np.empty(idx.size)
-            for (task_pair, f), values in zip(tasks, decisions):
-                if task_pair == k:
-                    dec[folds[k] == f] = values
-            params.append(fit_sigmoid(dec, ypair))
-        self.probA_, self.probB_ = (np.array(v) for v in zip(*params))
-
-    def _calibrate_at_once(self, rows, row_index, y_enc, weight, seed) -> bool:
-        """`_calibrate`'s folds solved in one call (`_solve_at_once`) and the sigmoids fitted
-        together; False where they cannot be (the per-fold path then runs)."""
-        layout = self._pair_layout(y_enc, weight)
-        if layout is None:
-            return False
-        idx, ypair, offsets = layout
-        sizes = np.diff(offsets)
-        fold = np.concatenate([probability_folds(n, seed + k) for k, n in enumerate(sizes)])
-        pair = np.repeat(np.arange(sizes.size), sizes)
-        # fold problem k·F + f: pair k's rows outside fold f, in the pair's order
-        task = pair * PROBABILITY_FOLDS + fold
-        train = np.concatenate([np.flatnonzero(fold != f) for f in range(PROBABILITY_FOLDS)])
-        train_task = np.concatenate([task[fold != f] - fold[fold != f] + f for f in range(PROBABILITY_FOLDS)])
-        by_task = np.argsort(train_task, kind="stable")
-        train, train_task = train[by_task], train_task[by_task]
-        n_tasks = sizes.size * PROBABILITY_FOLDS
-        train_sizes = np.bincount(train_task, minlength=n_tasks)
-        train_offsets = np.r_[0, np.cumsum(train_sizes)]
-        positives = np.bincount(train_task, weights=ypair[train] > 0, minlength=n_tasks)
-        if np.any((positives == 0) | (positives == train_sizes)):
-            return False  # a training part of one class: the per-fold path gives its ±1
-        solved = self._solve_at_once(rows, row_index[idx[train]], ypair[train], weight[idx[train]], train_offsets)
-        if solved is None:
-            return False
-        batch, res, scale = solved
-        test = np.argsort(task, kind="stable")
-        test_offsets = np.r_[0, np.cumsum(np.bincount(task, minlength=n_tasks))]
-        coef = scale[batch.owner()] * batch.problems.y * res.alpha
-        dec = np.empty(idx.size)
-        dec[test] = batch_decisions(rows, batch, coef, row_index[idx[test]], test_offsets) - \
-            np.repeat(scale * res.rho, np.diff(test_offsets))
-        self.probA_, self.probB_ = fit_sigmoids(dec, ypair, offsets).T.copy()
-        return True
-
-    def _fold_decisions(self, rows, kidx, ypair, weight, test, pair):
-        """The decision values of the rows `test` from the pair's dual solved on the others; a
-        training part with one class only gives its ±1, as LIBSVM does."""
-        train = ~test
-        if not test.any():
-            return np.empty(0)
-        labels = np.unique(ypair[train])
-        if labels.size < 2:
-            return np.full(np.count_nonzero(test), labels[0] if labels.size else 0.0)
-        try:
-            problem, res, scale = self._solve_pair(rows, kidx[train], ypair[train], weight[train], pair, None)
-        except ValueError as err:
-            raise ValueError(f"probability=True: a fold of the internal {PROBABILITY_FOLDS}-fold "
-                             f"cross-validation of class pair {self._pair_label(pair)} cannot be fitted: {err}") from None
-        coef = scale * problem.y * res.alpha
-        nz = coef != 0
-        return row_products(rows, problem.kidx[nz], coef[nz], kidx[test]) - scale * res.rho
 
     @available_if(SMOModel._check_proba)
     def predict_proba(self, X):
@@ -317,29 +94,13 @@ class BaseSVC(ClassifierMixin, SMOModel):
         to the first class)."""
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
-    def _assemble(self, y_enc, summary):
-        return ovo.assemble(summary.rows, summary.coef, summary.owner, y_enc, self.classes_.shape[0])
-
-    def _prepare_prediction(self):
+    def _prediction(self):
         """As for every kernel model, with the one-vs-one weight matrix; binary coefficients and
         intercept change sign so that a positive decision means classes_[1], as in scikit-learn."""
-        super()._prepare_prediction()
-        self._W = ovo.PairWeights(self._dual_coef_, self.n_support_)
+        prepared = {**super()._prediction(), "_W": ovo.PairWeights(self._dual_coef_, self.n_support_)}
         if self.classes_.shape[0] == 2:
-            self.intercept_ = -self._intercept_
-            self.dual_coef_ = -self._dual_coef_
-
-    def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
-        """Solve the dual of one class pair (rows `kidx` of the row source): the problem, the
-        solver's result and the factor from its α to the model's."""
-        raise NotImplementedError
-
-    def _pair_summary(self, res, pair):
-        return ()
-
-    def _pair_label(self, pair):
-        a, b = self.classes_[list(pair)].tolist()
-        return f"({a!r}, {b!r})"
+            prepared.update(intercept_=-self._intercept_, dual_coef_=-self._dual_coef_)
+        return prepared
 
     def decision_function(self, X):
         """Signed distance to each pair's separating surface (binary: > 0 means classes_[1])."""
@@ -487,7 +248,7 @@ class SVC(BaseSVC):
     [0, 0]
     """
 
-    _scaled_params = ("C",)
+    _formulation = formulations.CSVC
     _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True), **on_cluster.CONSTRAINTS}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
@@ -516,34 +277,3 @@ class SVC(BaseSVC):
         self.partitioning = partitioning
 
     _fit_dask = on_cluster.fit_classifier
-
-    def _solve_pair(self, rows, kidx, ypair, weight, pair, start):
-        upper = self.C * weight
-        if np.isinf(self.C):
-            self._check_separable(rows, kidx, ypair, pair)
-        problem, _ = duals.c_svc(ypair, upper, kidx)
-        try:
-            return problem, self._solve(problem, rows, start=start), 1.0
-        except UnboundedDualError:
-            raise NotSeparableError(self._not_separable_message(pair)) from None
-
-    def _dual_batch(self, ypair, weight, kidx, offsets):
-        if np.isinf(self.C):
-            return None  # each pair's separability is tested first
-        problem, _ = duals.c_svc(ypair, self.C * weight, kidx)
-        return DualBatch(problem, offsets)
-
-    def _pair_summary(self, res, pair):
-        """LIBSVM prints ν = Σα / (C l) when both classes of the pair have the same C."""
-        cw = self.class_weight_[list(pair)]
-        if cw[0] != cw[1] or np.isinf(self.C):
-            return ()
-        return (f"nu = {res.alpha.sum() / (self.C * cw[0] * res.alpha.size):f}",)
-
-    def _not_separable_message(self, pair):
-        return (f"the classes {self._pair_label(pair)} are not separable with kernel={self.kernel!r}: "
-                "the hard-margin problem (C=inf) has no solution; use a finite C")
-
-    def _check_separable(self, rows, kidx, ypair, pair):
-        if kidx.size <= LP_MAX_ROWS and not is_separable(rows.exact_block(kidx), ypair):
-            raise NotSeparableError(self._not_separable_message(pair))

@@ -12,82 +12,14 @@ from sklearn.base import RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_nu, check_real, real, validate_sample_weight, validate_Xy
-from svmkit.exceptions import TubeTooNarrowError
-from svmkit.models import duals, on_cluster
-from svmkit.models.probability import laplace_scale
-from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, SMOModel, each_task, positive_rows,
-                                    probability_folds, read_back)
-from svmkit.solvers.feasibility import fits_tube
-from svmkit.solvers.row_source import row_products
-from svmkit.solvers.smo import UnboundedDualError
-
-
-#: The noise model's description as LIBSVM prints it, up to σ's value.
-LAPLACE_MODEL = ("Prob. model for test data: target value = predicted value + z,\nz: Laplace distribution "
-                 "e^(-|z|/sigma)/(2sigma),sigma=")
+from svmkit._validation import check_nu, check_real, real
+from svmkit.models import formulations, on_cluster
+from svmkit.models.smo_base import SMOModel
 
 
 class BaseSVR(RegressorMixin, SMOModel):
-    """One 2N-variable dual over the rows of positive weight; subclasses give the problem."""
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit f. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: real targets."""
-        return super().fit(X, y, sample_weight)
-
-    def _targets(self, X, y, sample_weight):
-        X, y = validate_Xy(self, X, y, y_numeric=True)
-        return X, np.asarray(y, dtype=np.float64), validate_sample_weight(sample_weight, X)
-
-    def _solve_problems(self, rows, row_index, y, sw, starts):
-        keep = positive_rows(sw)
-        problem, alpha0 = self._dual(y[keep], self.C * sw[keep], row_index[keep])
-        res = self._solve_tube(problem, rows, alpha0, y[keep], row_index[keep], starts[0] if starts else None)
-        fit = read_back(np.tile(keep, 2), problem, res)
-        self._summary(fit, self._extra_summary(res))
-        return [fit]
-
-    def _set_fitted(self, session, y, fits):
-        super()._set_fitted(session, y, fits)
-        self.inside_tube_ = np.setdiff1d(fits[0].rows, np.concatenate([self.free_support_, self.bounded_support_]))
-        self.on_tube_ = self.free_support_
-        self.outside_tube_ = self.bounded_support_
-        self._after_fit(fits[0].result)
-
-    def _solve_tube(self, problem, rows, alpha0, target, kidx, start):
-        return self._solve(problem, rows, alpha0, start)
-
-    def _calibrate(self, X, rows, row_index, y, sw):
-        """LIBSVM's Laplace noise model: σ from the residuals of a 5-fold cross-validation
-        whose fits are solved on the training kernel's rows (svm_svr_probability)."""
-        if not self.probability:
-            if hasattr(self, "probA_"):
-                del self.probA_
-            return
-        keep = positive_rows(sw)
-        fold = probability_folds(keep.size, self._probability_seed(X, y))
-
-        if keep.size < 2:
-            raise ValueError(f"probability=True needs at least 2 samples of positive weight for its internal "
-                             f"{PROBABILITY_FOLDS}-fold cross-validation, got {keep.size}")
-
-        def fold_predictions(f):
-            test, train = keep[fold == f], keep[fold != f]
-            if not test.size:
-                return np.empty(0)
-            try:
-                (fit,) = self._solve_problems(rows, row_index[train], y[train], sw[train], None)
-            except ValueError as err:
-                raise ValueError(f"probability=True: a fold of the internal {PROBABILITY_FOLDS}-fold "
-                                 f"cross-validation cannot be fitted: {err}") from None
-            return row_products(rows, row_index[train][fit.rows], fit.coef, row_index[test]) - fit.rho
-
-        pred = np.empty(keep.size)
-        for f, values in enumerate(each_task(rows, fold_predictions, list(range(PROBABILITY_FOLDS)), self.verbose)):
-            pred[fold == f] = values
-        self.probA_ = np.array([laplace_scale(y[keep] - pred)])
-        if self.verbose:
-            print(f"{LAPLACE_MODEL} {self.probA_[0]:g}")  # svm-train's spacing
+    """Regression by one 2N-variable dual over the rows of positive weight: its prediction;
+    subclasses name the dual (`_formulation`)."""
 
     def predict_interval(self, X, coverage=0.9):
         """(lower, upper) bounds per row of X holding the target with probability `coverage`
@@ -101,12 +33,6 @@ class BaseSVR(RegressorMixin, SMOModel):
         half = self.probA_[0] * np.log(1.0 / (1.0 - coverage))
         f = self.predict(X)
         return np.column_stack([f - half, f + half])
-
-    def _extra_summary(self, res):
-        return ()
-
-    def _after_fit(self, res):
-        pass
 
     def predict(self, X):
         """f(x) for every row of X."""
@@ -167,7 +93,7 @@ class SVR(BaseSVR):
     True
     """
 
-    _scaled_params = ("C",)
+    _formulation = formulations.EpsilonSVR
     _constraints = {**SMOModel._constraints, "C": real(low=0, allow_inf=True),
                     "epsilon": real(low=0, low_inclusive=True), **on_cluster.CONSTRAINTS}
 
@@ -195,31 +121,6 @@ class SVR(BaseSVR):
         self.partitioning = partitioning
 
     _fit_dask = on_cluster.fit_regressor
-
-    def _dual(self, target, upper, kidx):
-        return duals.epsilon_svr(target, upper, self.epsilon, kidx)
-
-    def _extra_summary(self, res):
-        """LIBSVM prints ν = Σ|α − α*| / (C l)."""
-        if np.isinf(self.C):
-            return ()
-        n = res.alpha.size // 2
-        return (f"nu = {np.abs(res.alpha[:n] - res.alpha[n:]).sum() / (self.C * n):f}",)
-
-    def _solve_tube(self, problem, rows, alpha0, target, kidx, start):
-        hard = np.isinf(self.C)
-        if hard and kidx.size <= LP_MAX_ROWS and not fits_tube(rows.exact_block(kidx), target, self.epsilon):
-            raise TubeTooNarrowError(self._too_narrow())
-        try:
-            return self._solve(problem, rows, alpha0, start)
-        except UnboundedDualError:
-            raise TubeTooNarrowError(self._too_narrow()) from None
-
-    def _too_narrow(self):
-        return (f"the epsilon-tube is too narrow: no function of kernel={self.kernel!r} fits every target "
-                f"within epsilon={self.epsilon!r}, so the hard tube (C=inf) has no solution; "
-                "widen epsilon or use a finite C")
-
 
 class NuSVR(BaseSVR):
     """ν-support vector regression, scikit-learn compatible, exact against LIBSVM (-s 4).
@@ -250,7 +151,7 @@ class NuSVR(BaseSVR):
     True
     """
 
-    _scaled_params = ("C", "nu",)
+    _formulation = formulations.NuSVR
     _constraints = {**SMOModel._constraints, "C": real(low=0), "nu": check_nu}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
@@ -272,12 +173,3 @@ class NuSVR(BaseSVR):
         self.warm_start = warm_start
         self.device = device
 
-
-    def _dual(self, target, upper, kidx):
-        return duals.nu_svr(target, upper, self.nu, kidx)
-
-    def _extra_summary(self, res):
-        return (f"epsilon = {-res.r:f}",)
-
-    def _after_fit(self, res):
-        self.epsilon_ = -res.r

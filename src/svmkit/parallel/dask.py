@@ -1,4 +1,4 @@
-"""Everything Dask: recognising its collections, requiring the extra, mapping a function over
+"""Everything Dask: requiring the extra, mapping a function over
 a 2-D Dask array's blocks of rows, and running tasks on a cluster. Dask is imported only when
 one is used."""
 
@@ -8,6 +8,8 @@ import importlib.util
 
 import numpy as np
 
+from svmkit._validation import is_dask
+
 #: Seconds allowed to reach a scheduler.
 CONNECT_TIMEOUT = 10
 
@@ -15,15 +17,6 @@ CONNECT_TIMEOUT = 10
 def require_dask():
     if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
         raise ImportError("backend='dask' and svmkit.parallel need Dask: pip install 'svmkit[dask]'")
-
-
-def is_dask(X) -> bool:
-    return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
-
-
-def route(X, in_memory, on_dask):
-    """The function that takes X: `on_dask` for a Dask collection, else `in_memory`."""
-    return on_dask if is_dask(X) else in_memory
 
 
 def as_dask_array(name, value):

@@ -78,9 +78,10 @@ def _on_joblib(work, shared, tasks, backend, n_jobs):
 @contextlib.contextmanager
 def beside(func, *args):
     """func(*args) on a thread of its own while the body runs here, this thread's compiled loops
-    on one thread and BLAS on one as `run_tasks`' limit_threads sets them. An error of the body
-    comes first; func's is raised when the body ends without one."""
+    on one thread and BLAS on one as `run_tasks`' limit_threads sets them; the body gets a
+    function returning func's result. An error of the body comes first; func's is raised when
+    the body ends without one."""
     with ThreadPoolExecutor(1) as pool, one_blas_thread(), compiled_threads(1):
         side = pool.submit(func, *args)
-        yield
+        yield side.result
         side.result()

@@ -14,8 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from svmkit import _scratch
-from svmkit._arrays import to_host
+from svmkit._arrays import SCRATCH, to_host
 
 
 #: Fewest rows a cache holds, however small `cache_size` is.
@@ -159,8 +158,8 @@ class CachedRows:
         budget_rows = int(min(cache_size * 2**20 / (4 * max(self.width, 1)), self.n))
         self.capacity = int(min(self.n, max(budget_rows, min_rows, 2)))
         if self.xp is np:
-            self.store = _scratch.take((self.capacity, self.width), np.float32)
-            weakref.finalize(self, _scratch.give, self.store)
+            self.store = SCRATCH.take((self.capacity, self.width), np.float32)
+            weakref.finalize(self, SCRATCH.give, self.store)
         else:
             # taken at the first fetch: a device source whose problems each get a narrower one
             # of their own (one-vs-one pairs) never holds the memory

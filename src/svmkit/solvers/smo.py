@@ -30,10 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from svmkit import _scratch
-from svmkit._threads import one_blas_thread
-from svmkit.parallel.interrupt import stop_on_ctrl_c
-from svmkit._arrays import to_host
+from svmkit._arrays import SCRATCH, to_host
+from svmkit._threads import one_blas_thread, stop_on_ctrl_c
 from svmkit.solvers import _smo_loops
 from svmkit.solvers._smo_block import Block, InnerSettings
 from svmkit.solvers.row_source import columns
@@ -55,7 +53,10 @@ UNBOUNDED_ALPHA = 1e12
 
 
 class UnboundedDualError(ValueError):
-    """The dual has no finite minimiser (α grows without bound)."""
+    """The dual has no finite minimiser (α grows without bound); `problem`: its number among
+    the problems of one call (`backend.solve_each`), when it was one of several."""
+
+    problem: int | None = None
 
 
 @dataclass
@@ -295,7 +296,7 @@ class DualSolve:
         """Solve to the settings' tolerance or budget (α and G updated in place)."""
         q, n = self.settings.q, self.problem.n
         # the host loops' scratch for Q rows (the device gathers its block whole)
-        self.scratch = _scratch.take((q, q), np.float32) if self.xp is np else None
+        self.scratch = SCRATCH.take((q, q), np.float32) if self.xp is np else None
         if self.observe is not None:
             self.observe(None, self.settings.tol)
         try:
@@ -308,7 +309,7 @@ class DualSolve:
                     self._in_blocks()
         finally:
             if self.scratch is not None:
-                _scratch.give(self.scratch)
+                SCRATCH.give(self.scratch)
                 self.scratch = None
 
     def result(self) -> DualResult:

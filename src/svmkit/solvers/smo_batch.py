@@ -15,8 +15,7 @@ import numpy as np
 
 from svmkit._arrays import as_float64, as_indices
 from svmkit._core import smo as _smo
-from svmkit._threads import one_blas_thread
-from svmkit.parallel.interrupt import stop_on_ctrl_c
+from svmkit._threads import one_blas_thread, stop_on_ctrl_c
 from svmkit.solvers.row_source import columns
 from svmkit.solvers.smo import FULL_BLOCK, UNBOUNDED_ALPHA, WS_SIZE, DualProblem, safety_cap
 

@@ -7,9 +7,11 @@ move are few, and only their kernel rows are read to correct Qα.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numpy as np
 
-from svmkit.solvers.smo import DualProblem, _add_kernel_terms
+from svmkit.solvers.smo import DualProblem, DualResult, _add_kernel_terms, solve
 
 #: Share of its room to its bound that one variable may give to restore an equality: it stays
 #: free, and the restoring is spread over the variables with the most room.
@@ -95,3 +97,34 @@ def best_start(problem: DualProblem, rows, points):
         if value < best_value:
             best, best_value = start, value
     return best
+
+
+@dataclass
+class Posed:
+    """One dual as a model poses it: the problem, its own feasible start `alpha0` (None: α = 0)
+    and `points` to start from instead when one of them can be made feasible (`best_start`;
+    a warm start's, from an earlier fit)."""
+
+    problem: DualProblem
+    alpha0: np.ndarray | None = None
+    points: list | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How every dual of a fit is solved: to LIBSVM's tolerance `tol` on the maximal
+    violation, within `max_iter` pair updates (−1: LIBSVM's cap), with shrinking or not."""
+
+    tol: float
+    max_iter: int
+    shrinking: bool
+
+
+def solve_posed(posed: Posed, rows, kidx: np.ndarray, settings: Settings) -> DualResult:
+    """Solve `posed` on `rows`, its variable i on row kidx[i] of them, from the best of its
+    points (`best_start`), else from its own start."""
+    problem = replace(posed.problem, kidx=kidx)
+    picked = best_start(problem, rows, posed.points) if posed.points else None
+    alpha0, grad0 = picked if picked is not None else (posed.alpha0, None)
+    return solve(problem, rows, alpha0=alpha0, grad0=grad0, tol=settings.tol, max_iter=settings.max_iter,
+                 shrinking=settings.shrinking)
