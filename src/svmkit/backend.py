@@ -24,7 +24,6 @@ from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholes
 from svmkit.solvers.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
 from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
 
-DEVICES = ("cpu", "cuda")
 #: Rows up to which the host runs independent factorisations side by side, one per core on one
 #: BLAS thread each, rather than in turn on every BLAS thread (`HostBackend.factors_side_by_side`).
 SIDE_BY_SIDE_ROWS = 2_000
@@ -299,5 +298,5 @@ _BACKENDS = {"cpu": HostBackend, "cuda": CudaBackend}
 
 
 def backend_for(device: str):
-    """The backend of `device` ('cpu' or 'cuda'; checked against DEVICES by the caller)."""
+    """The backend of `device` ('cpu' or 'cuda'; checked against options.DEVICES by the caller)."""
     return _BACKENDS[device]()

@@ -16,6 +16,7 @@ from svmkit.backend import backend_for
 from svmkit.kernels.kinds import kernel_kind, make_kernel
 from svmkit.kernels.spec import check_coef0, check_degree, check_gamma, check_kernel
 from svmkit.models.session import FitSession
+from svmkit.options import options_of
 from svmkit.parallel.blocks import LazyOnDask
 from svmkit.parallel.dask import route
 from svmkit.registry import fitted_of
@@ -63,8 +64,8 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
                          f"collection first, or fit one of {ON_DASK} on the cluster")
 
     def _backend(self):
-        """The backend of `device` (models without it run on the host)."""
-        return backend_for(getattr(self, "device", "cpu"))
+        """The backend of `options.device` (models without options run on the host)."""
+        return backend_for(options_of(self).device)
 
     def _open_session(self, X, y, sample_weight, rows=None, row_index=None) -> FitSession:
         """Check the parameters, validate and encode the data (`_targets`), resolve the kernel on

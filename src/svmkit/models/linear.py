@@ -34,6 +34,7 @@ from svmkit.models import linear_on_cluster
 from svmkit.models.plain_state import PlainState
 from svmkit.models.smo_base import positive_rows
 from svmkit.models.svc import class_weights
+from svmkit.options import Options, reads
 from svmkit.parallel.dask import route
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.crammer_singer import crammer_singer
@@ -120,7 +121,7 @@ class _LinearSVM(PlainState, BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "scheduler_address": [None, str],
+        "options": [None, Options],
     }
     #: Losses whose squares the solver minimises.
     _squared_losses: tuple[str, ...] = ()
@@ -128,8 +129,9 @@ class _LinearSVM(PlainState, BaseEstimator):
     def check_parameters(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
         order); then what the solvers need beyond it: finite C and tol, and max_iter within the
-        compiled loops' int64 counter."""
+        compiled loops' int64 counter; the options this model reads."""
         self._validate_params()
+        reads(type(self).__name__, "scheduler_address")(self.options)
         check_real(self.C, "C", low=0)
         check_real(self.tol, "tol", low=0)
         if self.max_iter > np.iinfo(np.int64).max:
@@ -233,11 +235,9 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         The order of the coordinates (not used by the primal Newton).
     max_iter : int, default 1000
         Passes (Newton steps for the primal) at most.
-    scheduler_address : str or None, default None
-        A Dask X (array or dataframe) and y are fitted by the primal Newton (dual=False or
-        'auto') with the rows kept on the cluster whose scheduler is at this address
-        ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster of two
-        worker processes started for the fit. In-memory data ignores it.
+    options : Options or None, default None
+        `svmkit.Options`; reads scheduler_address: a Dask X (array or dataframe) and y are fitted
+        by the primal Newton (dual=False or 'auto') on that cluster.
 
     Attributes
     ----------
@@ -272,7 +272,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0, multi_class="ovr",
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, verbose=0, random_state=None,
-                 max_iter=1000, scheduler_address=None):
+                 max_iter=1000, options=None):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
@@ -285,7 +285,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         self.verbose = verbose
         self.random_state = random_state
         self.max_iter = max_iter
-        self.scheduler_address = scheduler_address
+        self.options = options
 
     def fit(self, X, y, sample_weight=None):
         """Fit w and b. X: (n_samples, n_features) dense or sparse; a Dask array or dataframe
@@ -407,8 +407,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     dual : bool or 'auto', default 'auto'
         'auto': the primal for the squared loss when there are at least as many samples as
         features, else the dual (as scikit-learn).
-    scheduler_address : str or None, default None
-        As for `LinearSVC`: a Dask X and y are fitted by the primal Newton on that cluster.
+    options : Options or None, default None
+        As for `LinearSVC`.
 
     Attributes
     ----------
@@ -436,7 +436,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive", fit_intercept=True,
                  intercept_scaling=1.0, dual="auto", verbose=0, random_state=None, max_iter=1000,
-                 scheduler_address=None):
+                 options=None):
         self.epsilon = epsilon
         self.tol = tol
         self.C = C
@@ -447,7 +447,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         self.verbose = verbose
         self.random_state = random_state
         self.max_iter = max_iter
-        self.scheduler_address = scheduler_address
+        self.options = options
 
     def check_parameters(self):
         """As `_LinearSVM`'s, and ε finite and ≥ 0 (scikit-learn lets any real through to

@@ -14,6 +14,7 @@ from svmkit.exceptions import warn
 from svmkit.models import duals
 from svmkit.models.probability import N_MARKS, density_marks, density_probability
 from svmkit.models.smo_base import SMOModel, available_if, positive_rows, read_back
+from svmkit.options import reads
 from svmkit.solvers.row_source import row_products
 
 
@@ -30,8 +31,10 @@ class OneClassSVM(OutlierMixin, SMOModel):
     probability : bool, default False
         Also compute LIBSVM's 10 density marks of the training decision values (needs at least 5
         on each side of the boundary) for `predict_proba`.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
+    options : Options or None, default None
+        `svmkit.Options`; reads device only.
 
     Attributes
     ----------
@@ -54,10 +57,10 @@ class OneClassSVM(OutlierMixin, SMOModel):
 
     _scaled_params = ("nu",)
     _calibrates_alone = False  # the density marks are the full fit's decision values
-    _constraints = {**SMOModel._constraints, "nu": check_nu}
+    _constraints = {**SMOModel._constraints, "nu": check_nu, "options": reads("OneClassSVM", "device")}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
-                 shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False, device="cpu"):
+                 shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False, options=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -70,7 +73,7 @@ class OneClassSVM(OutlierMixin, SMOModel):
         self.verbose = verbose
         self.max_iter = max_iter
         self.warm_start = warm_start
-        self.device = device
+        self.options = options
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the region. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y ignored."""

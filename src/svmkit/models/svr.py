@@ -18,6 +18,7 @@ from svmkit.models import duals, on_cluster
 from svmkit.models.probability import laplace_scale
 from svmkit.models.smo_base import (LP_MAX_ROWS, PROBABILITY_FOLDS, SMOModel, each_task, positive_rows,
                                     probability_folds, read_back)
+from svmkit.options import reads
 from svmkit.solvers.feasibility import fits_tube
 from svmkit.solvers.row_source import row_products
 from svmkit.solvers.smo import UnboundedDualError
@@ -129,8 +130,8 @@ class SVR(BaseSVR):
     probability : bool, default False
         Also fit LIBSVM's noise model, target = f(x) + z with z Laplace, e^(−|z|/σ) / 2σ, σ from
         the residuals of an internal 5-fold cross-validation: `probA_`, `predict_interval`.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device,
-    random_state, scheduler_address, max_rounds, partitioning :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, random_state,
+    options :
         As for `SVC`.
 
     Attributes
@@ -169,12 +170,12 @@ class SVR(BaseSVR):
 
     _scaled_params = ("C",)
     _constraints = {**SMOModel._constraints, "C": real(low=0, allow_inf=True),
-                    "epsilon": real(low=0, low_inclusive=True), **on_cluster.CONSTRAINTS}
+                    "epsilon": real(low=0, low_inclusive=True),
+                    "options": reads("SVR", "device", "scheduler_address", "max_rounds", "partitioning")}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False, device="cpu",
-                 scheduler_address=None, max_rounds=None, partitioning="rows"):
+                 random_state=None, warm_start=False, options=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -189,10 +190,7 @@ class SVR(BaseSVR):
         self.max_iter = max_iter
         self.random_state = random_state
         self.warm_start = warm_start
-        self.device = device
-        self.scheduler_address = scheduler_address
-        self.max_rounds = max_rounds
-        self.partitioning = partitioning
+        self.options = options
 
     _fit_dask = on_cluster.fit_regressor
 
@@ -231,9 +229,11 @@ class NuSVR(BaseSVR):
         support vectors; the tube's width is found by the fit.
     C : float, default 1.0
         Bound on α and α*.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device,
-    random_state, probability :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, random_state,
+    probability :
         As for `SVR`.
+    options : Options or None, default None
+        `svmkit.Options`; reads device only.
 
     Attributes
     ----------
@@ -251,11 +251,11 @@ class NuSVR(BaseSVR):
     """
 
     _scaled_params = ("C", "nu",)
-    _constraints = {**SMOModel._constraints, "C": real(low=0), "nu": check_nu}
+    _constraints = {**SMOModel._constraints, "C": real(low=0), "nu": check_nu, "options": reads("NuSVR", "device")}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False, device="cpu"):
+                 random_state=None, warm_start=False, options=None):
         self.nu = nu
         self.C = C
         self.kernel = kernel
@@ -270,7 +270,7 @@ class NuSVR(BaseSVR):
         self.max_iter = max_iter
         self.random_state = random_state
         self.warm_start = warm_start
-        self.device = device
+        self.options = options
 
 
     def _dual(self, target, upper, kidx):
