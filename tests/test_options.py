@@ -121,3 +121,10 @@ def test_options_are_frozen_and_say_what_changed():
         options.device = "cpu"
     assert options.changed() == {"device": "cuda"} and Options().changed() == {}
     assert options == Options(device="cuda") and options.check() is options
+
+
+def test_a_dask_fit_on_the_gpu_is_refused_naming_the_device():
+    da = pytest.importorskip("dask.array")
+    X, y = iris()
+    with pytest.raises(ValueError, match=r"workers' CPUs \(device='cpu'\), not device='cuda'"):
+        svmkit.SVC(options=Options(device="cuda")).fit(da.from_array(X, chunks=(50, -1)), da.from_array(y, chunks=50))
