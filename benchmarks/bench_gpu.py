@@ -1,4 +1,4 @@
-"""Time svmkit's SVC on the GPU (`device='cuda'`) beside svmkit on the CPU and scikit-learn, and
+"""Time svmkit's SVC on the GPU (`Options(device='cuda')`) beside svmkit on the CPU and scikit-learn, and
 the physical floor: one full n × n Gram matrix by float32 GEMM on the same GPU.
 
     python benchmarks/bench_gpu.py [--sets binary,mnist10,a9a,w8a,covtype-like,ridge20k,capped]
@@ -93,8 +93,9 @@ def run(name, system):
         import svmkit
         from svmkit.solvers.smo import FULL_BLOCK
 
-        model = svmkit.SVC(kernel="rbf", cache_size=4096, device=system.split()[1], **params)
-        if model.device == "cuda":
+        device = system.split()[1]
+        model = svmkit.SVC(kernel="rbf", cache_size=4096, options=svmkit.Options(device=device), **params)
+        if device == "cuda":
             from svmkit import backend
             from svmkit.solvers import _smo_cuda
 
@@ -106,8 +107,8 @@ def run(name, system):
             spent = profiled() if settings.get("profile") == "1" else None
         # compiled loops, CUDA context; on the GPU past one block, so that CuPy's first-use
         # compilations of the outer loop's kernels (kept on disk afterwards) fall outside the timing
-        warm = 500 if model.device == "cpu" else min(X.shape[0], FULL_BLOCK + 1000)
-        svmkit.SVC(device=model.device).fit(X[:warm], y[:warm]).predict(X[:10])
+        warm = 500 if device == "cpu" else min(X.shape[0], FULL_BLOCK + 1000)
+        svmkit.SVC(options=model.options).fit(X[:warm], y[:warm]).predict(X[:10])
     if spent is not None:
         spent.clear()  # the warm-up's
     t0 = time.perf_counter()
@@ -162,11 +163,11 @@ def run_ridge20k(n=20_000):
     params = {"kernel": "rbf", "alpha": 1e-3, "gamma": 0.1}
     # CUDA context, cuSOLVER, and CuPy's reductions at this size (compiled by NVRTC once per
     # machine, then read from CuPy's disk cache: 4.1 s of a first 20k fit on an H200)
-    svmkit.KernelRidge(device="cuda", **params).fit(X, y).predict(X[:10])
+    svmkit.KernelRidge(options=svmkit.Options(device="cuda"), **params).fit(X, y).predict(X[:10])
     out, models = {}, {}
     for device in ("cuda", "cpu"):
         t0 = time.perf_counter()
-        models[device] = svmkit.KernelRidge(device=device, **params).fit(X, y)
+        models[device] = svmkit.KernelRidge(options=svmkit.Options(device=device), **params).fit(X, y)
         out[f"fit {device}"] = time.perf_counter() - t0
     gpu, cpu = models["cuda"], models["cpu"]
     out["beta rel diff"] = float(np.abs(gpu.dual_coef_ - cpu.dual_coef_).max() / np.abs(cpu.dual_coef_).max())
@@ -203,7 +204,7 @@ def run_capped():
     compile_kernels()
     X, y = capped_data()
     params = {"C": 1.0, "gamma": 1.0 / X.shape[1], "cache_size": 4096}
-    svmkit.SVC(device="cuda").fit(X[:300], y[:300])
+    svmkit.SVC(options=svmkit.Options(device="cuda")).fit(X[:300], y[:300])
     out = {"data GB (float32)": 4 * X.size / 1e9, "cap GB": CAP_BYTES / 1e9}
     pool = cupy.get_default_memory_pool()
     predicted = {}
@@ -213,7 +214,7 @@ def run_capped():
         pool.free_all_blocks()
         pool.set_limit(size=limit)
         t0 = time.perf_counter()
-        model = svmkit.SVC(device="cuda", **params).fit(X, y)
+        model = svmkit.SVC(options=svmkit.Options(device="cuda"), **params).fit(X, y)
         out[f"fit {name}"] = time.perf_counter() - t0
         out[f"objective {name}"] = float(np.sum(model.objective_))
         out[f"#SV {name}"] = int(model.n_support_.sum())

@@ -46,7 +46,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sets", default=",".join(SETS))
     args = parser.parse_args()
-    svmkit.SVC(device="cuda").fit(np.eye(4), [0, 0, 1, 1])  # CUDA context and kernels compiled
+    svmkit.SVC(options=svmkit.Options(device="cuda")).fit(np.eye(4), [0, 0, 1, 1])  # CUDA context and kernels compiled
     print("| set | rows | classes | CPU fit s | GPU fit s | worst objective rel. diff | equal predictions | #SV CPU / GPU |")
     print("|---|---|---|---|---|---|---|---|")
     table = []
@@ -57,7 +57,7 @@ def main():
         X, y, Xt, yt, params = load(name)
         fits = {}
         for device in ("cpu", "cuda"):
-            model = svmkit.SVC(kernel="rbf", cache_size=2048, device=device, **params)
+            model = svmkit.SVC(kernel="rbf", cache_size=2048, options=svmkit.Options(device=device), **params)
             t0 = time.perf_counter()
             model.fit(X, y)
             fits[device] = (model, time.perf_counter() - t0)

@@ -2,12 +2,12 @@
 Fitting on a GPU
 ================
 
-With ``device='cuda'`` (CuPy, the ``gpu`` extra), SVC, NuSVC, SVR, NuSVR and OneClassSVM keep the
-training data on an NVIDIA GPU in float32, compute kernel rows there by GEMM into a row cache on
-the device and run the solver's loops there: the batched working-set SMO of ThunderSVM
-(Wen et al. 2018) around LIBSVM's second-order pair selection (Fan, Chen & Lin 2005). The fitted
-attributes are NumPy arrays, so a model fitted on the GPU predicts and saves as one fitted on
-the CPU.
+With ``options=svmkit.Options(device='cuda')`` (CuPy, the ``gpu`` extra), SVC, NuSVC, SVR, NuSVR
+and OneClassSVM keep the training data on an NVIDIA GPU in float32, compute kernel rows there by
+GEMM into a row cache on the device and run the solver's loops there: the batched working-set
+SMO of ThunderSVM (Wen et al. 2018) around LIBSVM's second-order pair selection (Fan, Chen & Lin
+2005). The fitted attributes are NumPy arrays, so a model fitted on the GPU predicts and saves
+as one fitted on the CPU.
 
 This script times SVC fits on the CPU and, when CuPy finds a CUDA device, on the GPU, over
 growing N, and checks that both find the same dual objective. The documentation shows it
@@ -43,7 +43,7 @@ for n in sizes:
             times[device].append(np.nan)
             continue
         start = time.perf_counter()
-        model = svmkit.SVC(C=1.0, gamma="scale", device=device).fit(X, y)
+        model = svmkit.SVC(C=1.0, gamma="scale", options=svmkit.Options(device=device)).fit(X, y)
         times[device].append(time.perf_counter() - start)
         objectives[device] = float(model.objective_[0])
     print(f"N = {n:6d}: " + ", ".join(f"{d} {t[-1]:.2f} s" for d, t in times.items())

@@ -67,7 +67,8 @@ def test_cascade_svr_reaches_the_in_memory_objective(client):
 def test_cascade_by_kernel_kmeans_partitions_reaches_the_same_objective(client):
     X, y = breast_cancer()
     a = svmkit.SVC(C=10.0).fit(X, y)
-    b = svmkit.SVC(C=10.0, partitioning="kmeans", random_state=0).fit(*on_dask(X, y, rows=100))
+    kmeans = svmkit.Options(partitioning="kmeans")
+    b = svmkit.SVC(C=10.0, options=kmeans, random_state=0).fit(*on_dask(X, y, rows=100))
     assert_same_optimum(a, b)
     assert any(label == "kmeans split" for label, _ in b.cascade_timings_)
 
@@ -75,7 +76,7 @@ def test_cascade_by_kernel_kmeans_partitions_reaches_the_same_objective(client):
 def test_max_rounds_zero_gives_the_trees_root_an_early_model(client):
     X, y = breast_cancer()
     a = svmkit.SVC(C=10.0).fit(X, y)
-    early = svmkit.SVC(C=10.0, max_rounds=0).fit(*on_dask(X, y, rows=60))
+    early = svmkit.SVC(C=10.0, options=svmkit.Options(max_rounds=0)).fit(*on_dask(X, y, rows=60))
     assert early.fit_status_ == 1 and early.cascade_rounds_[0] == 0
     # the root's optimum is over fewer variables: never below the global one
     assert early.objective_[0] >= a.objective_[0] - 1e-9 * abs(a.objective_[0])
@@ -168,11 +169,12 @@ def test_a_model_that_fits_in_memory_only_refuses_dask_input_naming_those_that_f
 
 
 @pytest.mark.parametrize("est, message", [
-    (svmkit.SVC(max_rounds=-1), "max_rounds must be None or an integer"),
-    (svmkit.SVR(partitioning="random"), "partitioning must be one of"),
-    (svmkit.SVC(scheduler_address=8786), "scheduler_address must be None or a Dask scheduler's address"),
-    (svmkit.LSSVC(scheduler_address=8786), "scheduler_address must be None"),
-    (svmkit.LinearSVC(scheduler_address=8786), "scheduler_address")])
+    (svmkit.SVC(options=svmkit.Options(max_rounds=-1)), "max_rounds must be None or an integer"),
+    (svmkit.SVR(options=svmkit.Options(partitioning="random")), "partitioning must be one of"),
+    (svmkit.SVC(options=svmkit.Options(scheduler_address=8786)),
+     "scheduler_address must be None or a Dask scheduler's address"),
+    (svmkit.LSSVC(options=svmkit.Options(scheduler_address=8786)), "scheduler_address must be None"),
+    (svmkit.LinearSVC(options=svmkit.Options(scheduler_address=8786)), "scheduler_address")])
 def test_the_cluster_parameters_are_checked_at_every_fit(est, message):
     X, y = iris()
     with pytest.raises(ValueError, match=message):
@@ -199,7 +201,7 @@ def test_an_unreachable_scheduler_fails_fast_with_its_address():
     X, y = iris()
     started = time.perf_counter()
     with pytest.raises(ConnectionError, match="127.0.0.1:1"):
-        svmkit.SVC(scheduler_address="tcp://127.0.0.1:1").fit(*on_dask(X, y))
+        svmkit.SVC(options=svmkit.Options(scheduler_address="tcp://127.0.0.1:1")).fit(*on_dask(X, y))
     assert time.perf_counter() - started < 30
 
 

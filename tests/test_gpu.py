@@ -1,4 +1,4 @@
-"""The GPU backend: the device parameter, its errors where CuPy or a device is missing, the
+"""The GPU backend: the device option, its errors where CuPy or a device is missing, the
 device kernel code run through NumPy (the same array API CuPy implements) against the CPU
 kernels and the CPU fit, and, where a CUDA device is present, the GPU fit against the CPU's."""
 
@@ -11,7 +11,7 @@ from sklearn.base import clone, is_regressor
 
 import svmkit
 from conftest import breast_cancer, diabetes, digits, heart_scale, iris
-from svmkit import backend
+from svmkit import Options, backend
 from svmkit.backend import DeviceUnavailableError, cuda_available
 from svmkit.kernels import device
 from svmkit.kernels.device import DeviceKernel, device_gram, device_kernel_products, device_rows
@@ -25,6 +25,8 @@ from svmkit.solvers._smo_block import Block, InnerSettings
 from svmkit.solvers.row_source import row_source
 from svmkit.solvers.smo import DualProblem, solve
 
+#: The options of a fit on the GPU.
+CUDA = Options(device="cuda")
 needs_cuda = pytest.mark.skipif(not cuda_available(), reason="no CUDA device or CuPy here")
 
 KERNELS = [("linear", {}), ("rbf", {"gamma": 0.3}), ("poly", {"gamma": 0.2, "degree": 3, "coef0": 1.0}),
@@ -130,7 +132,7 @@ def test_device_kernel_writes_the_rows_asked_for_into_the_host_store():
 def test_a_fit_on_device_rows_equals_the_cpu_fit(model, numpy_as_cuda):
     X, y = heart_scale()
     cpu = clone(model).fit(X, y)
-    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    gpu = clone(model).set_params(options=CUDA).fit(X, y)
     assert_same_fit(gpu, cpu, X)
     assert isinstance(gpu.dual_coef_, np.ndarray)
 
@@ -152,7 +154,7 @@ def test_multiclass_pairs_get_device_rows_over_their_own_columns(model, numpy_as
     X, y = iris()
     with pytest.MonkeyPatch.context() as patch:
         sources = recorded_row_sources(patch)
-        gpu = clone(model).set_params(device="cuda").fit(X, y)
+        gpu = clone(model).set_params(options=CUDA).fit(X, y)
     cpu = clone(model).fit(X, y)
     assert [s.n for s in sources] == [150, 100, 100, 100] and sources[0].computed_rows == 0
     np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-4)
@@ -189,11 +191,11 @@ def test_class_pairs_on_a_device_are_solved_side_by_side_each_as_alone(model, nu
 
     monkeypatch.setattr(backend, "_new_stream", each_waits_for_the_others)
     sources = recorded_row_sources(monkeypatch)
-    together = clone(model).set_params(device="cuda", cache_size=30.0).fit(X, y)
+    together = clone(model).set_params(options=CUDA, cache_size=30.0).fit(X, y)
     assert len(threads) == 3 and threading.get_ident() not in threads
     assert [s.cache_size for s in sources] == [30.0, 10.0, 10.0, 10.0]
     monkeypatch.setattr(backend, "PROBLEM_STREAMS", 1)
-    alone = clone(model).set_params(device="cuda", cache_size=30.0).fit(X, y)
+    alone = clone(model).set_params(options=CUDA, cache_size=30.0).fit(X, y)
     assert len(threads) == 3
     np.testing.assert_array_equal(together.dual_coef_, alone.dual_coef_)
     np.testing.assert_array_equal(together.intercept_, alone.intercept_)
@@ -205,7 +207,7 @@ def test_class_pairs_whose_summaries_are_printed_are_solved_in_turn(numpy_as_cud
     threads = set()
     new_stream = backend._new_stream
     monkeypatch.setattr(backend, "_new_stream", lambda xp: threads.add(threading.get_ident()) or new_stream(xp))
-    svmkit.SVC(gamma=0.05, device="cuda", verbose=True).fit(X, y)
+    svmkit.SVC(gamma=0.05, options=CUDA, verbose=True).fit(X, y)
     assert threads == set()
     assert capsys.readouterr().out.count("optimization finished") == 3
 
@@ -224,7 +226,7 @@ def test_the_cuda_backend_takes_each_kernel_computation_to_the_device(est, data,
     monkeypatch.setattr(device.DeviceArrays, route, lambda *a, **k: calls.append(1) or real(*a, **k))
     clone(est).fit(X, y).predict(X)
     assert calls == []
-    clone(est).set_params(device="cuda").fit(X, y).predict(X)
+    clone(est).set_params(options=CUDA).fit(X, y).predict(X)
     assert calls
 
 
@@ -244,7 +246,7 @@ def test_model_selection_takes_the_estimators_device(numpy_as_cuda, monkeypatch)
     real = DeviceKernel.__init__
     monkeypatch.setattr(DeviceKernel, "__init__", lambda *a: kernels.append(1) or real(*a))
     grid = {"C": [1.0, 10.0], "gamma": [0.05]}
-    gpu = SVMSearchCV(svmkit.SVC(device="cuda"), grid, cv=3, n_jobs=1).fit(X, y)
+    gpu = SVMSearchCV(svmkit.SVC(options=CUDA), grid, cv=3, n_jobs=1).fit(X, y)
     cpu = SVMSearchCV(svmkit.SVC(), grid, cv=3, n_jobs=1).fit(X, y)
     assert kernels
     assert gpu.best_params_ == cpu.best_params_
@@ -255,24 +257,24 @@ def test_model_selection_takes_the_estimators_device(numpy_as_cuda, monkeypatch)
 def test_an_unknown_device_is_named(value):
     X, y = heart_scale()
     with pytest.raises(ValueError, match="device must be one of"):
-        svmkit.SVC(device=value).fit(X, y)
+        svmkit.SVC(options=Options(device=value)).fit(X, y)
 
 
 @pytest.mark.skipif(cuda_available(), reason="a CUDA device is present")
 def test_cuda_without_cupy_or_a_device_says_what_is_missing():
     X, y = heart_scale()
     with pytest.raises(DeviceUnavailableError, match=r"svmkit\[gpu\]|no CUDA device|CUDA driver"):
-        svmkit.SVC(device="cuda").fit(X, y)
+        svmkit.SVC(options=CUDA).fit(X, y)
     assert backend.backend_for("cpu").xp is np
 
 
 def test_callable_and_precomputed_kernels_say_they_run_on_the_cpu(numpy_as_cuda):
     X, y = heart_scale()
     with pytest.raises(ValueError, match="runs on device='cpu'"):
-        svmkit.SVC(kernel=lambda a, b: a @ b.T, device="cuda").fit(X, y)
+        svmkit.SVC(kernel=lambda a, b: a @ b.T, options=CUDA).fit(X, y)
     K = X @ X.T
     cpu = svmkit.SVC(kernel="precomputed").fit(K, y)
-    np.testing.assert_array_equal(svmkit.SVC(kernel="precomputed", device="cuda").fit(K, y).support_, cpu.support_)
+    np.testing.assert_array_equal(svmkit.SVC(kernel="precomputed", options=CUDA).fit(K, y).support_, cpu.support_)
 
 
 CLOSED_FORM = [svmkit.KernelRidge(kernel="rbf", alpha=1e-3, gamma=0.5), svmkit.LSSVR(C=100.0, gamma=0.5, loo=True)]
@@ -295,7 +297,7 @@ def test_closed_form_fit_through_the_device_code_equals_the_cpu_fit(model, numpy
     X, y = diabetes()
     X = X * 10.0  # diabetes's columns are scaled to norm 1: this spreads them to unit scale
     cpu = clone(model).fit(X, y)
-    assert_same_closed_form_fit(clone(model).set_params(device="cuda").fit(X, y), cpu, X)
+    assert_same_closed_form_fit(clone(model).set_params(options=CUDA).fit(X, y), cpu, X)
 
 
 def test_device_ridge_with_weights_and_one_vs_one_lssvc_with_loo_equal_the_cpu_fits(numpy_as_cuda,
@@ -303,11 +305,11 @@ def test_device_ridge_with_weights_and_one_vs_one_lssvc_with_loo_equal_the_cpu_f
     X, y = diabetes()
     w = np.random.default_rng(0).uniform(0.5, 2.0, size=y.size)
     cpu = svmkit.KernelRidge(kernel="rbf", alpha=0.01, gamma=5.0).fit(X, y, sample_weight=w)
-    gpu = svmkit.KernelRidge(kernel="rbf", alpha=0.01, gamma=5.0, device="cuda").fit(X, y, sample_weight=w)
+    gpu = svmkit.KernelRidge(kernel="rbf", alpha=0.01, gamma=5.0, options=CUDA).fit(X, y, sample_weight=w)
     assert_same_closed_form_fit(gpu, cpu, X)
     Xi, yi = iris()
     cpu = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", loo=True).fit(Xi, yi)
-    gpu = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", loo=True, device="cuda").fit(Xi, yi)
+    gpu = svmkit.LSSVC(C=10.0, gamma=0.5, multi_class="ovo", loo=True, options=CUDA).fit(Xi, yi)
     np.testing.assert_allclose(gpu.dual_coef_, cpu.dual_coef_, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(gpu.loo_decision_, cpu.loo_decision_, rtol=1e-6, atol=1e-8)
 
@@ -331,7 +333,7 @@ def test_device_cholesky_solves_and_inverse_diagonal_equal_dense_linear_algebra(
 def test_the_device_refuses_only_what_has_no_device_path_and_names_it(numpy_as_cuda, device_linear_algebra):
     X, y = diabetes()
     with pytest.raises(ValueError, match="loo=True needs an exact solver"):
-        svmkit.KernelRidge(kernel="rbf", solver="nystrom", loo=True, device="cuda").fit(X, y)
+        svmkit.KernelRidge(kernel="rbf", solver="nystrom", loo=True, options=CUDA).fit(X, y)
     # the host core's batch of small duals is no refusal: each pair takes the per-pair path there
     assert backend.CudaBackend.solvers == backend.HostBackend.solvers - {"dask", "smo-batch"}
     with pytest.raises(ValueError, match="a Dask array X runs on device='cpu'"):
@@ -384,7 +386,7 @@ def test_dense_expansions_through_the_device_code_equal_the_cpu_fits(name, numpy
     monkeypatch.setattr(nystrom, "NYSTROM_DIRECT_MAX", 50)
     model, X, y = dense_case(name)
     cpu = clone(model).fit(X, y)
-    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    gpu = clone(model).set_params(options=CUDA).fit(X, y)
     assert_same_dense_fit(gpu, cpu, X)
 
 
@@ -394,7 +396,7 @@ def test_gpu_dense_expansions_equal_the_cpu_fits(name, monkeypatch):
     monkeypatch.setattr(nystrom, "NYSTROM_DIRECT_MAX", 50)
     model, X, y = dense_case(name)
     cpu = clone(model).fit(X, y)
-    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    gpu = clone(model).set_params(options=CUDA).fit(X, y)
     assert_same_dense_fit(gpu, cpu, X)
 
 
@@ -411,7 +413,7 @@ def assert_same_calibration(model, data):
     fit's, from float32 kernel rows on both sides (the device's GEMM rounds them differently)."""
     X, y = iris() if data == "iris" else diabetes()
     cpu = clone(model).fit(X, y)
-    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    gpu = clone(model).set_params(options=CUDA).fit(X, y)
     names = [name for name in ("probA_", "probB_", "prob_density_marks_") if hasattr(cpu, name)]
     assert names
     for name in names:
@@ -438,7 +440,7 @@ def test_device_kernel_logistic_regression_equals_the_cpu_fit(system, numpy_as_c
         monkeypatch.setattr(newton, "DENSE_MAX", 0)
     X, y = iris()
     make = lambda **kw: svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, random_state=0, **kw)  # noqa: E731
-    cpu, gpu = make().fit(X, y), make(device="cuda").fit(X, y)
+    cpu, gpu = make().fit(X, y), make(options=CUDA).fit(X, y)
     assert gpu.n_iter_ == cpu.n_iter_ and gpu.objective_ == pytest.approx(cpu.objective_, rel=1e-12)
     np.testing.assert_allclose(gpu.dual_coef_, cpu.dual_coef_, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), rtol=1e-8, atol=1e-12)
@@ -450,7 +452,7 @@ def test_gpu_kernel_logistic_regression_equals_the_cpu_fit(solver):
     X, y = iris()
     make = lambda **kw: svmkit.KernelLogisticRegression(C=10.0, gamma=0.5, solver=solver, n_components=60,  # noqa: E731
                                                         random_state=0, **kw)
-    cpu, gpu = make().fit(X, y), make(device="cuda").fit(X, y)
+    cpu, gpu = make().fit(X, y), make(options=CUDA).fit(X, y)
     assert gpu.objective_ == pytest.approx(cpu.objective_, rel=1e-8)
     np.testing.assert_allclose(gpu.predict_proba(X), cpu.predict_proba(X), rtol=1e-6, atol=1e-9)
 
@@ -461,12 +463,12 @@ def test_gpu_loo_searches_equal_the_cpu_searches(values):
     X, y = diabetes()
     regs = list(np.logspace(-3, 1, values))
     cpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0]).fit(X, y)
-    gpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0], device="cuda").fit(X, y)
+    gpu = KernelRidgeCV(alphas=regs, gammas=[1.0, 5.0], options=CUDA).fit(X, y)
     np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-6)
     assert gpu.best_params_ == cpu.best_params_
     Cs = [1.0 / r for r in regs]
     cpu = LSSVMCV(svmkit.LSSVR(), Cs=Cs, gammas=[5.0]).fit(X, y)
-    gpu = LSSVMCV(svmkit.LSSVR(device="cuda"), Cs=Cs, gammas=[5.0]).fit(X, y)
+    gpu = LSSVMCV(svmkit.LSSVR(options=CUDA), Cs=Cs, gammas=[5.0]).fit(X, y)
     np.testing.assert_allclose(gpu.cv_results_["loo_score"], cpu.cv_results_["loo_score"], rtol=1e-6)
 
 
@@ -474,7 +476,7 @@ def test_gpu_loo_searches_equal_the_cpu_searches(values):
 def test_gpu_svm_search_shares_each_gammas_kernel_and_equals_the_cpu_search():
     X, y = heart_scale()
     grid = {"C": [1.0, 10.0], "gamma": [0.05, 0.2]}
-    gpu = SVMSearchCV(svmkit.SVC(device="cuda"), grid, cv=3, n_jobs=1).fit(X, y)
+    gpu = SVMSearchCV(svmkit.SVC(options=CUDA), grid, cv=3, n_jobs=1).fit(X, y)
     cpu = SVMSearchCV(svmkit.SVC(), grid, cv=3, n_jobs=1).fit(X, y)
     assert gpu.best_params_ == cpu.best_params_
     np.testing.assert_allclose(gpu.cv_results_["mean_test_score"], cpu.cv_results_["mean_test_score"], atol=0.005)
@@ -489,7 +491,7 @@ def test_device_nystrom_equals_the_cpu_nystrom(model, numpy_as_cuda, monkeypatch
     fit_params = {"sample_weight": w} if isinstance(model, svmkit.KernelRidge) else {}
     model = clone(model).set_params(solver="nystrom", n_components=40, random_state=0)
     cpu = clone(model).fit(X, y, **fit_params)
-    gpu = clone(model).set_params(device="cuda").fit(X, y, **fit_params)
+    gpu = clone(model).set_params(options=CUDA).fit(X, y, **fit_params)
     np.testing.assert_array_equal(gpu.support_, cpu.support_)
     assert_same_closed_form_fit(gpu, cpu, X)
 
@@ -502,7 +504,7 @@ def test_gpu_closed_form_fit_equals_the_cpu_fit(model):
     X, y = diabetes()
     X = X * 10.0
     cpu = clone(model).fit(X, y)
-    gpu = clone(model).set_params(device="cuda").fit(cupy.asarray(X), cupy.asarray(y))
+    gpu = clone(model).set_params(options=CUDA).fit(cupy.asarray(X), cupy.asarray(y))
     assert_same_closed_form_fit(gpu, cpu, X)
 
 
@@ -513,7 +515,7 @@ def test_gpu_fit_equals_the_cpu_fit(model):
 
     X, y = heart_scale()
     cpu = clone(model).fit(X, y)
-    gpu = clone(model).set_params(device="cuda").fit(cupy.asarray(X.toarray()), cupy.asarray(y))
+    gpu = clone(model).set_params(options=CUDA).fit(cupy.asarray(X.toarray()), cupy.asarray(y))
     assert_same_fit(gpu, cpu, X)
     assert isinstance(gpu.support_vectors_, np.ndarray)
 
@@ -522,7 +524,7 @@ def test_gpu_fit_equals_the_cpu_fit(model):
 def test_gpu_multiclass_fit_on_each_pairs_own_columns_equals_the_cpu_fit():
     X, y = digits()
     cpu = svmkit.SVC(C=10.0, gamma=0.05).fit(X, y)
-    gpu = svmkit.SVC(C=10.0, gamma=0.05, device="cuda").fit(X, y)
+    gpu = svmkit.SVC(C=10.0, gamma=0.05, options=CUDA).fit(X, y)
     np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-3)
     assert np.mean(gpu.predict(X) == cpu.predict(X)) >= 0.995
 
@@ -531,9 +533,9 @@ def test_gpu_multiclass_fit_on_each_pairs_own_columns_equals_the_cpu_fit():
 def test_gpu_class_pairs_side_by_side_equal_the_pairs_in_turn(monkeypatch):
     """digits' 45 class pairs on eight streams at once against one at a time on the device."""
     X, y = digits()
-    together = svmkit.SVC(C=10.0, gamma=0.05, device="cuda").fit(X, y)
+    together = svmkit.SVC(C=10.0, gamma=0.05, options=CUDA).fit(X, y)
     monkeypatch.setattr(backend, "PROBLEM_STREAMS", 1)
-    in_turn = svmkit.SVC(C=10.0, gamma=0.05, device="cuda").fit(X, y)
+    in_turn = svmkit.SVC(C=10.0, gamma=0.05, options=CUDA).fit(X, y)
     np.testing.assert_allclose(together.objective_, in_turn.objective_, rtol=1e-9)
     np.testing.assert_array_equal(together.predict(X), in_turn.predict(X))
     np.testing.assert_array_equal(together.support_, in_turn.support_)
@@ -595,7 +597,7 @@ def test_device_fit_with_identical_rows_of_opposite_labels_equals_the_cpu_fit_at
     X, y = np.vstack([X, X[:30]]), np.r_[y, 1 - y[:30]]
     model = svmkit.SVC(C=2.0**15, gamma=8.0 / X.shape[1])
     cpu = clone(model).fit(X, y)
-    gpu = clone(model).set_params(device="cuda").fit(X, y)
+    gpu = clone(model).set_params(options=CUDA).fit(X, y)
     np.testing.assert_allclose(gpu.objective_, cpu.objective_, rtol=1e-4)
 
 
@@ -636,10 +638,10 @@ def test_a_fit_whose_data_exceeds_the_device_memory_streams_it_to_the_same_optim
     X, y = breast_cancer()
     with pytest.MonkeyPatch.context() as patch:
         sources = recorded_row_sources(patch)
-        capped = clone(model).set_params(device="cuda").fit(X, y)
+        capped = clone(model).set_params(options=CUDA).fit(X, y)
     assert [s.capacity for s in sources] == [64] and sources[0].kernel.streamed
     device.NUMPY_DEVICE_BYTES = np.inf
-    whole = clone(model).set_params(device="cuda").fit(X, y)
+    whole = clone(model).set_params(options=CUDA).fit(X, y)
     np.testing.assert_allclose(capped.objective_, whole.objective_, rtol=1e-4)
     assert_same_fit(capped, clone(model).fit(X, y), X)
 
@@ -653,7 +655,7 @@ def test_gpu_fit_whose_data_exceeds_the_memory_pool_limit_reaches_the_same_optim
     rng = np.random.default_rng(0)
     X = rng.standard_normal((5000, 200))
     y = (X[:, :10].sum(axis=1) + 0.5 * rng.standard_normal(5000) > 0).astype(int)
-    model = svmkit.SVC(C=1.0, device="cuda")
+    model = svmkit.SVC(C=1.0, options=CUDA)
     whole = clone(model).fit(X, y)
     pool = cupy.get_default_memory_pool()
     pool.free_all_blocks()

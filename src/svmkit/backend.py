@@ -26,7 +26,6 @@ from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
 from svmkit.solvers.smo import UnboundedDualError
 from svmkit.solvers.starts import solve_posed
 
-DEVICES = ("cpu", "cuda")
 #: Rows up to which the host runs independent factorisations side by side, one per core on one
 #: BLAS thread each, rather than in turn on every BLAS thread (`HostBackend.factors_side_by_side`).
 SIDE_BY_SIDE_ROWS = 2_000
@@ -307,5 +306,5 @@ _BACKENDS = {"cpu": HostBackend, "cuda": CudaBackend}
 
 
 def backend_for(device: str):
-    """The backend of `device` ('cpu' or 'cuda'; checked against DEVICES by the caller)."""
+    """The backend of `device` ('cpu' or 'cuda'; checked against options.DEVICES by the caller)."""
     return _BACKENDS[device]()

@@ -9,6 +9,10 @@ Version 2 adds to the header "steps", a Pipeline's [{"name", "estimator", "param
 arrays are named `i/array` (step i), and "object_arrays", the arrays that were arrays of Python
 strings (labels from a pandas column, `feature_names_in_`): stored as unicode arrays, given back
 as object arrays. A file that needs none of this is written as version 1, which older svmkit reads.
+
+An estimator's `options` (svmkit.Options) are written as their fields that differ from the
+defaults, among the parameters: the layout of the files written before Options, whose
+`device`, `scheduler_address`, … parameters a load gathers into an Options.
 """
 
 from __future__ import annotations
@@ -24,12 +28,11 @@ from pathlib import Path
 import numpy as np
 from sklearn.pipeline import Pipeline
 
-from svmkit.backend import DEVICES
 from svmkit.io.atomic import atomic_write
-from svmkit._validation import check_choice
 from svmkit._version import __version__
 from svmkit.exceptions import ModelFileError
 from svmkit.io.state import ESTIMATORS, SCALERS, get_state, set_state
+from svmkit.options import FIELDS, Options
 
 MAGIC = b"SVMKIT\x00\x01"
 #: What reading a damaged `.npz` raises: the zip layer (BadZipFile, zlib.error, EOFError, KeyError
@@ -116,11 +119,26 @@ def _describe(est, prefix, arrays, where=""):
     if not hasattr(est, "n_features_in_"):
         raise ValueError(f"cannot save an unfitted {name}{where}: call fit first")
     arrays.update({prefix + key: value for key, value in get_state(est).items()})
-    return {"estimator": name, "params": _encode_params(est.get_params())}
+    return {"estimator": name, "params": _encode_params(_flat(est.get_params()))}
 
 
 def _is_passthrough(step) -> bool:
     return step is None or (isinstance(step, str) and step == "passthrough")
+
+
+def _flat(params):
+    """The parameters with `options` replaced by its fields that differ from the defaults."""
+    options = params.pop("options", None)
+    if options is not None and not isinstance(options, Options):
+        raise ValueError(f"cannot save parameter options={options!r}: it must be None or an svmkit.Options")
+    return {**params, **(options.changed() if options is not None else {})}
+
+
+def _gathered(params):
+    """The parameters with the fields of Options among them gathered into `options` (left out
+    when they are all the defaults)."""
+    options = Options(**{k: params.pop(k) for k in FIELDS if k in params})
+    return {**params, "options": options} if options.changed() else params
 
 
 def _encode_params(params):
@@ -195,9 +213,7 @@ def _build(entry, state, prefix):
         steps = [(step["name"], step["estimator"] if _is_passthrough(step.get("estimator")) else
                   _build(step, state, f"{prefix}{i}/")) for i, step in enumerate(entry["steps"])]
         return Pipeline(steps, **params)
-    est = SAVABLE[entry["estimator"]](**params)
-    # the one parameter prediction reads that preparing the model does not check
-    check_choice(getattr(est, "device", "cpu"), "device", DEVICES)
+    est = SAVABLE[entry["estimator"]](**_gathered(params))
     own = [key for key in state if key.startswith(prefix) and "/" not in key[len(prefix):]]
     return set_state(est, {key[len(prefix):]: state.pop(key) for key in own})
 

@@ -91,9 +91,9 @@ class KernelRidgeCV(_LOOSearch):
     kernel, degree, coef0 : as KernelRidge's.
     refit : bool, default=True
         Fit `best_estimator_` on all the data with the best cell.
-    device : {'cpu', 'cuda'}, default='cpu'
-        'cuda': each γ's kernel and each cell's Cholesky factor and triangular inverse on the
-        GPU (the eigendecomposition route is the CPU's), as KernelRidge(device='cuda').
+    options : Options or None, default=None
+        KernelRidge's (`svmkit.Options`); device='cuda': each γ's kernel and each cell's Cholesky
+        factor and triangular inverse on the GPU (the eigendecomposition route is the CPU's).
 
     Attributes
     ----------
@@ -113,17 +113,17 @@ class KernelRidgeCV(_LOOSearch):
     """
 
     def __init__(self, alphas=(1e-4, 1e-3, 1e-2, 1e-1, 1.0), gammas=None, kernel="rbf", degree=3, coef0=1.0,
-                 refit=True, device="cpu"):
+                 refit=True, options=None):
         self.alphas = alphas
         self.gammas = gammas
         self.kernel = kernel
         self.degree = degree
         self.coef0 = coef0
         self.refit = refit
-        self.device = device
+        self.options = options
 
     def _estimator(self):
-        return KernelRidge(kernel=self.kernel, degree=self.degree, coef0=self.coef0, device=self.device)
+        return KernelRidge(kernel=self.kernel, degree=self.degree, coef0=self.coef0, options=self.options)
 
     def _grid(self):
         return "alpha", self.alphas, self.gammas

@@ -24,7 +24,7 @@ from svmkit.models.probability import N_MARKS, density_marks, fit_sigmoid, lapla
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.row_source import row_products
 from svmkit.solvers.smo import solved_whole
-from svmkit.solvers.smo_batch import batch_decisions, fit_sigmoids
+from svmkit.solvers.smo import batch_decisions, fit_sigmoids
 
 #: Folds of the internal cross-validation (LIBSVM's 5).
 PROBABILITY_FOLDS = 5

@@ -9,7 +9,6 @@ import numpy as np
 
 from svmkit._threads import compiled_threads, one_blas_thread
 from svmkit._validation import check_components, check_seed, one_of, real
-from svmkit.backend import DEVICES
 from svmkit.exceptions import warn
 from svmkit.models.expansion import FitSession, KernelExpansion
 from svmkit.solvers.factorisations import CholeskyShift, NotPositiveDefiniteError
@@ -37,7 +36,7 @@ class DenseExpansionModel(KernelExpansion):
     _constraints = {**KernelExpansion._constraints,
                     "solver": one_of("auto", "cholesky", "eigen", "nystrom"),
                     "n_components": check_components, "tol": real(low=0),
-                    "centers": one_of("uniform", "leverage"), "device": one_of(*DEVICES), "random_state": check_seed}
+                    "centers": one_of("uniform", "leverage"), "random_state": check_seed}
 
     def _fit_session(self, session: FitSession, starts=None):
         """The fit, on one BLAS and one compiled-loop thread up to SERIAL_ROWS rows: there threads gain

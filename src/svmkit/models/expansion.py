@@ -16,6 +16,7 @@ from svmkit._arrays import densify
 from svmkit._validation import check_coef0, check_degree, check_gamma, check_kernel, check_params, is_dask, validate_X
 from svmkit.backend import backend_for
 from svmkit.kernels.kinds import kernel_kind, make_kernel
+from svmkit.options import options_of
 from svmkit.parallel.blocks import LazyOnDask
 from svmkit.registry import fitted_of
 
@@ -86,7 +87,7 @@ def open_session(estimator, X, y=None, sample_weight=None, *, rows=None, row_ind
     kernel.check_input(X)
     fitted = {name: getattr(estimator, name) for name in _FROM_DATA if hasattr(estimator, name)}
     fitted.update(targets.fitted, gamma_=kernel.gamma)
-    return FitSession(backend_for(getattr(estimator, "device", "cpu")), kernel, X, kernel.training_input(X),
+    return FitSession(backend_for(options_of(estimator).device), kernel, X, kernel.training_input(X),
                       targets.target, targets.weight, fitted, rows, row_index)
 
 
@@ -122,8 +123,8 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
                          f"collection first, or fit one of {ON_DASK} on the cluster")
 
     def _backend(self):
-        """The backend of `device` (models without it run on the host)."""
-        return backend_for(getattr(self, "device", "cpu"))
+        """The backend of `options.device` (models without options run on the host)."""
+        return backend_for(options_of(self).device)
 
     def _fit_session(self, session: FitSession, starts=None):
         """Solve and store on `session` (made for this model or one differing in C or ν only)."""

@@ -23,7 +23,7 @@ from svmkit.kernels.kinds import NOT_FINITE
 from svmkit.models.expansion import Targets
 from svmkit.solvers.feasibility import fits_tube, is_separable
 from svmkit.solvers.smo import DualProblem, DualResult, UnboundedDualError
-from svmkit.solvers.smo_batch import BatchResult, DualBatch, batchable, solve_batch
+from svmkit.solvers.smo import BatchResult, DualBatch, batchable, solve_batch
 from svmkit.solvers.starts import Posed, Settings
 
 #: Largest problem whose hard-constraint feasibility (C = inf) is checked by linear programming.
@@ -213,7 +213,7 @@ class FitsSummary:
 
 
 class BatchFits(Sequence):
-    """The problems of one fit solved in one call (`solvers.smo_batch`), each variable one
+    """The problems of one fit solved in one call (`solvers.smo`), each variable one
     training row (`var_rows`; no row twice in a problem), kept as arrays: fits[k] is problem
     k's ProblemFit, made when asked as the per-problem path makes it (`read_back`); `scale`:
     per problem, the factor from the solver's α to the model's."""
@@ -273,7 +273,7 @@ class Formulation:
         raise NotImplementedError
 
     def batch(self, row_index, target, weight) -> tuple[np.ndarray, DualBatch] | None:
-        """The duals of `problems` as one batch for `solvers.smo_batch`, with each variable's
+        """The duals of `problems` as one batch for `solvers.smo`, with each variable's
         training row; None where they cannot be posed so (`problems` then raises what it raises)."""
         return None
 
@@ -603,7 +603,7 @@ class DualSolver:
         return fits
 
     def solve_batch(self, form: Formulation, batch: DualBatch | None) -> tuple[BatchResult, np.ndarray] | None:
-        """The duals of `batch` (`form`'s) solved in one call (`solvers.smo_batch`): (result,
+        """The duals of `batch` (`form`'s) solved in one call (`solvers.smo`): (result,
         each one's factor from its α to the model's); None where they cannot be (the
         per-problem path then solves them, and raises what it raises)."""
         if batch is None or "smo-batch" not in self.backend.solvers:

@@ -14,12 +14,11 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import (check_class_weight, check_components, check_max_iter, check_seed, encode_classes, one_of, real, row_weights,
                                 validate_Xy)
-from svmkit.backend import DEVICES
 from svmkit.exceptions import warn
 from svmkit.models import nystrom_on_cluster
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.expansion import FitSession, KernelExpansion, Targets
-from svmkit.parallel.cluster import check_scheduler_address
+from svmkit.options import reads
 from svmkit.solvers.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
 from svmkit.solvers.nystrom import NYSTROM_BLOCK_ELEMENTS
 
@@ -63,14 +62,13 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         How the centres are drawn (see `KernelRidge`).
     random_state : int, Generator or None, default None
         Draws the Nyström centres and the preconditioner's columns.
-    device : {'cpu', 'cuda'}, default 'cpu'
-        'cuda': with solver='newton', the float64 kernel matrix on the GPU through CuPy, and
-        the Newton systems' products with it there (the rest of each step on the host; up to
-        2,500 rows × classes each system is factorised on the host, from one copy of K); with
-        'nystrom', the blocks of K_NM computed there in float64 and the Newton steps on the
-        host. Prediction computes its kernel blocks there in float64.
-    scheduler_address : str or None, default None
-        The cluster that fits a Dask X and y, as SVC's.
+    options : Options or None, default None
+        `svmkit.Options`; reads device and scheduler_address. device='cuda': with
+        solver='newton', the float64 kernel matrix on the GPU through CuPy, and the Newton
+        systems' products with it there (the rest of each step on the host; up to 2,500 rows ×
+        classes each system is factorised on the host, from one copy of K); with 'nystrom', the
+        blocks of K_NM computed there in float64 and the Newton steps on the host. Prediction
+        computes its kernel blocks there in float64.
 
     Attributes
     ----------
@@ -98,12 +96,12 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     _constraints = {**KernelExpansion._constraints, "C": real(low=0), "tol": real(low=0),
                     "max_iter": check_max_iter, "solver": one_of("newton", "nystrom"),
                     "n_components": check_components, "centers": one_of("uniform", "leverage"),
-                    "device": one_of(*DEVICES), "class_weight": check_class_weight, "random_state": check_seed,
-                    "scheduler_address": check_scheduler_address}
+                    "class_weight": check_class_weight, "random_state": check_seed,
+                    "options": reads("KernelLogisticRegression", "device", "scheduler_address")}
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,
                  class_weight=None, solver="newton", n_components=None, centers="uniform", random_state=None,
-                 device="cpu", scheduler_address=None):
+                 options=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -116,8 +114,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         self.n_components = n_components
         self.centers = centers
         self.random_state = random_state
-        self.device = device
-        self.scheduler_address = scheduler_address
+        self.options = options
 
     _fit_dask = nystrom_on_cluster.fit_klr
 

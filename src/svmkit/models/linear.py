@@ -33,6 +33,7 @@ from svmkit.exceptions import warn
 from svmkit.kernels.gram import row_sq_norms
 from svmkit.models import linear_on_cluster
 from svmkit.models.plain_state import PlainState
+from svmkit.options import Options, reads
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.crammer_singer import crammer_singer
 from svmkit.solvers.dcd import Stop, dcd_classify, dcd_regress, row_groups
@@ -118,7 +119,7 @@ class _LinearSVM(PlainState, BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "scheduler_address": [None, str],
+        "options": [None, Options],
     }
     #: Losses whose squares the solver minimises.
     _squared_losses: tuple[str, ...] = ()
@@ -131,8 +132,9 @@ class _LinearSVM(PlainState, BaseEstimator):
     def check_parameters(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
         order); then what the solvers need beyond it: finite C and tol, and max_iter within the
-        compiled loops' int64 counter."""
+        compiled loops' int64 counter; the options this model reads."""
         self._validate_params()
+        reads(type(self).__name__, "scheduler_address")(self.options)
         check_real(self.C, "C", low=0)
         check_real(self.tol, "tol", low=0)
         if self.max_iter > np.iinfo(np.int64).max:
@@ -236,11 +238,9 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         The order of the coordinates (not used by the primal Newton).
     max_iter : int, default 1000
         Passes (Newton steps for the primal) at most.
-    scheduler_address : str or None, default None
-        A Dask X (array or dataframe) and y are fitted by the primal Newton (dual=False or
-        'auto') with the rows kept on the cluster whose scheduler is at this address
-        ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster of two
-        worker processes started for the fit. In-memory data ignores it.
+    options : Options or None, default None
+        `svmkit.Options`; reads scheduler_address: a Dask X (array or dataframe) and y are fitted
+        by the primal Newton (dual=False or 'auto') on that cluster.
 
     Attributes
     ----------
@@ -275,7 +275,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0, multi_class="ovr",
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, verbose=0, random_state=None,
-                 max_iter=1000, scheduler_address=None):
+                 max_iter=1000, options=None):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
@@ -288,7 +288,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         self.verbose = verbose
         self.random_state = random_state
         self.max_iter = max_iter
-        self.scheduler_address = scheduler_address
+        self.options = options
 
     _fit_dask = linear_on_cluster.fit_linear_svc
 
@@ -405,8 +405,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     dual : bool or 'auto', default 'auto'
         'auto': the primal for the squared loss when there are at least as many samples as
         features, else the dual (as scikit-learn).
-    scheduler_address : str or None, default None
-        As for `LinearSVC`: a Dask X and y are fitted by the primal Newton on that cluster.
+    options : Options or None, default None
+        As for `LinearSVC`.
 
     Attributes
     ----------
@@ -434,7 +434,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive", fit_intercept=True,
                  intercept_scaling=1.0, dual="auto", verbose=0, random_state=None, max_iter=1000,
-                 scheduler_address=None):
+                 options=None):
         self.epsilon = epsilon
         self.tol = tol
         self.C = C
@@ -445,7 +445,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         self.verbose = verbose
         self.random_state = random_state
         self.max_iter = max_iter
-        self.scheduler_address = scheduler_address
+        self.options = options
 
     def check_parameters(self):
         """As `_LinearSVM`'s, and ε finite and ≥ 0 (scikit-learn lets any real through to

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from svmkit._validation import class_weights
-
+from svmkit.options import options_of
 from svmkit.parallel.cluster import open_cluster, row_partitions
 from svmkit.solvers.linear_newton_blocks import block_newton
 
@@ -56,7 +56,7 @@ def _check(est, **needs):
 
 def _solve(est, X, y, sample_weight, forms_of):
     X, y, sample_weight = row_partitions(X, y, sample_weight)
-    with open_cluster(est.scheduler_address) as cluster:
+    with open_cluster(options_of(est).scheduler_address) as cluster:
         forms, tols = forms_of(y, sample_weight)
         parts = cluster.partitions(X, y, sample_weight)
         epsilon = float(est.epsilon) if type(est).__name__ == "LinearSVR" else None

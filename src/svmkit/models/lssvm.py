@@ -31,7 +31,7 @@ from svmkit.models import nystrom_on_cluster, ovo
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.expansion import FitSession, Targets
 from svmkit.models.formulations import class_pairs
-from svmkit.parallel.cluster import check_scheduler_address
+from svmkit.options import reads
 from svmkit.solvers.factorisations import bordered_loo, bordered_solution
 
 
@@ -53,8 +53,7 @@ def _bordered_fit(factor, Y, s, loo):
 class BaseLSSVM(DenseExpansionModel):
     """The LS-SVM's bordered system (Suykens & Vandewalle 1999) on one factorisation per problem."""
 
-    _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool,
-                    "scheduler_address": check_scheduler_address}
+    _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool}
 
     def _fit_targets(self, session: FitSession, Y, rows=None):
         """α (n × k), b (k) and, with `loo`, the LOO residuals (n × k) for the targets Y (n × k)
@@ -136,11 +135,10 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     n_components, centers, random_state, tol : the Nyström centres and CG tolerance, as KernelRidge's.
     loo : bool, default=False
         Also compute the exact leave-one-out residuals α_i / (M⁻¹)_ii (Cawley & Talbot 2004).
-    device : {'cpu', 'cuda'}, default='cpu'
-        As KernelRidge's: the kernel and the 'cholesky' or 'eigen' solver on the GPU, and
-        'nystrom''s K_NM blocks with the normal equations or CG products.
-    scheduler_address : str or None, default None
-        The cluster that fits a Dask X and y, as SVC's.
+    options : Options or None, default=None
+        `svmkit.Options`; reads device and scheduler_address, as KernelRidge's: device='cuda' runs
+        the kernel and the 'cholesky' or 'eigen' solver on the GPU, and 'nystrom''s K_NM blocks
+        with the normal equations or CG products.
 
     Attributes
     ----------
@@ -163,9 +161,10 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     2.91
     """
 
+    _constraints = {**BaseLSSVM._constraints, "options": reads("LSSVR", "device", "scheduler_address")}
+
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
-                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu",
-                 scheduler_address=None):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, options=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -177,8 +176,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         self.random_state = random_state
         self.tol = tol
         self.loo = loo
-        self.device = device
-        self.scheduler_address = scheduler_address
+        self.options = options
 
     _fit_dask = nystrom_on_cluster.fit_lssvr
 
@@ -209,8 +207,8 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     Parameters
     ----------
-    C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo, device,
-    scheduler_address : as LSSVR's.
+    C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo, options :
+        as LSSVR's.
     class_weight : dict, 'balanced' or None, default=None
         Multiplies the weight of each row of a class (C_i = C · class_weight[y_i] ·
         sample_weight_i), as SVC's; 'balanced': n_samples / (n_classes · count of the class).
@@ -241,11 +239,12 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     [1, 0]
     """
 
-    _constraints = {**BaseLSSVM._constraints, "multi_class": one_of("ovr", "ovo"), "class_weight": check_class_weight}
+    _constraints = {**BaseLSSVM._constraints, "multi_class": one_of("ovr", "ovo"), "class_weight": check_class_weight,
+                    "options": reads("LSSVC", "device", "scheduler_address")}
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, multi_class="ovr",
-                 class_weight=None, device="cpu", scheduler_address=None):
+                 class_weight=None, options=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -259,8 +258,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         self.loo = loo
         self.multi_class = multi_class
         self.class_weight = class_weight
-        self.device = device
-        self.scheduler_address = scheduler_address
+        self.options = options
 
     _fit_dask = nystrom_on_cluster.fit_lssvc
 

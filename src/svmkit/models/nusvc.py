@@ -12,6 +12,7 @@ from __future__ import annotations
 from svmkit._validation import check_nu
 from svmkit.models import formulations
 from svmkit.models.svc import BaseSVC
+from svmkit.options import reads
 
 
 class NuSVC(BaseSVC):
@@ -31,8 +32,10 @@ class NuSVC(BaseSVC):
         (class weights scale C, and ν-SVC has no C); `class_weight_` holds the weights, as
         scikit-learn's does. For a weighted ν-SVC pass each row's class weight as
         `sample_weight`, which scales its bound w_i.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
+    options : Options or None, default None
+        `svmkit.Options`; reads device only.
     probability, decision_function_shape, break_ties, random_state :
         As for `SVC`; a calibration fold's pair is a ν-SVC with the same ν, which must be
         feasible on the fold as on the whole pair.
@@ -52,11 +55,11 @@ class NuSVC(BaseSVC):
     """
 
     _formulation = formulations.NuSVCPairs
-    _constraints = {**BaseSVC._constraints, "nu": check_nu}
+    _constraints = {**BaseSVC._constraints, "nu": check_nu, "options": reads("NuSVC", "device")}
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, device="cpu"):
+                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, options=None):
         self.nu = nu
         self.kernel = kernel
         self.degree = degree
@@ -73,4 +76,4 @@ class NuSVC(BaseSVC):
         self.break_ties = break_ties
         self.random_state = random_state
         self.warm_start = warm_start
-        self.device = device
+        self.options = options

@@ -11,6 +11,7 @@ import scipy.linalg as la
 
 from svmkit._validation import check_finite_rows, check_params, class_weights
 from svmkit.kernels.kinds import DotKernel, kernel_kind, make_kernel
+from svmkit.options import options_of
 from svmkit.parallel.blocks import sum_row_blocks
 from svmkit.parallel.cluster import open_cluster, row_partitions
 from svmkit.parallel.dask import as_dask_array, row_blocks
@@ -86,7 +87,7 @@ def fit_ridge(est, X, y, sample_weight=None):
         raise ValueError("a Dask array X is fitted without sample_weight and without loo")
     import dask.array as da
 
-    with open_cluster(est.scheduler_address):
+    with open_cluster(options_of(est).scheduler_address):
         X = row_blocks(X)
         n = X.shape[0]
         y = da.asarray(as_dask_array("y", y)).astype(np.float64).rechunk({0: X.chunks[0]})
@@ -116,7 +117,7 @@ def fit_klr(est, X, y, sample_weight=None):
     each step two passes of sums over the blocks."""
     _check(est, ("nystrom",))
     X, y, sample_weight = row_partitions(X, y, sample_weight)
-    with open_cluster(est.scheduler_address):
+    with open_cluster(options_of(est).scheduler_address):
         classes, counts = _classes(est, y)
         class_weight = class_weights(est.class_weight, classes, np.repeat(np.arange(classes.size), counts))
         enc = y.map_blocks(_encode, classes, dtype=np.int64)
@@ -143,7 +144,7 @@ def _fit_lssvm(est, X, y, targets):
     if est.loo:
         raise ValueError("a Dask X is fitted without loo (it needs an exact solver)")
     X, y = row_partitions(X, y)
-    with open_cluster(est.scheduler_address):
+    with open_cluster(options_of(est).scheduler_address):
         B = targets(y)
         kernel = make_kernel(est.kernel, X, est.gamma, est.degree, est.coef0)
         centres, C = _centres(est, X)

@@ -10,28 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import check_params, class_weights, one_of
+from svmkit._validation import check_params, class_weights
 from svmkit.exceptions import warn
 from svmkit.kernels.kinds import DotKernel, kernel_kind, make_kernel
 from svmkit.models import formulations
-from svmkit.parallel.cluster import check_scheduler_address, open_cluster, row_partitions
+from svmkit.options import options_of
+from svmkit.parallel.cluster import open_cluster, row_partitions
 from svmkit.solvers.cascade import Settings, cascade, kmeans_partitions
-
-#: How the cascade's partitions are made.
-PARTITIONINGS = ("rows", "kmeans")
-
-
-def check_max_rounds(value, name="max_rounds"):
-    """None, or a number of rounds ≥ 0."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0):
-        raise ValueError(f"{name} must be None or an integer ≥ 0, got {name}={value!r}")
-    return value
-
-
-#: The checks of the cascade's parameters, for the constraint tables of SVC and SVR.
-CONSTRAINTS = {"scheduler_address": check_scheduler_address, "max_rounds": check_max_rounds,
-               "partitioning": one_of(*PARTITIONINGS)}
-
 
 def _weights(weight, n):
     return np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
@@ -89,14 +74,16 @@ def _check(est):
     if est.probability:
         raise ValueError("a Dask X is fitted with probability=False: the calibration's cross-validation "
                          "runs in memory")
-    if est.device != "cpu":
-        raise ValueError(f"a Dask X is fitted on the workers' CPUs (device='cpu'), not device={est.device!r}")
+    device = options_of(est).device
+    if device != "cpu":
+        raise ValueError(f"a Dask X is fitted on the workers' CPUs (device='cpu'), not device={device!r}")
 
 
 def _run(est, X, y, sample_weight, forms_of):
     """Check, open the cluster, partition, resolve the kernel there, run the cascade over
     the forms `forms_of(y, sample_weight)` gives. Returns (X, the cascade's results)."""
     _check(est)
+    options = options_of(est)
     X, y, sample_weight = row_partitions(X, y, sample_weight)
     history = []
 
@@ -107,14 +94,14 @@ def _run(est, X, y, sample_weight, forms_of):
             print(f"[cascade] round {k}, problem {problem}: #SV = {info['n_sv']}{violating}, "
                   f"obj = {info['objective']:f}")
 
-    with open_cluster(est.scheduler_address) as cluster:
+    with open_cluster(options.scheduler_address) as cluster:
         forms = forms_of(y, sample_weight)
         kernel = make_kernel(est.kernel, X, est.gamma, est.degree, est.coef0)
         parts = cluster.partitions(X, y, sample_weight)
-        if est.partitioning == "kmeans":
+        if options.partitioning == "kmeans":
             parts = kmeans_partitions(cluster, parts, kernel, len(parts), est.random_state)
         settings = Settings(est.tol, est.max_iter, est.shrinking, est.cache_size)
-        results = cascade(cluster, parts, kernel, forms, settings, est.max_rounds, on_round)
+        results = cascade(cluster, parts, kernel, forms, settings, options.max_rounds, on_round)
         est.cascade_timings_ = list(cluster.timings)
     est.cascade_history_ = history
     est.gamma_ = kernel.gamma
@@ -138,8 +125,9 @@ def _store(est, X, results, support, X_support, n_support, dual_coef, free, boun
     est.loo_bound_ = est.support_.size / X.shape[0]
     optimal = all(info["optimal"] for _, info in results)
     est.fit_status_ = int(not optimal)
-    if not optimal and est.max_rounds != 0:
-        warn(f"the cascade stopped after max_rounds={est.max_rounds} rounds with variables still "
+    max_rounds = options_of(est).max_rounds
+    if not optimal and max_rounds != 0:
+        warn(f"the cascade stopped after max_rounds={max_rounds} rounds with variables still "
              f"violating the optimality conditions at tol={est.tol}", ConvergenceWarning)
     est.probA_, est.probB_ = np.empty(0), np.empty(0)
     est._prepared = {}

@@ -13,6 +13,7 @@ from svmkit._validation import check_nu
 from svmkit.models import formulations
 from svmkit.models.probability import density_probability
 from svmkit.models.smo_base import SMOModel, available_if
+from svmkit.options import reads
 
 
 class OneClassSVM(OutlierMixin, SMOModel):
@@ -28,8 +29,10 @@ class OneClassSVM(OutlierMixin, SMOModel):
     probability : bool, default False
         Also compute LIBSVM's 10 density marks of the training decision values (needs at least 5
         on each side of the boundary) for `predict_proba`.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
+    options : Options or None, default None
+        `svmkit.Options`; reads device only.
 
     Attributes
     ----------
@@ -51,10 +54,10 @@ class OneClassSVM(OutlierMixin, SMOModel):
     """
 
     _formulation = formulations.OneClass
-    _constraints = {**SMOModel._constraints, "nu": check_nu}
+    _constraints = {**SMOModel._constraints, "nu": check_nu, "options": reads("OneClassSVM", "device")}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
-                 shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False, device="cpu"):
+                 shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False, options=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -67,7 +70,7 @@ class OneClassSVM(OutlierMixin, SMOModel):
         self.verbose = verbose
         self.max_iter = max_iter
         self.warm_start = warm_start
-        self.device = device
+        self.options = options
 
     @available_if(SMOModel._check_proba)
     def predict_proba(self, X):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from svmkit._core import ovo as _ovo
-from svmkit.solvers.smo_batch import fit_sigmoids
+from svmkit.solvers.smo import fit_sigmoids
 
 #: Pairwise probabilities are clipped to [MIN_PROB, 1 − MIN_PROB] before coupling (LIBSVM).
 MIN_PROB = 1e-7
@@ -31,7 +31,7 @@ def smoothed_targets(labels) -> np.ndarray:
 def fit_sigmoid(dec, labels) -> tuple[float, float]:
     """(A, B) minimising the smoothed cross-entropy (`smoothed_targets`) of the sigmoid on
     decision values `dec` with `labels` (> 0 positive): LIBSVM's sigmoid_train
-    (`solvers.smo_batch.fit_sigmoids`). The smoothed targets keep (A, B) finite also for
+    (`solvers.smo.fit_sigmoids`). The smoothed targets keep (A, B) finite also for
     separable decision values."""
     dec = np.asarray(dec, dtype=np.float64)
     A, B = fit_sigmoids(dec, np.asarray(labels, dtype=np.float64), np.array([0, dec.size]))[0]

@@ -8,6 +8,7 @@ from svmkit._validation import real
 from svmkit.models import formulations
 from svmkit.models.smo_base import SMOModel
 from svmkit.models.svr import BaseSVR
+from svmkit.options import reads
 
 
 class KernelQuantileRegressor(BaseSVR):
@@ -27,9 +28,10 @@ class KernelQuantileRegressor(BaseSVR):
         τ, the quantile fitted (0.5: the conditional median).
     C : float, default 1.0
         Weight of the loss against ½‖f‖²; finite.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device,
-    random_state :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, random_state :
         As for `SVR`.
+    options : Options or None, default None
+        `svmkit.Options`; reads device only.
 
     Attributes
     ----------
@@ -54,11 +56,12 @@ class KernelQuantileRegressor(BaseSVR):
     #: LIBSVM's noise model is ε-SVR's; a quantile fit has none.
     probability = False
     _formulation = formulations.Quantile
-    _constraints = {**SMOModel._constraints, "C": real(low=0), "quantile": real(low=0, high=1)}
+    _constraints = {**SMOModel._constraints, "C": real(low=0), "quantile": real(low=0, high=1),
+                    "options": reads("KernelQuantileRegressor", "device")}
 
     def __init__(self, *, quantile=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False, device="cpu"):
+                 random_state=None, warm_start=False, options=None):
         self.quantile = quantile
         self.C = C
         self.kernel = kernel
@@ -72,4 +75,4 @@ class KernelQuantileRegressor(BaseSVR):
         self.max_iter = max_iter
         self.random_state = random_state
         self.warm_start = warm_start
-        self.device = device
+        self.options = options

@@ -15,7 +15,7 @@ from svmkit._validation import check_bool, check_gamma, check_real, real, valida
 from svmkit.models import nystrom_on_cluster
 from svmkit.models.dense_expansion import DenseExpansionModel
 from svmkit.models.expansion import FitSession, Targets
-from svmkit.parallel.cluster import check_scheduler_address
+from svmkit.options import reads
 
 
 def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
@@ -61,15 +61,14 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     loo : bool, default=False
         Also compute the exact leave-one-out residuals (exact solvers only): one more N³/3
         with 'cholesky', O(N²) with 'eigen'.
-    device : {'cpu', 'cuda'}, default='cpu'
-        'cuda': the float64 kernel and the 'cholesky' or 'eigen' solver (cuSOLVER) on the GPU
-        through CuPy ('auto' is 'cholesky' there); 'nystrom' computes its K_NM blocks there and
-        sums the normal equations there (up to 4,096 centres; the M × M solve on the host) or
-        runs its CG products there (more centres; the M × M preconditioner on the host). Dask
-        arrays are refused there (device='cpu' runs them). Prediction computes its kernel
-        blocks there in float64.
-    scheduler_address : str or None, default None
-        The cluster that fits a Dask X and y, as SVC's.
+    options : Options or None, default=None
+        `svmkit.Options`; reads device and scheduler_address. device='cuda': the float64 kernel
+        and the 'cholesky' or 'eigen' solver (cuSOLVER) on the GPU through CuPy ('auto' is
+        'cholesky' there); 'nystrom' computes its K_NM blocks there and sums the normal
+        equations there (up to 4,096 centres; the M × M solve on the host) or runs its CG
+        products there (more centres; the M × M preconditioner on the host). Dask arrays are
+        refused there (device='cpu' runs them). Prediction computes its kernel blocks there in
+        float64.
 
     Attributes
     ----------
@@ -97,11 +96,11 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     """
 
     _constraints = {**DenseExpansionModel._constraints, "alpha": real(low=0), "loo": check_bool,
-                    "scheduler_address": check_scheduler_address,
+                    "options": reads("KernelRidge", "device", "scheduler_address"),
                     "gamma": functools.partial(check_gamma, allow_none=True)}
 
     def __init__(self, alpha=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0, solver="auto",
-                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, device="cpu", scheduler_address=None):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, options=None):
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -113,8 +112,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         self.random_state = random_state
         self.tol = tol
         self.loo = loo
-        self.device = device
-        self.scheduler_address = scheduler_address
+        self.options = options
 
     def fit(self, X, y, sample_weight=None):
         """Fit β. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: (n_samples,)

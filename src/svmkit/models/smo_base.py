@@ -15,8 +15,7 @@ from sklearn.utils import check_random_state
 
 from svmkit._arrays import data_fingerprint
 from svmkit._threads import one_blas_thread
-from svmkit._validation import check_bool, check_max_iter, check_params, check_seed, check_verbose, one_of, real
-from svmkit.backend import DEVICES
+from svmkit._validation import check_bool, check_max_iter, check_params, check_seed, check_verbose, real
 from svmkit.exceptions import warn
 from svmkit.models import calibration
 from svmkit.models.expansion import FitSession, KernelExpansion
@@ -61,7 +60,7 @@ class SMOModel(KernelExpansion):
     #: The expansion's checks and the solver's.
     _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
                     "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool,
-                    "probability": check_bool, "device": one_of(*DEVICES), "verbose": check_verbose,
+                    "probability": check_bool, "verbose": check_verbose,
                     "random_state": check_seed}
 
     def _targets(self, X, y, sample_weight):

@@ -19,6 +19,7 @@ from svmkit.models import formulations, on_cluster, ovo
 from svmkit.models.expansion import read_only
 from svmkit.models.probability import couple, pairwise_probabilities
 from svmkit.models.smo_base import SMOModel, available_if
+from svmkit.options import reads
 
 #: One-vs-one decision values (rows × pairs) prediction holds at once where it reduces them
 #: row by row (votes, one-vs-rest scores, probabilities).
@@ -195,22 +196,11 @@ class SVC(BaseSVC):
         which is feasible for the new C and whose gradient follows exactly (Q is linear); a
         path of growing C then costs a fraction of cold fits. Any other change starts cold.
         The ν models scale by ν'/ν instead, when the result stays within the box.
-    device : {'cpu', 'cuda'}, default 'cpu'
-        Where the fit and prediction run: 'cuda' computes the kernel rows on an NVIDIA GPU
-        (CuPy, the `gpu` extra) by float32 GEMM blocks into a row cache there, where the
-        solver's loops run; α, b and every fitted attribute are NumPy arrays, as on the CPU.
-        Prediction computes its kernel blocks there too, in float32.
-    scheduler_address : str or None, default None
-        A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
-        address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster
-        of two worker processes started for the fit. In-memory data ignores it.
-    max_rounds : int or None, default None
-        Dask X only: rounds of the cascade's global optimality check at most (None: until no
-        variable violates the optimality conditions at `tol`, the in-memory fit's optimum);
-        0 stops at the root of the cascade's tree, an early model for very large data.
-    partitioning : {'rows', 'kmeans'}, default 'rows'
-        Dask X only: the cascade's partitions are X's own ('rows'), or as many made by kernel
-        k-means on a sample (DC-SVM, Hsieh, Si & Dhillon 2014).
+    options : Options or None, default None
+        Where the fit runs (`svmkit.Options`; None: its defaults); reads device, scheduler_address,
+        max_rounds and partitioning. device='cuda' computes the kernel rows by float32 GEMM
+        blocks into a row cache on the GPU, where the solver's loops run; prediction's kernel
+        blocks too, in float32.
 
     Attributes
     ----------
@@ -249,12 +239,12 @@ class SVC(BaseSVC):
     """
 
     _formulation = formulations.CSVC
-    _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True), **on_cluster.CONSTRAINTS}
+    _constraints = {**BaseSVC._constraints, "C": real(low=0, allow_inf=True),
+                    "options": reads("SVC", "device", "scheduler_address", "max_rounds", "partitioning")}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, device="cpu",
-                 scheduler_address=None, max_rounds=None, partitioning="rows"):
+                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, options=None):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -271,9 +261,6 @@ class SVC(BaseSVC):
         self.break_ties = break_ties
         self.random_state = random_state
         self.warm_start = warm_start
-        self.device = device
-        self.scheduler_address = scheduler_address
-        self.max_rounds = max_rounds
-        self.partitioning = partitioning
+        self.options = options
 
     _fit_dask = on_cluster.fit_classifier

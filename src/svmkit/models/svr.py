@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from svmkit._validation import check_nu, check_real, real
 from svmkit.models import formulations, on_cluster
 from svmkit.models.smo_base import SMOModel
+from svmkit.options import reads
 
 
 class BaseSVR(RegressorMixin, SMOModel):
@@ -55,8 +56,8 @@ class SVR(BaseSVR):
     probability : bool, default False
         Also fit LIBSVM's noise model, target = f(x) + z with z Laplace, e^(−|z|/σ) / 2σ, σ from
         the residuals of an internal 5-fold cross-validation: `probA_`, `predict_interval`.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device,
-    random_state, scheduler_address, max_rounds, partitioning :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, random_state,
+    options :
         As for `SVC`.
 
     Attributes
@@ -95,12 +96,12 @@ class SVR(BaseSVR):
 
     _formulation = formulations.EpsilonSVR
     _constraints = {**SMOModel._constraints, "C": real(low=0, allow_inf=True),
-                    "epsilon": real(low=0, low_inclusive=True), **on_cluster.CONSTRAINTS}
+                    "epsilon": real(low=0, low_inclusive=True),
+                    "options": reads("SVR", "device", "scheduler_address", "max_rounds", "partitioning")}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False, device="cpu",
-                 scheduler_address=None, max_rounds=None, partitioning="rows"):
+                 random_state=None, warm_start=False, options=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -115,10 +116,7 @@ class SVR(BaseSVR):
         self.max_iter = max_iter
         self.random_state = random_state
         self.warm_start = warm_start
-        self.device = device
-        self.scheduler_address = scheduler_address
-        self.max_rounds = max_rounds
-        self.partitioning = partitioning
+        self.options = options
 
     _fit_dask = on_cluster.fit_regressor
 
@@ -132,9 +130,11 @@ class NuSVR(BaseSVR):
         support vectors; the tube's width is found by the fit.
     C : float, default 1.0
         Bound on α and α*.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, device,
-    random_state, probability :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, random_state,
+    probability :
         As for `SVR`.
+    options : Options or None, default None
+        `svmkit.Options`; reads device only.
 
     Attributes
     ----------
@@ -152,11 +152,11 @@ class NuSVR(BaseSVR):
     """
 
     _formulation = formulations.NuSVR
-    _constraints = {**SMOModel._constraints, "C": real(low=0), "nu": check_nu}
+    _constraints = {**SMOModel._constraints, "C": real(low=0), "nu": check_nu, "options": reads("NuSVR", "device")}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False, device="cpu"):
+                 random_state=None, warm_start=False, options=None):
         self.nu = nu
         self.C = C
         self.kernel = kernel
@@ -171,5 +171,5 @@ class NuSVR(BaseSVR):
         self.max_iter = max_iter
         self.random_state = random_state
         self.warm_start = warm_start
-        self.device = device
+        self.options = options
 
