@@ -91,17 +91,17 @@ def run(name, system):
         model = SVC(kernel="rbf", cache_size=4096, **params)
     else:
         import svmkit
-        from svmkit.solvers.smo import FULL_BLOCK
+        from svmkit.solvers.smo.solver import FULL_BLOCK
 
         device = system.split()[1]
         model = svmkit.SVC(kernel="rbf", cache_size=4096, options=svmkit.Options(device=device), **params)
         if device == "cuda":
             from svmkit import backend
-            from svmkit.solvers import _smo_cuda
+            from svmkit.solvers.smo import _cuda
 
             settings = dict(word.split("=") for word in system.split()[2:])
-            _smo_cuda.NEWTON_EVERY = int(settings.get("every", _smo_cuda.NEWTON_EVERY))
-            _smo_cuda.BLOCK_THREADS = int(settings.get("threads", _smo_cuda.BLOCK_THREADS))
+            _cuda.NEWTON_EVERY = int(settings.get("every", _cuda.NEWTON_EVERY))
+            _cuda.BLOCK_THREADS = int(settings.get("threads", _cuda.BLOCK_THREADS))
             backend.PROBLEM_STREAMS = int(settings.get("streams", backend.PROBLEM_STREAMS))
             _smo_cuda.compile_kernels()  # every variant of the solver's CUDA kernels, as after a first use
             spent = profiled() if settings.get("profile") == "1" else None
@@ -130,7 +130,7 @@ def profiled() -> dict:
     import cupy
 
     from svmkit.kernels import device
-    from svmkit.solvers import _smo_cuda
+    from svmkit.solvers.smo import _cuda
 
     spent = {}
 
@@ -199,7 +199,7 @@ def run_capped():
     import cupy
 
     import svmkit
-    from svmkit.solvers._smo_cuda import compile_kernels
+    from svmkit.solvers.smo._cuda import compile_kernels
 
     compile_kernels()
     X, y = capped_data()

@@ -46,7 +46,7 @@ def _rmse(model, Xt, yt):
 def run(part, n, system, components):
     X, y, Xt, yt = data(n)
     import svmkit
-    from svmkit.solvers.packed import PACKED_MIN_N
+    from svmkit.solvers.dense.packed import PACKED_MIN_N
     from sklearn.kernel_ridge import KernelRidge as SKKernelRidge
     from sklearn.model_selection import GridSearchCV
     from threadpoolctl import threadpool_limits

@@ -47,7 +47,7 @@ def test_scale_limits_must_be_finite(args, tmp_path):
 _LONG_TRAIN = """
 import sys
 from svmkit.cli import main
-from svmkit.solvers import smo
+from svmkit.solvers.smo import solver as smo
 smo.SAFETY_CAP = 10**12  # a fit that would run for hours
 print("training", flush=True)
 sys.exit(main.main(["train", "-q", "-e", "1e-300", sys.argv[1], sys.argv[2]]))

@@ -17,10 +17,10 @@ import svmkit
 from conftest import diabetes, iris
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV
 from svmkit import backend
-from svmkit.models import dense_expansion
+from svmkit.models.dense import base as dense_expansion
 from svmkit.models.session import loo_grid_scores
-from svmkit.solvers import factorisations, packed
-from svmkit.solvers.factorisations import NotPositiveDefiniteError
+from svmkit.solvers.dense import factorisations, packed
+from svmkit.solvers.dense.factorisations import NotPositiveDefiniteError
 
 
 def _small_regression(n=60):
@@ -339,7 +339,7 @@ def test_lssvm_cv_scores_equal_each_cells_own_loo(route, monkeypatch):
 @pytest.mark.parametrize("model", [svmkit.KernelRidge(kernel="rbf", alpha=0.1, gamma=0.1), svmkit.LSSVR(C=10.0, gamma=0.1)])
 def test_nystrom_with_every_row_a_centre_equals_the_exact_solver(model, route, monkeypatch):
     if route == "cg":
-        monkeypatch.setattr("svmkit.solvers.nystrom.NYSTROM_DIRECT_MAX", 0)
+        monkeypatch.setattr("svmkit.solvers.dense.nystrom.NYSTROM_DIRECT_MAX", 0)
     X, y = diabetes()
     exact = model.set_params(solver="cholesky").fit(X, y).predict(X)
     nystrom = model.set_params(solver="nystrom", n_components=X.shape[0], tol=1e-10).fit(X, y).predict(X)

@@ -207,7 +207,7 @@ def test_an_unreachable_scheduler_fails_fast_with_its_address():
 
 def _kill_a_worker_after_the_tree(monkeypatch, client):
     """Make the cascade kill one worker's process (SIGKILL) when its tree is solved."""
-    from svmkit.models import on_cluster
+    from svmkit.models.smo import on_cluster
 
     pids = list(client.run(os.getpid).values())
     original = on_cluster.cascade

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from svmkit.solvers import _smo_cuda
-from svmkit.solvers.smo import FULL_BLOCK
+from svmkit.solvers.smo import _cuda as _smo_cuda
+from svmkit.solvers.smo.solver import FULL_BLOCK
 
 nvrtc_package = pytest.importorskip("nvidia.cuda_nvrtc", reason="NVRTC (nvidia-cuda-nvrtc-cu12) is not installed")
 

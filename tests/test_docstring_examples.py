@@ -6,9 +6,9 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("module", ["svmkit.models.svc", "svmkit.models.nusvc", "svmkit.models.svr",
-                                    "svmkit.models.one_class", "svmkit.models.ridge", "svmkit.models.lssvm", "svmkit.models.klr",
-                                    "svmkit.models.linear",
+@pytest.mark.parametrize("module", ["svmkit.models.smo.svc", "svmkit.models.smo.nusvc", "svmkit.models.smo.svr",
+                                    "svmkit.models.smo.one_class", "svmkit.models.dense.ridge", "svmkit.models.dense.lssvm", "svmkit.models.dense.klr",
+                                    "svmkit.models.linear.svm",
                                     "svmkit.model_selection.loo", "svmkit.preprocessing.scaler", "svmkit.io.data",
                                     "svmkit.options"])
 def test_docstring_examples_run(module):

@@ -12,9 +12,9 @@ from conftest import heart_scale, scale_gamma
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
 from svmkit.kernels.kinds import make_kernel
 from svmkit.models.session import fit_on, open_session
-from svmkit.solvers.row_source import row_source
-from svmkit.solvers.smo import DualProblem, solve
-from svmkit.solvers.starts import best_start, feasible_start
+from svmkit.solvers.smo.row_source import row_source
+from svmkit.solvers.smo.solver import DualProblem, solve
+from svmkit.solvers.smo.starts import best_start, feasible_start
 
 
 def _shared_rows(X, gamma, cache_size=100):

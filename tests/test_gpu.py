@@ -19,11 +19,12 @@ from svmkit.kernels.gram import TrainingKernel, kernel_block
 from svmkit.kernels import kinds
 from svmkit.kernels.kinds import make_kernel
 from svmkit.model_selection import KernelRidgeCV, LSSVMCV, SVMSearchCV
-from svmkit.models.formulations import c_svc, nu_svc
-from svmkit.solvers import _smo_cuda, _smo_loops, factorisations, newton, nystrom
-from svmkit.solvers._smo_block import Block, InnerSettings
-from svmkit.solvers.row_source import row_source
-from svmkit.solvers.smo import DualProblem, solve
+from svmkit.models.smo.formulations import c_svc, nu_svc
+from svmkit.solvers.smo import _cuda as _smo_cuda, _loops as _smo_loops
+from svmkit.solvers.dense import factorisations, newton, nystrom
+from svmkit.solvers.smo._block import Block, InnerSettings
+from svmkit.solvers.smo.row_source import row_source
+from svmkit.solvers.smo.solver import DualProblem, solve
 
 #: The options of a fit on the GPU.
 CUDA = Options(device="cuda")

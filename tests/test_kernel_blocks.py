@@ -112,7 +112,7 @@ def test_first_equal_rows_points_each_row_at_its_earliest_copy():
 def test_rows_of_equal_points_share_one_cache_slot_and_hold_their_columns_once(features):
     """13 features: rows from the differences; 30: a float32 GEMM. Either way a row is computed
     over the distinct points, and a data row's value is read at its point's column."""
-    from svmkit.solvers.row_source import CachedRows, columns, rows_block
+    from svmkit.solvers.smo.row_source import CachedRows, columns, rows_block
 
     X = np.random.default_rng(0).normal(size=(200, features))
     X = np.vstack([X, X[:30], X[5:8]])

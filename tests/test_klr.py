@@ -11,9 +11,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 import svmkit
-import svmkit.solvers.newton as newton
+import svmkit.solvers.dense.newton as newton
 from conftest import breast_cancer, heart_scale, iris
-from svmkit.solvers.newton import dense_operator, objective_and_gradient
+from svmkit.solvers.dense.newton import dense_operator, objective_and_gradient
 
 
 def wine():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.linalg as la
 
-from svmkit.solvers._lapack_nogil import lower_cholesky, lower_triangular_inverse, symmetric_eigen
+from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_triangular_inverse, symmetric_eigen
 
 
 def _positive_definite(n, seed=0):

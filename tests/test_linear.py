@@ -174,7 +174,7 @@ def test_an_all_zero_row_without_intercept_goes_to_its_bound():
 
 
 def test_row_groups_share_a_table_entry_between_rows_with_equal_constants():
-    from svmkit.solvers.dcd import row_groups
+    from svmkit.solvers.liblinear.dcd import row_groups
 
     sign = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
     upper = np.array([2.0, 2.0, 2.0, 5.0, 2.0])
@@ -196,7 +196,7 @@ def test_every_row_layout_gives_the_same_dual_passes_and_weights():
     32- or 64-bit column numbers, a binary pattern), prefetching rows ahead of a random order,
     visits the same coordinates in the same order: equal w, α and passes."""
     from svmkit._core import linear
-    from svmkit.solvers.dcd import Stop, _tables, dcd_classify, row_groups
+    from svmkit.solvers.liblinear.dcd import Stop, _tables, dcd_classify, row_groups
 
     X, y = heart_scale()
     X = sp.csr_matrix((np.round(X.data * 4) / 4, X.indices, X.indptr), shape=X.shape)  # float32-exact
@@ -237,7 +237,7 @@ def test_the_primal_newtons_rows_pickle_in_every_layout():
     """A cluster's worker may send a block's rows to another: they pickle as their arrays."""
     import pickle
 
-    from svmkit.solvers.linear_newton import _Rows
+    from svmkit.solvers.liblinear.newton import _Rows
 
     X, _ = heart_scale()
     v = np.linspace(-1.0, 1.0, X.shape[1] + 1)
@@ -249,7 +249,7 @@ def test_the_primal_newtons_rows_pickle_in_every_layout():
 
 
 def test_csr_values_are_stored_narrow_only_when_exact():
-    from svmkit.solvers.dcd import _parts
+    from svmkit.solvers.liblinear.dcd import _parts
 
     binary = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]))
     small = sp.csr_matrix(np.array([[2.0, 0.0, 1.0], [0.0, -1.0, 0.0]]))
@@ -392,7 +392,7 @@ def test_crammer_singer_with_two_classes_is_scikit_learns_difference_of_weights(
 def test_dual_auto_chooses_as_scikit_learn(shape):
     from sklearn.svm._classes import _validate_dual_parameter
 
-    from svmkit.models.linear import resolve_dual
+    from svmkit.models.linear.svm import resolve_dual
 
     X = np.zeros(shape)
     for loss in ["hinge", "squared_hinge", "epsilon_insensitive", "squared_epsilon_insensitive"]:

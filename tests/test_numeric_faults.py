@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
 
 import svmkit
 from conftest import heart_scale
-from svmkit.solvers import smo
+from svmkit.solvers.smo import solver as smo
 
 
 @pytest.fixture(scope="module")
@@ -197,7 +197,7 @@ def test_gamma_scale_on_constant_data_is_one_without_a_warning():
 _LONG_FIT = """
 import numpy as np, svmkit
 from conftest import heart_scale
-from svmkit.solvers import smo
+from svmkit.solvers.smo import solver as smo
 smo.SAFETY_CAP = 10**12  # a fit that would run for hours
 X, y = heart_scale()
 svmkit.SVC().fit(X[:80], y[:80])  # compiled code loaded before the clock
@@ -379,7 +379,7 @@ def test_feasibility_lps_do_not_depend_on_the_scale_of_the_kernel_or_targets(sca
     """The hard-tube and hard-margin LPs on K / max |K| and targets mapped to [−1, 1]: HiGHS's
     absolute tolerances, and its refusal of entries above about 1e15, made a kernel × 1e-18
     or × 1e300 look infeasible."""
-    from svmkit.solvers.feasibility import fits_tube, is_separable
+    from svmkit.solvers.smo.feasibility import fits_tube, is_separable
 
     x = np.linspace(-3, 3, 40)[:, None]
     t = 0.5 * x.ravel() + 0.3 * np.sinc(x).ravel()  # ε_inf of the line: about 0.17

@@ -6,7 +6,7 @@ import pytest
 import scipy.linalg.lapack as lapack
 
 from svmkit._core import dense
-from svmkit.solvers.packed import _packed_products, _store_rows, rfp_layout
+from svmkit.solvers.dense.packed import _packed_products, _store_rows, rfp_layout
 
 
 def _symmetric(n, seed=0):

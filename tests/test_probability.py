@@ -14,7 +14,7 @@ from sklearn.model_selection import train_test_split
 import svmkit
 from conftest import digits, heart_scale, housing, iris
 from svmkit.io.libsvm_model import load_libsvm_model, save_libsvm_model
-from svmkit.models.probability import couple, fit_sigmoid, laplace_scale, smoothed_targets
+from svmkit.models.smo.probability import couple, fit_sigmoid, laplace_scale, smoothed_targets
 
 
 def libsvm_probabilities(model, X):
@@ -297,8 +297,8 @@ class _CountingRows:
 
 @pytest.mark.parametrize("n, capacity, whole", [(300, 300, True), (300, 100, False), (20_000, 20_000, False)])
 def test_every_training_row_is_computed_first_only_when_the_calibration_folds_are_solved_whole(n, capacity, whole):
-    from svmkit.models.calibration import fetch_fold_rows
-    from svmkit.solvers.smo import FULL_BLOCK
+    from svmkit.models.smo.calibration import fetch_fold_rows
+    from svmkit.solvers.smo.solver import FULL_BLOCK
 
     rows = _CountingRows(capacity)
     row_index = np.arange(n)[::-1]

@@ -7,7 +7,7 @@ import pytest
 import svmkit
 from conftest import heart_scale, iris
 from svmkit.cli.progress import GapBar, share
-from svmkit.solvers.smo import gap_observer
+from svmkit.solvers.smo.solver import gap_observer
 
 
 def test_solver_reports_its_gap_down_to_tol_once_per_problem():

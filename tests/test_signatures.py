@@ -52,7 +52,7 @@ def _core_signatures():
 
 def test_no_solver_function_takes_more_than_eight_parameters():
     wide = []
-    for path in sorted(SOLVERS.glob("*.py")):
+    for path in sorted(SOLVERS.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _count(node.args) > MOST:
                 wide.append(f"{path.name}:{node.lineno} {node.name} ({_count(node.args)})")

@@ -41,7 +41,7 @@ def test_overflowing_data_is_reported_with_scikit_learns_words_and_the_row():
 
 def test_liblinear_convergence_warning_has_scikit_learns_words_at_the_users_line():
     """test_linear_svm_convergence_warnings, and the README's LinearSVC(loss="hinge"), whose
-    warning pointed at src/svmkit/models/linear.py."""
+    warning pointed at src/svmkit/models/linear/svm.py."""
     for model, (Xw, yw) in ((svmkit.LinearSVC(max_iter=2, random_state=0), (X, Y)),
                             (svmkit.LinearSVR(max_iter=2, random_state=0), iris()),
                             (svmkit.LinearSVC(loss="hinge", max_iter=3, random_state=0), iris())):

@@ -9,8 +9,8 @@ from svmkit._arrays import SCRATCH
 from svmkit.kernels.gram import TrainingKernel, as_kernel_input
 from svmkit.kernels.kinds import make_kernel
 from svmkit._core.smo import PANEL, BlockSolver, cholesky_solve, independent_cholesky
-from svmkit.solvers.row_source import CachedRows
-from svmkit.solvers.smo import FULL_BLOCK, DualProblem, block_size, solve
+from svmkit.solvers.smo.row_source import CachedRows
+from svmkit.solvers.smo.solver import FULL_BLOCK, DualProblem, block_size, solve
 
 
 class _Rows:

@@ -78,8 +78,8 @@ def test_batched_working_set_with_tiny_cache_reaches_libsvm_optimum(capfd):
     """A working set of 64 of 360 variables and a cache of 145 rows that must evict rows."""
     from svmkit.kernels.gram import TrainingKernel, as_kernel_input
     from svmkit.kernels.kinds import make_kernel
-    from svmkit.solvers.row_source import CachedRows
-    from svmkit.solvers.smo import DualProblem, solve
+    from svmkit.solvers.smo.row_source import CachedRows
+    from svmkit.solvers.smo.solver import DualProblem, solve
 
     X, y = DATASETS["digits"]()
     X, y = X[y < 2], y[y < 2]
@@ -191,7 +191,7 @@ def test_many_classes_match_libsvm_pair_by_pair(capfd, monkeypatch):
     """60 classes × 4 rows (1,770 pairs, solved in one batch): every pair's objective, ρ and
     support, and the decision values and votes of held-out rows, against LIBSVM; prediction
     applies the one-vs-one weights class by class, a few rows at a time."""
-    from svmkit.models import ovo, svc
+    from svmkit.models.smo import ovo, svc
 
     monkeypatch.setattr(ovo, "DENSE_WEIGHTS", 0)
     monkeypatch.setattr(svc, "DECISION_BLOCK", 5000)
@@ -218,7 +218,7 @@ def test_many_classes_votes_folded_in_the_core_equal_votes_from_the_decisions(mo
     those decisions, to the last bit."""
     from sklearn.metrics.pairwise import rbf_kernel
 
-    from svmkit.models import ovo, svc
+    from svmkit.models.smo import ovo, svc
 
     monkeypatch.setattr(ovo, "DENSE_WEIGHTS", 0)
     monkeypatch.setattr(svc, "DECISION_BLOCK", 5000)
@@ -244,7 +244,7 @@ def test_pairs_solved_in_one_batch_equal_pairs_solved_in_turn(make, monkeypatch)
     updates, ρ, objective and sigmoid it gets solved alone."""
     X, y, _ = _many_classes(30, 10)
     batch = make().fit(X, y)
-    from svmkit.models.formulations import DualSolver
+    from svmkit.models.smo.formulations import DualSolver
 
     monkeypatch.setattr(DualSolver, "solve_batch", lambda self, form, batch: None)
     alone = make().fit(X, y)

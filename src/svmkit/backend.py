@@ -20,11 +20,11 @@ from svmkit._arrays import to_host
 from svmkit.kernels.device import CACHE_SHARE, DeviceArrays, device_memory_free, refuse_on_device
 from svmkit.kernels.kinds import HOST
 from svmkit.parallel.tasks import run_tasks
-from svmkit.solvers.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
-from svmkit.solvers.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
-from svmkit.solvers.row_source import MIN_ROWS, RowSource, row_source
-from svmkit.solvers.smo import UnboundedDualError
-from svmkit.solvers.starts import solve_posed
+from svmkit.solvers.dense.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
+from svmkit.solvers.dense.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
+from svmkit.solvers.smo.row_source import MIN_ROWS, RowSource, row_source
+from svmkit.solvers.smo.solver import UnboundedDualError
+from svmkit.solvers.smo.starts import solve_posed
 
 #: Rows up to which the host runs independent factorisations side by side, one per core on one
 #: BLAS thread each, rather than in turn on every BLAS thread (`HostBackend.factors_side_by_side`).
@@ -188,7 +188,7 @@ class HostBackend:
         return (CholeskyShift if exact else MixedCholeskyShift)(K, shift, self.xp)
 
     def shifted_scores(self, K, shifts, score):
-        """score(factor of K + s·I) for each s (`solvers.factorisations.shifted_scores`)."""
+        """score(factor of K + s·I) for each s (`solvers.dense.factorisations.shifted_scores`)."""
         return shifted_scores(K, shifts, score, self.xp)
 
     def factors_side_by_side(self, n: int) -> bool:

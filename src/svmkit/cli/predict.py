@@ -41,7 +41,7 @@ def run(args) -> int:
     check_outputs(args.output_file)
     check_inputs(args.test_file, args.model_file)
     from svmkit.models import SVR, LinearSVR, NuSVR  # scikit-learn and the compiled core: only when the command runs
-    from svmkit.models.calibration import LAPLACE_MODEL
+    from svmkit.models.smo.calibration import LAPLACE_MODEL
 
     est = read_model(args.model_file)
     regression = isinstance(est, (SVR, NuSVR, LinearSVR))

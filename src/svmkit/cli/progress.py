@@ -77,7 +77,7 @@ def gap_progress(quiet):
         return
     from tqdm import tqdm
 
-    from svmkit.solvers.smo import gap_observer
+    from svmkit.solvers.smo.solver import gap_observer
 
     bar = tqdm(total=100, desc="train", unit="%", file=sys.stderr, leave=False)
     token = gap_observer.set(GapBar(bar))

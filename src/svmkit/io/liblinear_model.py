@@ -17,7 +17,7 @@ import numpy as np
 from svmkit.exceptions import ModelFileError
 from svmkit.io.atomic import atomic_write
 from svmkit.io.libsvm_model import text_lines
-from svmkit.models.linear import LinearSVC, LinearSVR
+from svmkit.models.linear.svm import LinearSVC, LinearSVR
 
 #: LIBLINEAR's solvers that svmkit builds, by their -s number: the name a model file gives it,
 #: the estimator, and the parameters that choose it there.

@@ -201,7 +201,7 @@ def _pinned(xp, a: np.ndarray) -> np.ndarray:
 
 class DeviceKernel:
     """Kernel rows K(x_i, ·) over the training data, computed on the device a block at a time:
-    the `Kernel` of `solvers.row_source`, whose cache then stays on the device (`xp`), where
+    the `Kernel` of `solvers.smo.row_source`, whose cache then stays on the device (`xp`), where
     the solver runs on it.
 
     The data goes to the device when its float32 copy takes at most DATA_SHARE of the device

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from svmkit.models import LSSVC, LSSVR, KernelRidge
 from svmkit.models.session import loo_grid_scores
-from svmkit.solvers.factorisations import NotPositiveDefiniteError
+from svmkit.solvers.dense.factorisations import NotPositiveDefiniteError
 
 
 def _values(name, values):

@@ -23,7 +23,7 @@ from sklearn.exceptions import FitFailedWarning
 from svmkit._metrics import r2_from_residuals
 from svmkit.models.session import (OnSharedKernel, fit_on, open_session, shared_rows, solver_objectives,
                                    take_rows)
-from svmkit.solvers.row_source import rows_block
+from svmkit.solvers.smo.row_source import rows_block
 
 
 @dataclass

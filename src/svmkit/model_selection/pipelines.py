@@ -18,7 +18,7 @@ from sklearn.utils import _safe_indexing
 from svmkit._arrays import stack_rows
 from svmkit.model_selection.cells import fit_cells
 from svmkit.model_selection.paths import CellFit, Scoring, fit_group
-from svmkit.models.smo_base import SMOModel
+from svmkit.models.smo.base import SMOModel
 
 
 def last_step(estimator):

@@ -26,7 +26,7 @@ from svmkit.model_selection.grid import check_grid, default_grid
 from svmkit.model_selection.paths import Scoring, fit_group, fit_path
 from svmkit.model_selection.pipelines import fit_transformed, last_step, refit_pipeline, split_cells, transform_folds
 from svmkit.models.session import path_parameter
-from svmkit.models.smo_base import SMOModel
+from svmkit.models.smo.base import SMOModel
 from svmkit.parallel.tasks import run_tasks
 
 #: Parameters that decide the kernel; cells equal in them share kernel rows.

@@ -27,8 +27,8 @@ from sklearn.utils.validation import check_is_fitted
 from svmkit._arrays import densify
 from svmkit._validation import check_max_iter, check_real, one_of, validate_X, validate_Xy
 from svmkit.models.plain_state import PlainState
-from svmkit.models.svc import SVC
-from svmkit.models.svr import SVR
+from svmkit.models.smo.svc import SVC
+from svmkit.models.smo.svr import SVR
 
 #: HiGHS's default feasibility tolerances (1e-7) would limit ε_inf to about 7 digits.
 _LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}

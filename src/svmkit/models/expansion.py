@@ -138,7 +138,7 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
         return self.gamma
 
     def _targets(self, X, y, sample_weight):
-        """The model's `Targets` of the data (`models.formulations.Targets`)."""
+        """The model's `Targets` of the data (`models.smo.formulations.Targets`)."""
         raise NotImplementedError
 
     def _solve_session(self, session: FitSession, starts):

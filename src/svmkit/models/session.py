@@ -13,7 +13,7 @@ import numpy as np
 from svmkit.kernels.kinds import kernel_kind
 from svmkit.models.expansion import FitSession, open_session
 from svmkit.parallel.tasks import run_tasks
-from svmkit.solvers.row_source import MIN_ROWS
+from svmkit.solvers.smo.row_source import MIN_ROWS
 
 
 def fit_on(estimator, session: FitSession, after=None):

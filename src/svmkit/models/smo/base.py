@@ -1,0 +1,219 @@
+"""The base of the SMO-type models (SVC, ν-SVC, SVR, ν-SVR, one-class, kernel quantile
+regression) and their one fit, which reads top to bottom: validate the parameters and the
+data, the model's targets (its formulation, `models.smo.formulations`), the training kernel's
+rows, every dual problem solved, α and ρ assembled into the support and its coefficients, the
+probabilities calibrated when asked (`models.smo.calibration`), the fitted state stored."""
+
+from __future__ import annotations
+
+from functools import update_wrapper
+from types import MethodType
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from svmkit._arrays import data_fingerprint
+from svmkit._threads import one_blas_thread
+from svmkit._validation import check_bool, check_max_iter, check_params, check_seed, check_verbose, real
+from svmkit.exceptions import warn
+from svmkit.models.smo import calibration
+from svmkit.models.expansion import FitSession, KernelExpansion
+from svmkit.models.smo.formulations import BatchFits, DualSolver, Formulation, FitsSummary
+from svmkit.parallel.tasks import beside
+from svmkit.solvers.smo.solver import gap_observer
+from svmkit.solvers.smo.starts import Settings
+
+
+class _AvailableIf:
+    """scikit-learn's `available_if` descriptor, whose AttributeError also gives the check's
+    reason: scikit-learn's says only "This 'SVC' has no attribute 'predict_proba'", leaving the
+    fix (probability=True) in the chained exception."""
+
+    def __init__(self, fn, check):
+        self.fn, self.check = fn, check
+        update_wrapper(self, fn)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        try:
+            self.check(obj)
+        except AttributeError as exc:
+            raise AttributeError(f"This {type(obj).__name__!r} has no attribute {self.fn.__name__!r}: {exc}") from None
+        return MethodType(self.fn, obj)
+
+
+def available_if(check):
+    """A method that exists only where `check(self)` raises no AttributeError (hasattr is False
+    otherwise), whose error message gives the check's."""
+    return lambda fn: _AvailableIf(fn, check)
+
+
+class SMOModel(KernelExpansion):
+    """Base of the SMO-type estimators; each names its formulation (`_formulation`), which
+    poses its duals and reads them back."""
+
+    #: The model's duals (a `models.smo.formulations.Formulation`).
+    _formulation: type[Formulation] = Formulation
+
+    #: The expansion's checks and the solver's.
+    _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
+                    "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool,
+                    "probability": check_bool, "verbose": check_verbose,
+                    "random_state": check_seed}
+
+    def _targets(self, X, y, sample_weight):
+        """The formulation's targets of the data (`open_session` asks for them)."""
+        return self._formulation(self).targets(X, y, sample_weight)
+
+    def _fit_session(self, session: FitSession, starts=None):
+        """Solve the model's duals on `session` (made for this model or one differing in C or ν
+        only) and store the fitted state. `starts`: per problem, points to start from
+        (`_starts_from`); with `warm_start`, a refit on the same data and kernel starts from
+        the last fit."""
+        check_params(self, self._constraints)
+        form = self._formulation(self, session.fitted)
+        # every BLAS call of the fit on one thread, whichever thread fits: the starts, the
+        # separability test and the calibration read kernel rows as the solver does
+        with one_blas_thread():
+            rows = session.rows
+            if rows is None:
+                rows = session.backend.training_rows(session.kernel, session.Xk, self.cache_size, per_problem=True)
+            row_index = session.index()
+            side_by_side = not self.verbose and gap_observer.get() is None
+            solver = DualSolver(session.backend, session.kernel, rows, Settings(self.tol, self.max_iter, self.shrinking),
+                                side_by_side, self.verbose)
+            warm_key = self._warm_key(session) if self.warm_start else None
+            if starts is None and warm_key is not None and getattr(self, "_warm_key_", None) == warm_key:
+                starts = self._starts_from(self)
+            calibrate = self._calibration(form, solver, session, row_index)
+            if calibrate is not None and form.calibrates_alone and calibration.may_share_threads(rows, self.verbose):
+                # the calibration folds need nothing of the full fit: both share the cores; the
+                # full fit runs here, so that its own errors come first and progress is reported
+                calibration.fetch_fold_rows(rows, row_index)
+                with beside(calibrate, None) as calibrated:
+                    fits = self._solve(form, solver, session, row_index, starts)
+                state = self._assemble(form, session, fits)
+                probabilities = calibrated()
+            else:
+                fits = self._solve(form, solver, session, row_index, starts)
+                state = self._assemble(form, session, fits)
+                probabilities = calibration.WITHOUT.get(form.calibration, {}) if calibrate is None else calibrate(state)
+        self._store(session, fits, {**state, **probabilities}, warm_key, form)
+        return self
+
+    def _solve(self, form: Formulation, solver: DualSolver, session, row_index, starts):
+        """Every dual of the fit: all at once where the formulation batches them and the backend
+        can (no starts, problems side by side), else each in turn."""
+        target, weight = session.target, session.weight
+        if starts is None and solver.side_by_side:
+            batched = form.batch(row_index, target, weight)
+            solved = solver.solve_batch(form, None if batched is None else batched[1])
+            if solved is not None:
+                return BatchFits(batched[0], batched[1], *solved)
+        posed = form.problems(solver.rows, row_index, target, weight)
+        for (_, p), points in zip(posed, starts or ()):
+            p.points = points
+        return solver.solve(form, posed)
+
+    def _assemble(self, form: Formulation, session, fits) -> dict:
+        """The fitted attributes of the solved duals: the support and its coefficients, ρ, the
+        objectives, pair updates, free and bounded rows, and the formulation's own."""
+        n = session.X.shape[0]
+        summary = FitsSummary.of(fits)
+        support, n_support, dual_coef = form.assemble(session.target, summary, n)
+        free = np.zeros(n, dtype=bool)
+        bounded = np.zeros(n, dtype=bool)
+        free[summary.free] = True
+        bounded[summary.bounded] = True
+        objective, n_iter = summary.objective, summary.n_iter
+        if not form.one_vs_one:
+            objective, n_iter = float(objective[0]), int(n_iter[0])
+        state = {"support_": np.asarray(support, dtype=np.int32), "n_support_": n_support, "_dual_coef_": dual_coef,
+                 "support_vectors_": session.kernel.support_vectors(session.X, np.asarray(support, dtype=np.int32)),
+                 "_intercept_": -summary.rho, "objective_": objective, "n_iter_": n_iter,
+                 "free_support_": np.flatnonzero(free), "bounded_support_": np.flatnonzero(bounded & ~free),
+                 "loo_bound_": support.size / n, "fit_status_": int(not summary.converged), "shape_fit_": session.X.shape}
+        return {**state, **form.read_back(fits, state)}
+
+    def _calibration(self, form, solver, session, row_index):
+        """The calibration `probability=True` asks for, as a function of the fitted state; None
+        without it."""
+        if not (getattr(self, "probability", False) and form.calibration):
+            return None
+        fit = calibration.CALIBRATIONS[form.calibration]
+        seed = self._probability_seed(session.X, np.zeros(0) if session.target is None else session.target)
+        return lambda state: fit(form, solver, row_index, session.target, session.weight, seed, state)
+
+    def _store(self, session, fits, state, warm_key, form):
+        """Replace the fitted state: every attribute of an earlier fit goes."""
+        for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("__")]:
+            delattr(self, name)
+        vars(self).update(session.fitted)
+        vars(self).update(state)
+        self._prepared = {}
+        self._problem_fits = fits
+        self._warm_key_ = warm_key
+        self._warm_params = {p: getattr(self, p) for p in form.scaled}
+        if self.fit_status_:
+            warn(f"Solver terminated early (max_iter={self.max_iter}).  Consider pre-processing your "  # sklearn's
+                 "data with StandardScaler or MinMaxScaler.", ConvergenceWarning)
+
+    def _warm_key(self, session):
+        """What a warm start needs unchanged: the data, targets, weights and kernel."""
+        target = session.target if session.target is not None else np.zeros(0)
+        return (data_fingerprint(session.X, target, session.weight), self.kernel, session.fitted["gamma_"],
+                self.degree, self.coef0)
+
+    def _check_proba(self):
+        """predict_proba exists only with probability=True."""
+        if not self.probability:
+            name = type(self).__name__
+            raise AttributeError(f"probabilities need probability=True at fit, e.g. {name}(probability=True)"
+                                 ".fit(X, y); this model has probability=False")
+        return True
+
+    def _probability_seed(self, X, labels) -> int:
+        """The seed of the calibration folds: from `random_state` when it is given, else from
+        the data, so that two fits on the same data agree."""
+        if getattr(self, "random_state", None) is not None:
+            return int(check_random_state(self.random_state).randint(2**31 - 1))
+        return int(data_fingerprint(X, labels)[:15], 16)
+
+    def _starts_from(self, previous, earlier=None) -> list[list] | None:
+        """Points to start this model's problems from (`solvers.smo.starts.Posed.points`), from the
+        fitted model `previous`, solved on the same data and kernel, v being the product of the
+        box and sum parameters (C, ν): every α times v/v₁ (which keeps the equality constraints
+        and scales Qα exactly); when fewer variables are at their upper bound than free, α₁ with
+        those lifted to the new bound (the solution itself when the free α do not depend on the
+        bounded ones, as on nearly diagonal kernels; `best_start` takes it only where the
+        equalities do not scale with v); and, with `earlier` (the fit before `previous` on a
+        path of v), the line through the two solutions taken on to v,
+        α₁ + (v − v₁)/(v₁ − v₀)·(α₁ − α₀): the solution itself while the free and bounded
+        variables stay the same, along which α is affine in v.
+        None when v/v₁ is not finite and positive."""
+        def product(values):
+            return float(np.prod([values[p] for p in self._formulation.scaled]))
+
+        fits, v1 = previous._problem_fits, product(previous._warm_params)
+        v = product({p: getattr(self, p) for p in self._formulation.scaled})
+        scale = v / v1
+        if not (np.isfinite(scale) and scale > 0):
+            return None
+        starts = []
+        for f in fits:
+            alpha, q_alpha = f.point()
+            points = [(scale * alpha, scale * q_alpha)]
+            # a kernel row is read for each variable lifted: offered when they are the fewer
+            if 2 * np.count_nonzero(f.at_upper) < np.count_nonzero(alpha > 0):
+                points.append((alpha, q_alpha, f.at_upper))
+            starts.append(points)
+        if earlier is not None:
+            t = (v - v1) / (v1 - product(earlier._warm_params))
+            if np.isfinite(t):
+                for points, f1, f0 in zip(starts, fits, earlier._problem_fits):
+                    (a1, q1), (a0, q0) = f1.point(), f0.point()
+                    if a0.shape == a1.shape:
+                        points.append((a1 + t * (a1 - a0), q1 + t * (q1 - q0)))
+        return starts

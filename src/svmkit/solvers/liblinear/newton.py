@@ -1,0 +1,217 @@
+"""Truncated Newton for the primal of the L2-regularised, L2-loss linear SVMs (LIBLINEAR -s 2
+and -s 11), as LIBLINEAR 2.4x–2.50 solves them.
+
+    min_w f(w) = ½‖w‖² + Σ_i C_i ℓ_i(wᵀx_i),
+
+ℓ_i(t) = max(0, 1 − y_i t)² (classification, y_i = ±1) or max(0, |t − y_i| − ε)² (regression);
+x_i carries a constant feature `bias` whose weight is regularised with w (LIBLINEAR's -B). f is
+once differentiable; with I the rows whose loss is positive, the gradient is
+w + 2 Σ_{i∈I} C_i ℓ'_i x_i and the generalised Hessian I + 2 X_Iᵀ diag(C_I) X_I (Fan et al. 2008,
+JMLR 9, appendix; Lin, Weng & Keerthi 2008, JMLR 9). Each step solves the Newton system by
+conjugate gradient preconditioned with the Hessian's diagonal mixed with the identity
+(0.99·I + 0.01·diag) and stopped when the quadratic model's decrease stalls (Hsia, Chiang &
+Lin 2018, ACML; Galli & Lin 2021, IEEE TNNLS), then backtracks along it (Armijo, η = 0.01, at
+most 20 halvings). It stops when ‖∇f(w)‖ ≤ tol·‖∇f(0)‖. The rules, constants and order of
+operations are LIBLINEAR's (newton.cpp, linear.cpp's l2r_l2_svc_fun / l2r_l2_svr_fun), so
+the iterates are LIBLINEAR's up to rounding.
+
+The products with X run in the compiled core over the rows of I, in the layouts of the dual
+solver's loops (dense, CSR, CSR of a binary pattern): a Hessian product visits each row once,
+its dot and its update together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from svmkit._core import linear
+from svmkit._threads import one_blas_thread
+from svmkit.solvers.liblinear.dcd import _layout, _parts
+
+#: Armijo's constant and the line search's halvings at most (LIBLINEAR's).
+ARMIJO = 0.01
+MAX_HALVINGS = 20
+#: The conjugate gradient's relative stopping constant (LIBLINEAR's eps_cg) and the weight of
+#: the Hessian's diagonal in the preconditioner (alpha_pcg).
+EPS_CG = 0.5
+PRECONDITIONER_MIX = 0.01
+
+
+@dataclass
+class NewtonResult:
+    """w (one weight per column, then the constant feature's), the Newton steps taken and
+    f(w)."""
+
+    w: np.ndarray
+    n_iter: int
+    objective: float
+
+
+class _Rows:
+    """The rows x̃_i = (x_i, bias) of X in the core's layout."""
+
+    def __init__(self, X, bias: float):
+        self.parts, self.bias = _parts(X), float(bias)
+        self.n, self.n_weights = X.shape[0], X.shape[1] + 1
+        self.none = np.zeros(0)
+        self.layout = _layout(self.parts, self.n_weights - 1, self.bias)
+
+    def __getstate__(self):
+        """The arrays without the core's view of them, which does not pickle: a cluster's
+        worker may send a block's rows to another."""
+        return {name: value for name, value in self.__dict__.items() if name != "layout"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.layout = _layout(self.parts, self.n_weights - 1, self.bias)
+
+    def dot(self, v):
+        """X̃ v (one value per row)."""
+        out = np.empty(self.n)
+        linear.row_products(self.layout, np.ascontiguousarray(v, dtype=np.float64), out)
+        return out
+
+    def tdot(self, rows, u, s=None, square=False):
+        """Σ_k a_k x̃_{rows[k]} (squared entries when `square`), a_k = u_k (times x̃ᵀs when given)."""
+        out = np.empty(self.n_weights)
+        s = self.none if s is None else np.ascontiguousarray(s, dtype=np.float64)
+        linear.rows_sum(self.layout, np.ascontiguousarray(rows, dtype=np.int64),
+                        np.ascontiguousarray(u, dtype=np.float64), s, bool(square), out)
+        return out
+
+
+class _L2Loss:
+    """f, its gradient, generalised Hessian products and diagonal for one problem; keeps Xw and
+    the rows I of positive loss of the last gradient, as LIBLINEAR's function objects do."""
+
+    def __init__(self, rows: _Rows, y, c, epsilon, regression):
+        self.rows, self.y, self.c, self.epsilon, self.regression = rows, y, c, epsilon, regression
+        self.wx = np.zeros(y.size)
+        self.wTw = 0.0
+
+    def _scaled_residual(self, wx):
+        """(rows of positive loss, ℓ'_i/2 there): 1 − y_i t below the margin, (t − y_i) ∓ ε
+        outside the tube, signed so that the loss is C_i times its square."""
+        if self.regression:
+            d = wx - self.y
+            low, high = d < -self.epsilon, d > self.epsilon
+            active = low | high
+            return active, np.where(low, d + self.epsilon, d - self.epsilon)[active]
+        margin = wx * self.y
+        active = margin < 1
+        return active, (self.y * (margin - 1))[active]
+
+    def loss(self, wx):
+        """Σ_i C_i ℓ_i(t_i) at t = wx."""
+        active, r = self._scaled_residual(wx)
+        return float(self.c[active] @ (r * r))
+
+    def fun(self, w):
+        """f(w); remembers Xw and ‖w‖²."""
+        self.wx = self.rows.dot(w)
+        self.wTw = float(w @ w)
+        return self.loss(self.wx) + 0.5 * self.wTw
+
+    def grad(self, w):
+        """∇f(w) at the w of the last `fun`; fixes I for the Hessian."""
+        active, r = self._scaled_residual(self.wx)
+        self.active = np.flatnonzero(active)
+        self.c_active = self.c[self.active]
+        return w + 2.0 * self.rows.tdot(self.active, self.c_active * r)
+
+    def hessian_product(self, s):
+        """(I + 2 X_Iᵀ diag(C_I) X_I) s."""
+        return s + 2.0 * self.rows.tdot(self.active, self.c_active, s)
+
+    def diagonal(self):
+        """The generalised Hessian's diagonal, 1 + 2 Σ_{i∈I} C_i x_ij²."""
+        return 1.0 + 2.0 * self.rows.tdot(self.active, self.c_active, square=True)
+
+    def line_search(self, w, s, f, g):
+        """(step, f(w + step·s)) with w updated in place: the first of 1, ½, ¼, … (at most 20)
+        with f(w + step·s) − f ≤ η·step·gᵀs; (0, f) and w unchanged when none is."""
+        xs = self.rows.dot(s)
+        sTs, wTs, gTs = float(s @ s), float(w @ s), float(g @ s)
+        step = 1.0
+        for _ in range(MAX_HALVINGS):
+            f_new = self.loss(self.wx + step * xs) + (step * step * sTs + self.wTw) / 2.0 + step * wTs
+            if f_new - f <= ARMIJO * step * gTs:
+                self.wx += step * xs
+                w += step * s
+                self.wTw += step * step * sTs + 2 * step * wTs
+                return step, f_new
+            step *= 0.5
+        return 0.0, f
+
+
+def _conjugate_gradient(problem: _L2Loss, g, M):
+    """s ≈ −H⁻¹g by CG preconditioned with M, stopped when the quadratic model
+    Q(s) = gᵀs + ½sᵀHs decreases by less than `cgtol`/k of Q per step at step k (LIBLINEAR's
+    rule), on a non-descent, or after max(n, 5) steps."""
+    s = np.zeros_like(g)
+    r = -g
+    z = r / M
+    d = z.copy()
+    zTr = float(z @ r)
+    cgtol = min(EPS_CG, np.sqrt(np.sqrt(zTr)))
+    Q = 0.0
+    for k in range(1, max(g.size, 5) + 1):
+        Hd = problem.hessian_product(d)
+        dHd = float(d @ Hd)
+        if dHd <= 1e-16:  # 0/0 in the step length
+            break
+        alpha = zTr / dHd
+        s += alpha * d
+        r -= alpha * Hd
+        new_Q = -0.5 * (float(s @ r) - float(s @ g))
+        Q_diff = new_Q - Q
+        if new_Q > 0 or Q_diff > 0 or k * Q_diff >= cgtol * new_Q:
+            break
+        Q = new_Q
+        z = r / M
+        zTr_new = float(z @ r)
+        d = z + (zTr_new / zTr) * d
+        zTr = zTr_new
+    return s
+
+
+def l2_loss_newton(X, bias: float, y, c, tol: float, max_iter: int, epsilon: float = 0.0,
+                   regression: bool = False) -> NewtonResult:
+    """Minimise f(w) above over the rows of X (dense float64 or CSR) for targets y (±1 when
+    classifying), per-row costs c > 0 and ε (regression); at most `max_iter` Newton steps.
+    See the module docstring. BLAS runs on one thread: its products here are over vectors or
+    memory-bound, and OpenBLAS's waiting threads spin on the cores of problems solved beside."""
+    with one_blas_thread():
+        return _newton(X, bias, y, c, tol, max_iter, epsilon, regression)
+
+
+def _newton(X, bias, y, c, tol, max_iter, epsilon, regression):
+    problem = _L2Loss(_Rows(X, bias), np.asarray(y, dtype=np.float64), np.asarray(c, dtype=np.float64),
+                      float(epsilon), regression)
+    return minimise(problem, X.shape[1] + 1, tol, max_iter)
+
+
+def minimise(problem, n_weights: int, tol: float, max_iter: int) -> NewtonResult:
+    """The trust-region Newton iterations on `problem` (f, its gradient, Hessian products,
+    diagonal and line search, as `_L2Loss` gives them, over rows in memory or in blocks
+    elsewhere) from w = 0."""
+    w = np.zeros(n_weights)
+    f = problem.fun(w)
+    g = problem.grad(w)
+    g_norm0 = float(np.linalg.norm(g))
+    it = 0
+    search = float(np.linalg.norm(g)) > tol * g_norm0
+    while it < max_iter and search:
+        it += 1
+        M = (1 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * problem.diagonal()
+        s = _conjugate_gradient(problem, g, M)
+        f_old = f
+        step, f = problem.line_search(w, s, f, g)
+        if step == 0.0:
+            break
+        g = problem.grad(w)
+        if np.linalg.norm(g) <= tol * g_norm0 or f < -1.0e32 or abs(f_old - f) <= 1.0e-12 * abs(f):
+            break
+    return NewtonResult(w, it, f)

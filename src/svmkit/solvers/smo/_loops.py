@@ -1,0 +1,63 @@
+"""The SMO solver's loops on the host, in the compiled core (`svmkit._core.smo`); they see
+plain arrays only.
+
+Notation as in LIBSVM: the problem is min ½αᵀQα + pᵀα, yᵀα = Δ, 0 ≤ α ≤ U, with gradient
+G = Qα + p. Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]) where kidx maps a variable to its data row.
+The block solver (`inner_smo`) keeps its state in one object, `_core.smo.BlockSolver`, as
+LIBSVM's Solver does: α, G, the bounds and the active set in slots, the rows of Q_BB gathered
+as the pairs need them, and the Cholesky factor of its Newton steps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from svmkit._arrays import as_float64, as_indices
+from svmkit._core import smo as _smo
+from svmkit.solvers.smo._block import Block, InnerSettings
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _rows(store):
+    return np.ascontiguousarray(store, dtype=np.float32)
+
+
+def _in_place(a):
+    """`a` itself when the core can write it, else a contiguous float64 copy to write back."""
+    if a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=np.float64, order="C")
+
+
+def update_gradient(G, store, pos, coef, kidx, y):
+    """G_j += y_j Σ_b coef_b K(b, kidx_j) for every variable j, coef_b = y_b Δα_b; the kernel
+    row of moved variable b is row pos[b] of `store`. G is updated in place."""
+    out = _in_place(G)
+    _smo.update_gradient(out, _rows(store), as_indices(pos), as_float64(coef), as_indices(kidx),
+                         as_float64(y))
+    if out is not G:
+        G[...] = out
+
+
+def inner_smo(block: Block, settings: InnerSettings) -> int:
+    """LIBSVM's SMO, second-order selection (Fan, Chen & Lin 2005) and shrinking, on one block
+    of variables, with Newton steps on the free variables when the pair updates have cost as
+    much as one (see `InnerSettings` for when it stops). Updates `block.alpha` and `block.G` in
+    place; returns the number of pair updates."""
+    q = block.size
+    if q == 0:
+        return 0
+    scratch = settings.scratch if settings.scratch is not None else np.empty((q, q), dtype=np.float32)
+    solver = _smo.BlockSolver(_rows(block.store), as_indices(block.pos), as_indices(block.kidx),
+                              as_float64(block.y), as_float64(block.U), as_float64(block.QD), scratch)
+    stop = settings.stop.view(np.uint8) if settings.stop.dtype == np.bool_ else settings.stop
+    alpha, G = _in_place(block.alpha), _in_place(block.G)
+    n_iter = solver.solve(alpha, G, _smo.Settings(float(settings.eps), min(int(settings.max_iter), _INT64_MAX),
+                                                  bool(settings.nu_mode), bool(settings.shrinking),
+                                                  float(settings.limit)), stop)
+    if alpha is not block.alpha:
+        block.alpha[...] = alpha
+    if G is not block.G:
+        block.G[...] = G
+    return n_iter

@@ -1,0 +1,586 @@
+"""The one dual QP solver under every SMO-type model.
+
+    min_α ½ αᵀQα + pᵀα   s.t.  yᵀα = Δ,  0 ≤ α_i ≤ U_i  (U_i may be +∞)
+
+with Q_ij = y_i y_j K(x_kidx[i], x_kidx[j]). Δ is set by the starting point, which must be
+feasible. The solver knows nothing of models.
+
+Method: a batched working set (Wen et al., JMLR 2018) around LIBSVM's SMO. Each outer step
+picks the q/2 most violating variables (half from I_up, half from I_low) and keeps the q/2
+picked the step before, as ThunderSVM and oneDAL do: the kept variables, mostly free, are the
+partners the new violators need under yᵀα = Δ, so a step makes far more progress than q fresh
+violators allow (SVR on cadata: 2,764 steps → 31). It fetches the q kernel rows in one block,
+runs SMO with second-order selection (Fan, Chen & Lin 2005) and LIBSVM's shrinking on the
+q×q subproblem in compiled code, and updates the full gradient with one pass over the rows of
+the variables that moved. It stops on the same criterion as LIBSVM: the maximal KKT violation
+m(α) − M(α) ≤ tol over all variables. A problem of at most `FULL_BLOCK` variables whose kernel
+rows all fit in the row source is one block: that is LIBSVM's SMO, run to tol in compiled code.
+
+The loop (`DualSolve`) is written once for NumPy and CuPy: it runs where the row source keeps
+its rows, its compiled loops being the core's (`_loops`) on the host and CUDA kernels
+(`_cuda`) on a GPU, both handed a `Block` and its `InnerSettings`. The device's block
+solver runs pair updates in chunks with a Newton step on the free variables between them (by a
+fresh Cholesky factor each, where the host's keeps one), and no shrinking within a block.
+
+Many small duals are solved in one call into the core (`solve_batch`): the class pairs of a
+one-vs-one fit and their calibration folds, when each is small enough that `solve` would solve
+it as one block. Each gets the α, pair updates, ρ and objective `solve` gives it alone, from the
+same start and the same compiled block solver; only the Python around each solve goes, which
+costs more than the solve itself on pairs of a few rows.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+import numpy as np
+
+from svmkit._arrays import SCRATCH, as_float64, as_indices, to_host
+from svmkit._core import smo as _smo
+from svmkit._threads import one_blas_thread, stop_on_ctrl_c
+from svmkit.solvers.smo import _loops
+from svmkit.solvers.smo._block import Block, InnerSettings
+from svmkit.solvers.smo.row_source import columns
+
+#: Working-set size of the batched solver.
+WS_SIZE = 2048
+#: Largest problem solved as one block (its Q rows take at most FULL_BLOCK² float32 values).
+FULL_BLOCK = 8192
+#: Pair updates per variable of the block before an inner solve hands back.
+_INNER_PER_VAR = 10
+#: With no `max_iter`, the pair updates allowed are max(SAFETY_CAP, SAFETY_PER_VAR · n), as
+#: LIBSVM's Solver::Solve caps them (max(10⁷, 100·l)): a tol below what float64 can reach
+#: stops there instead of looping forever.
+SAFETY_CAP = 10_000_000
+SAFETY_PER_VAR = 100
+#: With an infinite bound, an α past UNBOUNDED_ALPHA · max(1, max|p| / max K_ii) means the dual
+#: is unbounded.
+UNBOUNDED_ALPHA = 1e12
+
+
+class UnboundedDualError(ValueError):
+    """The dual has no finite minimiser (α grows without bound); `problem`: its number among
+    the problems of one call (`backend.solve_each`), when it was one of several."""
+
+    problem: int | None = None
+
+
+@dataclass
+class DualProblem:
+    """The data of one dual QP; `kidx[i]` is the data row of variable i."""
+
+    p: np.ndarray
+    y: np.ndarray
+    upper: np.ndarray
+    kidx: np.ndarray
+    nu_mode: bool = False
+
+    @property
+    def n(self) -> int:
+        return self.p.shape[0]
+
+
+@dataclass
+class DualResult:
+    alpha: np.ndarray
+    grad: np.ndarray
+    rho: float
+    objective: float
+    n_iter: int
+    r: float = 1.0
+    converged: bool = True
+
+
+def _compiled_loops(xp):
+    """The module of `inner_smo` and `update_gradient` for arrays of `xp`: the core's loops for
+    NumPy, CUDA kernels for CuPy, whose `inner_smo` has no shrinking within the block."""
+    if xp is np:
+        return _loops
+    from svmkit.solvers.smo import _cuda
+
+    return _cuda
+
+
+def _violations(xp, y, alpha, G, U):
+    """−yG with the masks of I_up and I_low."""
+    f = -y * G
+    pos = y > 0
+    up = xp.where(pos, alpha < U, alpha > 0)
+    low = xp.where(pos, alpha > 0, alpha < U)
+    return f, up, low
+
+
+def _top(xp, values, k):
+    """Indices of the k smallest values (a partition on the host; on a GPU a sort, which CuPy
+    does faster than its partition)."""
+    if xp is np:
+        return np.argpartition(values, k - 1)[:k]
+    return xp.argsort(values)[:k]
+
+
+def _gap_and_pick(xp, f, up, low, k, classes):
+    """Maximal violation, the k most violating variables of each side (per y-class in ν mode),
+    and the variables that cannot join a violating pair (LIBSVM's shrinking rule)."""
+    gap = -np.inf
+    picked = xp.zeros(f.shape[0], dtype=bool)
+    idle = xp.zeros(f.shape[0], dtype=bool)
+    for mask in classes:
+        u = xp.flatnonzero(up & mask)
+        lo = xp.flatnonzero(low & mask)
+        if u.size == 0 or lo.size == 0:
+            continue
+        fu = f[u]
+        fl = f[lo]
+        m, M = fu.max(), fl.min()
+        gap = max(gap, float(m - M))
+        picked[u[_top(xp, -fu, min(k, u.size))]] = True
+        picked[lo[_top(xp, fl, min(k, lo.size))]] = True
+        idle |= mask & ((up & ~low & (f < M)) | (low & ~up & (f > m)))
+    return gap, xp.flatnonzero(picked), idle
+
+
+def _rho(y, alpha, G, U, sel):
+    """LIBSVM's threshold: mean of yG over free variables, else the middle of the feasible
+    interval, or its finite end when it is a half-line (LIBSVM's would be ±inf; every ρ of the
+    interval is optimal, as for OneClassSVM(nu=1), all of whose α are at their bound)."""
+    yG = y[sel] * G[sel]
+    a = alpha[sel]
+    u = U[sel]
+    pos = y[sel] > 0
+    at_upper = a >= u
+    at_lower = a <= 0
+    free = ~at_upper & ~at_lower
+    if free.any():
+        return float(yG[free].mean())
+    ub_mask = (at_upper & ~pos) | (at_lower & pos)
+    lb_mask = (at_upper & pos) | (at_lower & ~pos)
+    ub = yG[ub_mask].min() if ub_mask.any() else np.inf
+    lb = yG[lb_mask].max() if lb_mask.any() else -np.inf
+    if np.isinf(ub) or np.isinf(lb):
+        return float(lb if np.isinf(ub) else ub)
+    return float((ub + lb) / 2)
+
+
+def _add_kernel_terms(G, rows, problem, coef, nz, cols):
+    """G[cols] += Σ_{j in nz} Q[cols, j] coef_j, from the kernel rows of nz in blocks, computed
+    where the row source keeps its rows (G and the indices may be on the host)."""
+    if cols.size == 0:
+        return
+    xp = rows.xp
+    kidx, y = xp.asarray(problem.kidx), xp.asarray(problem.y, dtype=np.float64)
+    coef, nz, there = xp.asarray(coef), xp.asarray(nz), xp.asarray(cols)
+    g = xp.asarray(G[cols])
+    kidx_cols, y_cols = columns(rows, kidx[there]), y[there]
+    step = min(WS_SIZE, rows.capacity)
+    loops = _compiled_loops(xp)
+    for s in range(0, nz.size, step):
+        b = nz[s:s + step]
+        store, pos = rows.fetch(kidx[b])
+        loops.update_gradient(g, store, pos, y[b] * coef[b], kidx_cols, y_cols)
+    G[cols] = to_host(g) if isinstance(G, np.ndarray) else g
+
+
+def initial_gradients(problem: DualProblem, rows, alpha: np.ndarray, at_upper: np.ndarray, grad0=None):
+    """G = Qα + p (`grad0` when given) and LIBSVM's Ḡ = Σ_{i: α_i = U_i} U_i Q_{:,i}, from the
+    kernel rows of the nonzero α. Ḡ, the part of G from variables at their upper bound, lets
+    a rebuild of shrunk gradients read only the free variables' rows."""
+    xp = rows.xp
+    everything = xp.arange(problem.n)
+    G_bar = xp.zeros(problem.n)
+    _add_kernel_terms(G_bar, rows, problem, alpha, xp.flatnonzero(at_upper), everything)
+    if grad0 is not None:
+        return xp.array(grad0, dtype=np.float64), G_bar
+    G = problem.p + G_bar
+    _add_kernel_terms(G, rows, problem, alpha, xp.flatnonzero((alpha > 0) & ~at_upper), everything)
+    return G, G_bar
+
+
+def block_size(n: int, n_rows: int, capacity: int, ws_size: int = WS_SIZE) -> int:
+    """Variables per outer step: the whole problem when it is small and its `n_rows` kernel
+    rows fit the row source's `capacity`; else `ws_size`, at most half the capacity so that
+    rows kept from earlier steps can be reused."""
+    if n <= FULL_BLOCK and n_rows <= capacity:
+        return n
+    return max(2, min(ws_size, n, capacity // 2))
+
+
+def solved_whole(n: int, n_rows: int, capacity: int) -> bool:
+    """Whether a dual of n variables on `n_rows` distinct kernel rows, from a row source of
+    `capacity`, is solved as one block (`block_size`), which fetches every row first."""
+    return block_size(n, n_rows, capacity) == n
+
+
+def safety_cap(n: int) -> int:
+    """Pair updates allowed to a dual of n variables when no `max_iter` is given (LIBSVM's)."""
+    return max(SAFETY_CAP, SAFETY_PER_VAR * n)
+
+
+#: When set (in the calling thread's context), called as observe(None, tol) when a solve
+#: starts and observe(gap, tol) at each of its outer steps with the maximal KKT violation: the
+#: command line's progress bar.
+gap_observer: ContextVar = ContextVar("gap_observer", default=None)
+
+
+def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1, ws_size=WS_SIZE,
+          shrinking=True) -> DualResult:
+    """Solve the dual QP; `rows` is a row source (see `row_source`). A start (`alpha0`, and
+    its gradient `grad0` when known) must be feasible. With an infinite bound, an α past
+    UNBOUNDED_ALPHA · max(1, max|p| / max K_ii) means the dual is unbounded. `max_iter`
+    bounds the pair updates (None or −1: LIBSVM's cap, `safety_cap`); the result's
+    `converged` is False when it stopped the solve. `ws_size`: variables per outer step.
+
+    With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
+    active set, so selection and gradient updates skip them; their gradients are rebuilt
+    from Ḡ and the free variables' rows when the active problem is solved to 10·tol and
+    again before stopping, so the stopping test always covers every variable.
+
+    The solve runs where the row source keeps its rows (`rows.xp`: NumPy on the host, CuPy
+    on a GPU); the result is on the host.
+    """
+    n = problem.n
+    settings = SolveSettings(tol=float(tol),
+                             budget=safety_cap(n) if max_iter is None or max_iter < 0 else int(max_iter),
+                             shrinking=bool(shrinking),
+                             q=block_size(n, np.count_nonzero(np.bincount(problem.kidx)), rows.capacity, ws_size))
+    run = DualSolve(problem, rows, settings, alpha0)
+    run.start(grad0)
+    run.run()
+    return run.result()
+
+
+@dataclass(frozen=True)
+class SolveSettings:
+    """How one solve runs: to the maximal violation `tol`, within `budget` pair updates, with
+    LIBSVM's shrinking or not, in outer steps of `q` variables (the whole problem: one block)."""
+
+    tol: float
+    budget: int
+    shrinking: bool
+    q: int
+
+
+class DualSolve:
+    """One solve of a dual where the row source keeps its rows (`rows.xp`): the problem there,
+    α, G = Qα + p, LIBSVM's Ḡ and the variables at their upper bound, the settings, and the pair
+    updates so far. `start` computes the gradients, `run` solves, `result` hands it back on the
+    host."""
+
+    def __init__(self, problem: DualProblem, rows, settings: SolveSettings, alpha0=None):
+        xp = rows.xp
+        n = problem.n
+        self.host, self.rows, self.xp, self.settings = problem, rows, xp, settings
+        self.loops = _compiled_loops(xp)
+        kidx = xp.asarray(problem.kidx, dtype=np.int64)
+        self.problem = DualProblem(xp.asarray(problem.p, dtype=np.float64), xp.asarray(problem.y, dtype=np.float64),
+                                   xp.asarray(problem.upper, dtype=np.float64), kidx, problem.nu_mode)
+        self.diag = xp.asarray(rows.diag)[kidx]
+        # where each variable's column sits in the kernel rows (its data row, or its distinct point's)
+        self.kcol = columns(rows, kidx)
+        self.alpha = xp.zeros(n) if alpha0 is None else xp.array(alpha0, dtype=np.float64)
+        U = self.problem.upper
+        self.U_infinite = bool(xp.isinf(U).any())
+        self.limit = UNBOUNDED_ALPHA
+        if self.U_infinite and n:
+            # α scales as |p| / K: the bound is relative to the problem's scale (a linear kernel
+            # on X × 1e-9 has α near 1e18 where X's has 1)
+            scale = max(1.0, float(np.abs(problem.p).max())) / max(float(xp.max(self.diag)), np.finfo(np.float64).tiny)
+            self.limit = UNBOUNDED_ALPHA * max(1.0, scale)
+        # Ḡ serves only rebuilds of shrunk gradients, which a single-block solve never needs:
+        # there it stays zero (no variable counted at its bound), and a given grad0 costs no rows
+        track_bar = settings.shrinking and settings.q < n
+        self.at_upper = (self.alpha >= U) if track_bar else xp.zeros(n, dtype=bool)
+        self.G = self.G_bar = None
+        self.n_iter, self.converged = 0, True
+        self.observe = gap_observer.get()
+        self.scratch = None
+
+    def start(self, grad0=None):
+        """G and Ḡ at the start (`grad0`: G, when known)."""
+        self.G, self.G_bar = initial_gradients(self.problem, self.rows, self.alpha, self.at_upper, grad0)
+
+    def run(self):
+        """Solve to the settings' tolerance or budget (α and G updated in place)."""
+        q, n = self.settings.q, self.problem.n
+        # the host loops' scratch for Q rows (the device gathers its block whole)
+        self.scratch = SCRATCH.take((q, q), np.float32) if self.xp is np else None
+        if self.observe is not None:
+            self.observe(None, self.settings.tol)
+        try:
+            # the Newton steps' BLAS calls are small: helper threads would only spin after each
+            # on the core that computes kernel rows
+            with one_blas_thread():
+                if q == n:
+                    self._one_block()
+                else:
+                    self._in_blocks()
+        finally:
+            if self.scratch is not None:
+                SCRATCH.give(self.scratch)
+                self.scratch = None
+
+    def result(self) -> DualResult:
+        """α, G, ρ (and r in ν mode), the objective and the pair updates, on the host."""
+        problem = self.host
+        alpha, G = to_host(self.alpha), to_host(self.G)
+        y, U = problem.y.astype(np.float64), problem.upper.astype(np.float64)
+        objective = float(0.5 * np.dot(alpha, G + problem.p))
+        if problem.nu_mode:
+            r1 = _rho(y, alpha, G, U, y > 0)
+            r2 = -_rho(y, alpha, G, U, y < 0)
+            return DualResult(alpha, G, (r1 - r2) / 2, objective, self.n_iter, r=(r1 + r2) / 2,
+                              converged=self.converged)
+        return DualResult(alpha, G, _rho(y, alpha, G, U, np.ones(problem.n, dtype=bool)), objective, self.n_iter,
+                          converged=self.converged)
+
+    def _observe_gap(self):
+        """Report the maximal violation over every variable to the observer, when there is one."""
+        if self.observe is None:
+            return
+        xp, problem = self.xp, self.problem
+        y = problem.y
+        classes = [y > 0, y < 0] if problem.nu_mode else [xp.ones(y.size, dtype=bool)]
+        gap = _gap_and_pick(xp, *_violations(xp, y, self.alpha, self.G, problem.upper), 1, classes)[0]
+        self.observe(gap, self.settings.tol)
+
+    def _check_bounded(self):
+        if self.U_infinite and float(self.alpha.max()) > self.limit:
+            raise UnboundedDualError("the dual is unbounded: no finite solution exists")
+
+    def _inner(self, block: Block, eps: float, cap: int) -> int:
+        """The block solve of the compiled loops to `eps`, at most `cap` pair updates; Ctrl-C stops it."""
+        with stop_on_ctrl_c() as stop:
+            return self.loops.inner_smo(block, InnerSettings(eps, cap, self.problem.nu_mode, self.settings.shrinking,
+                                                             self.limit, stop, self.scratch))
+
+    def _one_block(self):
+        """LIBSVM's SMO on the whole problem in compiled code."""
+        p = self.problem
+        self._observe_gap()
+        store, pos = self.rows.fetch(p.kidx)
+        budget = self.settings.budget
+        self.n_iter = self._inner(Block(store, pos, self.kcol, p.y, self.alpha, self.G, p.upper, self.diag),
+                                  self.settings.tol, budget)
+        self._check_bounded()
+        self._observe_gap()
+        self.converged = self.n_iter < budget
+
+    def _unshrink(self, act):
+        """The gradients of the variables outside `act` rebuilt from Ḡ and the rows of the free
+        variables; returns every variable, the new active set."""
+        xp, p, n = self.xp, self.problem, self.problem.n
+        inactive = xp.ones(n, dtype=bool)
+        inactive[act] = False
+        inactive = xp.flatnonzero(inactive)
+        self.G[inactive] = p.p[inactive] + self.G_bar[inactive]
+        _add_kernel_terms(self.G, self.rows, p, self.alpha, xp.flatnonzero((self.alpha > 0) & ~self.at_upper),
+                          inactive)
+        return xp.arange(n)
+
+    def _in_blocks(self):
+        """The batched working set: blocks of q variables, each solved by `inner_smo`, with the
+        gradient of the active set updated after each."""
+        xp, loops, problem = self.xp, self.loops, self.problem
+        alpha, G, G_bar, at_upper = self.alpha, self.G, self.G_bar, self.at_upper
+        tol, budget, shrinking, q = self.settings.tol, self.settings.budget, self.settings.shrinking, self.settings.q
+        y, U, kidx, kcol = problem.y, problem.upper, problem.kidx, self.kcol
+        n = problem.n
+        act = xp.arange(n)
+        kept = xp.empty(0, dtype=np.int64)
+        unshrunk = not shrinking
+        while True:
+            ya, Ua, Ga = y[act], U[act], G[act]
+            classes = [ya > 0, ya < 0] if problem.nu_mode else [xp.ones(act.size, dtype=bool)]
+            f, up, low = _violations(xp, ya, alpha[act], Ga, Ua)
+            gap, new_local, idle = _gap_and_pick(xp, f, up, low, max(1, q // (4 * len(classes))), classes)
+            if self.observe is not None:
+                self.observe(gap, tol)
+            if not gap > tol or new_local.size == 0:
+                if act.size == n:
+                    break
+                act = self._unshrink(act)
+                continue
+            if not unshrunk and gap <= 10 * tol:
+                unshrunk = True
+                act = self._unshrink(act)
+                continue
+            if self.n_iter >= budget:
+                self.converged = False
+                break
+            if q >= act.size:
+                ws_local = xp.arange(act.size)
+            else:
+                # the kept variables still active join the new ones; a slot past the end takes the rest
+                local = xp.full(n, act.size, dtype=np.int64)
+                local[act] = xp.arange(act.size)
+                chosen = xp.zeros(act.size + 1, dtype=bool)
+                chosen[new_local] = True
+                chosen[local[kept]] = True
+                ws_local = xp.flatnonzero(chosen[:-1])
+            kept = act[new_local]
+            ws = act[ws_local]
+            store, pos = self.rows.fetch(kidx[ws])
+            pos = xp.asarray(pos)
+            a_b = alpha[ws]
+            whole = ws.size == act.size
+            cap = budget - self.n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - self.n_iter)
+            eps = tol if whole else max(tol, 0.1 * gap)
+            self.n_iter += self._inner(Block(store, pos, kcol[ws], y[ws], a_b, G[ws], U[ws], self.diag[ws]), eps, cap)
+            delta = a_b - alpha[ws]
+            moved = xp.flatnonzero(delta)
+            alpha[ws] = a_b
+            if moved.size == 0:
+                if act.size == n:
+                    break
+                act = self._unshrink(act)
+                continue
+            loops.update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kcol[act], ya)
+            G[act] = Ga
+            if shrinking:  # Ḡ is tracked exactly when shrinking (see `solve`)
+                up_now = a_b >= U[ws]
+                flip = xp.flatnonzero(up_now != at_upper[ws])
+                if flip.size:
+                    at_upper[ws[flip]] = up_now[flip]
+                    sign = xp.where(up_now[flip], 1.0, -1.0)
+                    loops.update_gradient(G_bar, store, pos[flip], sign * y[ws][flip] * U[ws][flip], kcol, y)
+            self._check_bounded()
+            if shrinking:
+                idle[ws_local] = False
+                act = act[~idle]
+        if act.size < n:
+            self._unshrink(act)
+
+
+#: Largest problem of a batch: at most WS_SIZE variables, so that a start's gradient is summed
+#: over its rows in one pass, as `initial_gradients` does.
+BATCH_MAX = min(WS_SIZE, FULL_BLOCK)
+
+
+@dataclass
+class DualBatch:
+    """Problems concatenated: problem k is variables offsets[k] … offsets[k+1] − 1 of `problems`
+    (one DualProblem over all of them, their `nu_mode` shared), started from `alpha0` (None: 0)."""
+
+    problems: DualProblem
+    offsets: np.ndarray
+    alpha0: np.ndarray | None = None
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def owner(self) -> np.ndarray:
+        """The problem of every variable."""
+        return np.repeat(np.arange(self.sizes.size), self.sizes)
+
+
+@dataclass
+class BatchResult:
+    """Per variable α and G = Qα + p; per problem ρ, the objective, the pair updates, r (ν
+    mode; else 1) and whether it converged, as `DualResult` holds them."""
+
+    alpha: np.ndarray
+    grad: np.ndarray
+    rho: np.ndarray
+    objective: np.ndarray
+    n_iter: np.ndarray
+    r: np.ndarray
+    converged: np.ndarray
+
+
+def batchable(sizes: np.ndarray, n_rows: int, rows) -> bool:
+    """Whether problems of these sizes, on `n_rows` distinct kernel rows of the row source
+    `rows`, may be solved as a batch: every one at most BATCH_MAX variables, with the same
+    pair-update cap (`safety_cap`), and every row held at once, on the host."""
+    return (rows.xp is np and sizes.size > 0 and int(sizes.max()) <= BATCH_MAX and n_rows <= rows.capacity
+            and safety_cap(int(sizes.min())) == safety_cap(int(sizes.max())))
+
+
+def solve_batch(batch: DualBatch, rows, tol=1e-3, max_iter=-1, shrinking=True) -> BatchResult:
+    """Solve every problem of `batch` (see `batchable`; bounds finite) as `solve` solves it
+    alone, on threads over the problems."""
+    p = batch.problems
+    n = p.n
+    owner = batch.owner()
+    alpha = np.zeros(n) if batch.alpha0 is None else np.array(batch.alpha0, dtype=np.float64)
+    _fetch_in_turn(rows, p.kidx, 2 * owner + (alpha <= 0))
+    row_ids, inverse = np.unique(p.kidx, return_inverse=True)
+    store, pos = rows.fetch(row_ids)
+    # each variable's kernel row, and its column in every row (its point's)
+    index = np.stack([np.asarray(pos, dtype=np.int64)[inverse], as_indices(columns(rows, p.kidx))])
+    values = np.stack([as_float64(p.y), as_float64(p.upper), np.asarray(rows.diag, dtype=np.float64)[p.kidx]])
+    grad = np.array(p.p, dtype=np.float64)
+    budget = safety_cap(int(batch.sizes.max())) if max_iter is None or max_iter < 0 else int(max_iter)
+    settings = _smo.Settings(float(tol), budget, bool(p.nu_mode), bool(shrinking), UNBOUNDED_ALPHA)
+    with one_blas_thread(), stop_on_ctrl_c() as stop:
+        n_iter = _smo.solve_batch(np.ascontiguousarray(store, dtype=np.float32), as_indices(batch.offsets), index,
+                                  values, alpha, grad, settings, stop)
+    k = batch.sizes.size
+    objective = 0.5 * np.bincount(owner, weights=alpha * (grad + p.p), minlength=k)
+    if p.nu_mode:
+        r1 = _batch_rho(owner, p, alpha, grad, p.y > 0)
+        r2 = -_batch_rho(owner, p, alpha, grad, p.y < 0)
+        rho, r = (r1 - r2) / 2, (r1 + r2) / 2
+    else:
+        rho, r = _batch_rho(owner, p, alpha, grad, np.ones(n, dtype=bool)), np.ones(k)
+    return BatchResult(alpha, grad, rho, objective, n_iter, r, n_iter < budget)
+
+
+def _fetch_in_turn(rows, kidx, step):
+    """Fetch the rows `kidx` step by step (each variable's `step`, a number) as solving the
+    problems in turn does: each problem the rows of its start's α > 0 (for its gradient), then
+    its others. A block of kernel rows' float32 rounding depends on the rows computed with it:
+    so each problem reads the very rows it would read solved alone, in turn."""
+    order = np.argsort(step, kind="stable")
+    ids, first = np.unique(kidx[order], return_index=True)
+    adds = step[order][first]
+    by_step = np.argsort(adds, kind="stable")
+    for group in np.split(ids[by_step], np.flatnonzero(np.diff(adds[by_step])) + 1):
+        rows.fetch(group)
+
+
+def _batch_rho(owner, p: DualProblem, alpha, G, sel) -> np.ndarray:
+    """`_rho` of every problem over its variables `sel`: the mean of yG over the free ones,
+    else the middle of the feasible interval, or its finite end when it is a half-line."""
+    k = int(owner[-1]) + 1 if owner.size else 0
+    yG = p.y * G
+    at_upper, at_lower = alpha >= p.upper, alpha <= 0
+    free = sel & ~at_upper & ~at_lower
+    n_free = np.bincount(owner[free], minlength=k)
+    mean = np.bincount(owner[free], weights=yG[free], minlength=k) / np.maximum(n_free, 1)
+    pos = p.y > 0
+    ub = np.full(k, np.inf)
+    lb = np.full(k, -np.inf)
+    ub_mask = sel & ((at_upper & ~pos) | (at_lower & pos))
+    lb_mask = sel & ((at_upper & pos) | (at_lower & ~pos))
+    with np.errstate(invalid="ignore"):  # a non-finite G gives a non-finite ρ, which the caller refuses
+        np.minimum.at(ub, owner[ub_mask], yG[ub_mask])
+        np.maximum.at(lb, owner[lb_mask], yG[lb_mask])
+    # a half-line's finite end: (e + e) / 2 is e exactly
+    ub = np.where(np.isinf(ub), lb, ub)
+    lb = np.where(np.isinf(lb), ub, lb)
+    bounded = (ub + lb) / 2
+    return np.where(n_free > 0, mean, bounded)
+
+
+def batch_decisions(rows, batch: DualBatch, coef: np.ndarray, test_kidx: np.ndarray, test_offsets: np.ndarray):
+    """Σ_j coef_j K(x_kidx[j], x_test) for the test rows `test_kidx` of each problem (test
+    rows of problem k: test_offsets[k] … test_offsets[k+1] − 1) over the problem's variables j,
+    from the float32 kernel rows as the solver read them."""
+    row_ids, inverse = np.unique(batch.problems.kidx, return_inverse=True)
+    store, pos = rows.fetch(row_ids)
+    return _smo.batch_decisions(np.ascontiguousarray(store, dtype=np.float32), as_indices(batch.offsets),
+                                np.asarray(pos, dtype=np.int64)[inverse], as_float64(coef),
+                                as_indices(test_offsets), as_indices(columns(rows, test_kidx)))
+
+
+#: LIBSVM's sigmoid_train: at most 100 Newton steps, backtracking down to 1e-10, gradient below 1e-5.
+SIGMOID = _smo.SigmoidSettings(max_iter=100, min_step=1e-10, eps=1e-5)
+
+
+def fit_sigmoids(dec: np.ndarray, labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(A, B) per problem k (rows of the result) of Platt's sigmoid 1 / (1 + exp(A·f + B)) on
+    the decision values dec[offsets[k] … offsets[k+1] − 1] with their labels (> 0 positive):
+    Newton steps on H + 1e-12·I with an Armijo backtracking search, on the smoothed targets of
+    Lin, Lin & Weng (2007) (LIBSVM's sigmoid_train), on threads over the problems."""
+    return _smo.fit_sigmoids(as_float64(dec), as_float64(labels), as_indices(offsets), SIGMOID)
