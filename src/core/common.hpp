@@ -66,6 +66,33 @@ void gemm(bool trans_a, bool trans_b, i64 m, i64 n, i64 k, double alpha, const d
 void gemm(bool trans_a, bool trans_b, i64 m, i64 n, i64 k, float alpha, const float *A, i64 lda, const float *B,
           i64 ldb, float beta, float *C, i64 ldc);
 
+// A field of a plain struct T as `bind_struct` binds it: its Python name and its member;
+// required by the constructor, or, made by `field(name, member, value)`, `value` when left out.
+template <class T, class M> struct Field {
+    using type = M;
+    const char *name;
+    M T::*member;
+    nb::arg arg() const { return nb::arg(name); }
+};
+template <class T, class M> struct FieldOr : Field<T, M> {
+    M value;
+    nb::arg_v arg() const { return nb::arg(this->name) = value; }
+};
+template <class T, class M> Field<T, M> field(const char *name, M T::*member) { return {name, member}; }
+template <class T, class M> FieldOr<T, M> field(const char *name, M T::*member, M value) {
+    return {{name, member}, value};
+}
+
+// The plain struct T as a Python class: a constructor taking its fields by keyword (all of
+// them, in their order in T), each field a read-write attribute.
+template <class T, class... F> nb::class_<T> bind_struct(nb::module_ &m, const char *name, const char *doc,
+                                                       const F &...fields) {
+    nb::class_<T> c(m, name, doc);
+    c.def("__init__", [](T *t, typename F::type... v) { new (t) T{v...}; }, fields.arg()...);
+    (c.def_rw(fields.name, fields.member), ...);
+    return c;
+}
+
 void register_threads(nb::module_ m);
 void register_smo(nb::module_ m);
 void register_kernels(nb::module_ m);

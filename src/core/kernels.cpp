@@ -484,14 +484,11 @@ void register_kernels(nb::module_ m) {
           "rbf_rows_gemm(A, a_sq, C, c_sq, gamma, out, out_rows): out[out_rows[r], j] = exp(−γ max(a_sq[r] + c_sq[j] − "
           "2<A_r, C_j>, 0)) for float32 rows A and columns C, by 128 × 1,024 tiles, each an SGEMM on one thread "
           "whose result stays in cache through its exponential; threads take the tiles in turn.");
-    nb::class_<KernelParams>(m, "KernelParams", "A kernel's transform code (0 linear, 1 poly, 2 RBF, 3 sigmoid) and its "
-                                         "gamma, coef0 and degree.")
-        .def(
-            "__init__",
-            [](KernelParams *k, int code, double gamma, double coef0, double degree) {
-                new (k) KernelParams{code, gamma, coef0, degree};
-            },
-            nb::arg("code"), nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"));
+    bind_struct<KernelParams>(m, "KernelParams",
+                              "A kernel's transform code (0 linear, 1 poly, 2 RBF, 3 sigmoid) and its gamma, coef0 "
+                              "and degree.",
+                              field("code", &KernelParams::code), field("gamma", &KernelParams::gamma),
+                              field("coef0", &KernelParams::coef0), field("degree", &KernelParams::degree));
     m.def("dense_products", &dense_products, array("X"), array("x_sq"), array("C"), array("c_sq"), array("W"),
           nb::arg("kernel"), array("out"), release,
           "dense_products(X, x_sq, C, c_sq, W, kernel, out): out = K(X, C) W for dense float64 rows (x_sq, c_sq: "

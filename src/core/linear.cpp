@@ -9,26 +9,11 @@ namespace linear {
 
 namespace {
 
-// Row pointers from 0, nondecreasing, within the stored entries; every column below n_features.
-template <class I> void check_csr(const Vec<const I> &indices, const Vec<const u64> &indptr, i64 n_features) {
+// CSR arrays from 0 whose every column is below n_features.
+template <class I> void check_csr(const Vec<const u64> &indptr, const Vec<const I> &indices, i64 n_features) {
     if (n_features < 0)
         throw std::invalid_argument("n_features is negative");
-    if (indptr.shape(0) < 1)
-        throw std::invalid_argument("indptr is empty: it needs a row count plus one pointers");
-    const u64 *q = indptr.data();
-    const i64 n = i64(indptr.shape(0)) - 1;
-    if (q[0] != 0)
-        throw std::invalid_argument("indptr does not start at 0");
-    for (i64 i = 0; i < n; ++i)
-        if (q[i + 1] < q[i])
-            throw std::invalid_argument("indptr decreases at row " + std::to_string(i));
-    if (q[n] > u64(indices.shape(0)))
-        throw std::invalid_argument("indptr points past the stored entries");
-    const I *c = indices.data();
-    for (u64 p = 0; p < q[n]; ++p)
-        if (u64(c[p]) >= u64(n_features))
-            throw std::invalid_argument("column " + std::to_string(u64(c[p])) + " out of range for " +
-                                        std::to_string(n_features) + " features");
+    check_compressed(indptr, indices, n_features, {"indptr", "row", "column", "features"});
 }
 
 Rows dense_rows(Mat<const double> x, double bias) {
@@ -42,7 +27,7 @@ Rows dense_rows(Mat<const double> x, double bias) {
 
 template <class V, class I>
 Rows csr_rows(Vec<const V> data, Vec<const I> indices, Vec<const u64> indptr, i64 n_features, double bias) {
-    check_csr(indices, indptr, n_features);
+    check_csr(indptr, indices, n_features);
     if (data.shape(0) != indices.shape(0))
         throw std::invalid_argument("data and indices differ in length");
     Rows rows;
@@ -56,7 +41,7 @@ Rows csr_rows(Vec<const V> data, Vec<const I> indices, Vec<const u64> indptr, i6
 }
 
 template <class I> Rows pattern_rows(Vec<const I> indices, Vec<const u64> indptr, i64 n_features, double bias) {
-    check_csr(indices, indptr, n_features);
+    check_csr(indptr, indices, n_features);
     Rows rows;
     rows.layout = Pattern<I>{nullptr, indices.data(), indptr.data(), n_features, bias};
     rows.n_rows = i64(indptr.shape(0)) - 1;
@@ -81,11 +66,9 @@ template <class I> void def_pattern(nb::module_ &m) {
 }  // namespace
 
 void register_rows(nb::module_ m) {
-    nb::class_<Stop>(m, "Stop", "When a solver stops: its tolerance, its passes at most, the seed of its random order.")
-        .def(nb::init<double, i64, i64>(), nb::arg("tol"), nb::arg("max_iter"), nb::arg("seed") = 0)
-        .def_rw("tol", &Stop::tol)
-        .def_rw("max_iter", &Stop::max_iter)
-        .def_rw("seed", &Stop::seed);
+    bind_struct<Stop>(m, "Stop",
+                      "When a solver stops: its tolerance, its passes at most, the seed of its random order.",
+                      field("tol", &Stop::tol), field("max_iter", &Stop::max_iter), field("seed", &Stop::seed, i64(0)));
 
     nb::class_<RowTables>(m, "RowTables",
                           "The dual's per-row constants: ‖x_i‖² (norms), and by the row's group (group[i]) "

@@ -6,9 +6,13 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace svmkit::linear {
 
@@ -36,18 +40,23 @@ inline double py_min(double a, double b) { return b < a ? b : a; }
 #define LINEAR_UNROLL
 #endif
 
-// For the functions that only prefetch: GCC takes a function made of prefetches and loads for
-// one without side effects and drops its calls, unless it is inlined first.
+// Inlined into every caller, whatever its size: the functions that only prefetch (GCC takes a
+// function made of prefetches and loads for one without side effects and drops its calls,
+// unless it is inlined first), and a pass's loop, which then runs within its caller's SIMD
+// clone (SVMKIT_CLONES) rather than on the baseline instructions.
+// LINEAR_INLINE_LAMBDA, after a lambda's parameters, does the same for a pass's body.
 #if defined(__GNUC__)
-#define LINEAR_ASK inline __attribute__((always_inline))
+#define LINEAR_INLINE inline __attribute__((always_inline))
+#define LINEAR_INLINE_LAMBDA __attribute__((always_inline))
 #else
-#define LINEAR_ASK inline
+#define LINEAR_INLINE inline
+#define LINEAR_INLINE_LAMBDA
 #endif
 
 // Ask for every cache line of [begin, end): the hardware prefetcher, which would follow a row
 // once it is read, starts too late for a row visited in a random order (asking for the first
 // and last lines only leaves a visit waiting on the others).
-template <class T> LINEAR_ASK void ask_span(const T *begin, const T *end) {
+template <class T> LINEAR_INLINE void ask_span(const T *begin, const T *end) {
     const char *p = reinterpret_cast<const char *>(begin), *q = reinterpret_cast<const char *>(end);
     for (; p < q; p += 64)
         LINEAR_PREFETCH(p);
@@ -80,6 +89,121 @@ struct Xorshift {
     }
 };
 
+// The variables of a coordinate descent with LIBLINEAR's shrinking: their order, the `active`
+// ones first.
+struct ActiveSet {
+    std::vector<i64> index;
+    i64 active;
+
+    explicit ActiveSet(i64 n) : index(size_t(n)), active(n) { std::iota(index.begin(), index.end(), i64(0)); }
+
+    bool all() const { return active == i64(index.size()); }
+    void activate_all() { active = i64(index.size()); }
+
+    // One pass over the active variables in a fresh random order: visit(i, s, active) for the
+    // variable i at position s returns false to shrink it (it leaves the active set, and the last
+    // active one takes its position, visited next).
+    template <class Visit> LINEAR_INLINE void pass(Xorshift &random, Visit &&visit) {
+        i64 *order = index.data();
+        i64 n_active = active;
+        random.shuffle(order, n_active);
+        for (i64 s = 0; s < n_active;) {
+            if (visit(order[s], s, n_active)) {
+                ++s;
+            } else {
+                --n_active;
+                std::swap(order[s], order[n_active]);
+            }
+        }
+        active = n_active;
+    }
+};
+
+// a / b, with C's ±∞ for b = 0 (LIBLINEAR's steps on a zero curvature are then clipped to
+// their bounds).
+inline double quotient(double a, double b) {
+    if (b == 0.0)
+        return a > 0.0 ? inf : (a < 0.0 ? -inf : 0.0);
+    return a / b;
+}
+
+// One variable x with an L1 term λ|x| in its objective, from its gradient's two one-sided
+// values gp = g + λ and gn = g − λ: its optimality violation (at 0, how far [gn, gp] is from
+// holding 0; elsewhere |g ± λ| for the sign of x), and the Newton step d minimising
+// g·d + ½h·d² + λ|x + d| (Yuan et al. 2010, JMLR 11, section 4.1.2).
+inline double l1_violation(double gp, double gn, double x) {
+    if (x == 0.0)
+        return gp < 0.0 ? -gp : (gn > 0.0 ? gn : 0.0);
+    return x > 0.0 ? std::fabs(gp) : std::fabs(gn);
+}
+inline double l1_step(double gp, double gn, double h, double x) {
+    if (gp < h * x)
+        return -quotient(gp, h);
+    if (gn > h * x)
+        return -quotient(gn, h);
+    return -x;
+}
+
+// LIBLINEAR's stop for the solvers whose tolerance is relative (-s 5, 12, 13): the passes end
+// when one's summed violation is at most tol times the first pass's and the pass saw every
+// variable; a pass that meets the first condition only sends the next over every variable.
+struct RelativeStop {
+    double tol;
+    double g_max_old = inf;  // the largest violation of the pass before: the shrinking threshold
+    double g_norm_init = -1.0;
+    double g_max = 0.0, g_norm = 0.0;  // the largest and the summed violation of this pass
+
+    void add(double violation) {
+        g_max = py_max(g_max, violation);
+        g_norm += violation;
+    }
+    // After pass `it` (from 0): whether the passes end.
+    bool done(i64 it, ActiveSet &variables) {
+        const double pass_max = g_max, pass_norm = g_norm;
+        g_max = g_norm = 0.0;
+        if (it == 0)
+            g_norm_init = pass_norm;
+        if (pass_norm <= tol * g_norm_init) {
+            if (variables.all())
+                return true;
+            variables.activate_all();
+            g_max_old = inf;
+            return false;
+        }
+        g_max_old = pass_max;
+        return false;
+    }
+};
+
+// The words of a compressed sparse matrix's messages: its pointers' name, what one pointer
+// starts (a row or a column), what an index names, and what the indices count.
+struct SparseWords {
+    const char *pointers, *line, *index, *count;
+};
+
+// A compressed sparse matrix's pointers from 0, nondecreasing, within the stored indices; every
+// index below `bound`. Throws std::invalid_argument naming the first fault.
+template <class P, class I>
+void check_compressed(const Vec<const P> &pointers, const Vec<const I> &indices, i64 bound, const SparseWords &words) {
+    const std::string name = words.pointers;
+    if (pointers.shape(0) < 1)
+        throw std::invalid_argument(name + " is empty: it needs one pointer more than " + words.line + "s");
+    const P *q = pointers.data();
+    const i64 lines = i64(pointers.shape(0)) - 1;
+    if (q[0] != 0)
+        throw std::invalid_argument(name + " does not start at 0");
+    for (i64 k = 0; k < lines; ++k)
+        if (q[k + 1] < q[k])
+            throw std::invalid_argument(name + " decreases at " + words.line + " " + std::to_string(k));
+    if (u64(q[lines]) > u64(indices.shape(0)))
+        throw std::invalid_argument(name + " points past the stored entries");
+    const I *c = indices.data();
+    for (u64 p = 0; p < u64(q[lines]); ++p)
+        if (u64(c[p]) >= u64(bound))
+            throw std::invalid_argument(std::string(words.index) + " " + std::to_string(c[p]) + " out of range for " +
+                                        std::to_string(bound) + " " + words.count);
+}
+
 // The rows x̃_i = (x_i, bias) of X in one of three layouts, chosen when compiling (a run-time
 // branch between layouts in every update slows every pass). Each gives
 // wᵀx̃_i (`dot`), w += d·x̃_i (`axpy`), w += d·x̃_i² (`axpy_square`), the weight of the
@@ -111,8 +235,8 @@ struct Dense {
         for (i64 j = 0; j < n_features; ++j)
             w[j] += d * r[j] * r[j];
     }
-    LINEAR_ASK void ask(i64 k) const { ask_span(x + k * n_features, x + (k + 1) * n_features); }
-    LINEAR_ASK void ask_pointer(i64) const {}
+    LINEAR_INLINE void ask(i64 k) const { ask_span(x + k * n_features, x + (k + 1) * n_features); }
+    LINEAR_INLINE void ask_pointer(i64) const {}
 };
 
 // CSR with values V (float32 when that holds them exactly: fewer bytes for a random-order pass
@@ -155,13 +279,13 @@ template <class V, class I> struct Csr {
         for (u64 p = indptr[i]; p < end; ++p)
             w[indices[p]] += pattern ? d : d * value(p) * value(p);
     }
-    LINEAR_ASK void ask(i64 k) const {
+    LINEAR_INLINE void ask(i64 k) const {
         const u64 first = indptr[k], end = indptr[k + 1];
         if constexpr (!pattern)
             ask_span(data + first, data + end);
         ask_span(indices + first, indices + end);
     }
-    LINEAR_ASK void ask_pointer(i64 k) const { LINEAR_PREFETCH(indptr + k); }
+    LINEAR_INLINE void ask_pointer(i64 k) const { LINEAR_PREFETCH(indptr + k); }
 };
 
 template <class I> using Pattern = Csr<void, I>;

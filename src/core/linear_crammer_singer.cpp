@@ -196,17 +196,7 @@ i64 crammer_singer(Vec<const double> values, Vec<const i64> columns, Vec<const i
         throw std::invalid_argument("pointers needs one entry per row plus one");
     if (values.shape(0) != columns.shape(0))
         throw std::invalid_argument("values and columns differ in length");
-    const i64 *q = pointers.data();
-    if (q[0] != 0)
-        throw std::invalid_argument("pointers does not start at 0");
-    for (i64 i = 0; i < n; ++i)
-        if (q[i + 1] < q[i])
-            throw std::invalid_argument("pointers decreases at row " + std::to_string(i));
-    if (q[n] > i64(columns.shape(0)))
-        throw std::invalid_argument("pointers points past the stored entries");
-    for (i64 p = 0; p < q[n]; ++p)
-        if (columns.data()[p] < 0 || columns.data()[p] >= n_weights)
-            throw std::invalid_argument("column " + std::to_string(columns.data()[p]) + " out of range");
+    check_compressed(pointers, columns, n_weights, {"pointers", "row", "column", "weights"});
     for (i64 i = 0; i < n; ++i)
         if (y.data()[i] < 0 || y.data()[i] >= k)
             throw std::invalid_argument("class " + std::to_string(y.data()[i]) + " out of range for " +

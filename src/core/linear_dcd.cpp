@@ -30,52 +30,36 @@ constexpr double STEP_MIN = 1e-12;
 // least at 4 ahead (2 or 8 wait longer).
 constexpr i64 AHEAD = 4;
 
-// a / b, with C's ±∞ for b = 0 (an all-zero row without a bias has ‖x‖² = 0; its step is then
-// clipped to the bound, as in LIBLINEAR).
-inline double quotient(double a, double b) {
-    if (b == 0.0)
-        return a > 0.0 ? inf : (a < 0.0 ? -inf : 0.0);
-    return a / b;
-}
-
-// Move the variable at position s out of the active set; returns the new active size.
-inline i64 shrink(i64 *index, i64 s, i64 active) {
-    --active;
-    std::swap(index[s], index[active]);
-    return active;
-}
-
 // The state of one dual: a record of `width` entries per row, the variable (0) beside
 // (Q + D)_ii (1) so that an update reads one cache line for both (regression keeps y_i at 2),
-// and the order of the variables, the active ones first.
+// and the variables' order, the active ones first.
 struct Dual {
     std::vector<double> record;
-    std::vector<i64> index;
+    ActiveSet variables;
     const std::int32_t *group;
     i64 width;
 
-    Dual(const RowTables &t, double bias, i64 width_) : group(t.group.data()), width(width_) {
+    Dual(const RowTables &t, double bias, i64 width_)
+        : variables(i64(t.norms.shape(0))), group(t.group.data()), width(width_) {
         const i64 n = i64(t.norms.shape(0));
         record.assign(size_t(n * width), 0.0);
-        index.resize(size_t(n));
         const double *norms = t.norms.data(), *diag = t.diag.data();
-        for (i64 i = 0; i < n; ++i) {
+        for (i64 i = 0; i < n; ++i)
             record[size_t(i * width + 1)] = norms[i] + bias * bias + diag[group[i]];
-            index[size_t(i)] = i;
-        }
     }
 
     // Ask for the memory of the variable AHEAD positions on: its record, group and row (and,
     // for CSR rows, the row pointer of the one after).
-    template <class L> LINEAR_ASK void ask_ahead(const L &x, i64 s, i64 active) const {
+    template <class L> LINEAR_INLINE void ask_ahead(const L &x, i64 s, i64 active) const {
         if (s + AHEAD >= active)
             return;
-        const i64 k = index[size_t(s + AHEAD)];
+        const i64 *index = variables.index.data();
+        const i64 k = index[s + AHEAD];
         LINEAR_PREFETCH(record.data() + k * width);
         LINEAR_PREFETCH(record.data() + (k + 1) * width - 1);
         LINEAR_PREFETCH(group + k);
         if (s + 2 * AHEAD < active)
-            x.ask_pointer(index[size_t(s + 2 * AHEAD)]);
+            x.ask_pointer(index[s + 2 * AHEAD]);
         x.ask(k);
     }
 };
@@ -90,33 +74,24 @@ i64 classify(const L &rows, const RowTables &t, const Stop &stop, double *w, dou
     Xorshift random(stop.seed);
     Dual dual(t, x.bias, 2);
     double *record = dual.record.data();
-    i64 *index = dual.index.data();
-    i64 active = n;
     double pg_max_old = inf, pg_min_old = -inf;
     i64 it = 0;
     while (it < stop.max_iter) {
         double pg_max = -inf, pg_min = inf;
-        random.shuffle(index, active);
-        i64 s = 0;
-        while (s < active) {
+        dual.variables.pass(random, [&](i64 i, i64 s, i64 active) LINEAR_INLINE_LAMBDA {
             dual.ask_ahead(x, s, active);
-            const i64 i = index[s];
             const std::int32_t g = dual.group[i];
             const double yi = sign[g], ui = upper[g], a = record[i * 2];
             const double G = yi * x.dot(w, i) - 1.0 + a * diag[g];
             double PG = 0.0;
             if (a == 0.0) {
-                if (G > pg_max_old) {
-                    active = shrink(index, s, active);
-                    continue;
-                }
+                if (G > pg_max_old)
+                    return false;
                 if (G < 0.0)
                     PG = G;
             } else if (a == ui) {
-                if (G < pg_min_old) {
-                    active = shrink(index, s, active);
-                    continue;
-                }
+                if (G < pg_min_old)
+                    return false;
                 if (G > 0.0)
                     PG = G;
             } else {
@@ -129,13 +104,13 @@ i64 classify(const L &rows, const RowTables &t, const Stop &stop, double *w, dou
                 record[i * 2] = updated;
                 x.axpy((updated - a) * yi, w, i);
             }
-            ++s;
-        }
+            return true;
+        });
         ++it;
         if (pg_max - pg_min <= stop.tol && std::fabs(pg_max) <= stop.tol && std::fabs(pg_min) <= stop.tol) {
-            if (active == n)
+            if (dual.variables.all())
                 break;
-            active = n;
+            dual.variables.activate_all();
             pg_max_old = inf;
             pg_min_old = -inf;
             continue;
@@ -157,82 +132,45 @@ i64 regress(const L &rows, const RowTables &t, const double *y, double epsilon, 
     Xorshift random(stop.seed);
     Dual dual(t, x.bias, 3);
     double *record = dual.record.data();
-    i64 *index = dual.index.data();
     for (i64 i = 0; i < n; ++i)
         record[i * 3 + 2] = y[i];
-    i64 active = n;
-    double g_max_old = inf;
-    double g_norm_init = -1.0;
+    RelativeStop relative{stop.tol};
     i64 it = 0;
     while (it < stop.max_iter) {
-        double g_max = 0.0, g_norm = 0.0;
-        random.shuffle(index, active);
-        i64 s = 0;
-        while (s < active) {
+        const double g_max_old = relative.g_max_old;
+        dual.variables.pass(random, [&](i64 i, i64 s, i64 active) LINEAR_INLINE_LAMBDA {
             dual.ask_ahead(x, s, active);
-            const i64 i = index[s];
             const std::int32_t g = dual.group[i];
             const double beta = record[i * 3], H = record[i * 3 + 1], ui = upper[g];
             const double G = -record[i * 3 + 2] + diag[g] * beta + x.dot(w, i);
             const double Gp = G + epsilon, Gn = G - epsilon;
-            double violation = 0.0;
-            if (beta == 0.0) {
-                if (Gp < 0.0) {
-                    violation = -Gp;
-                } else if (Gn > 0.0) {
-                    violation = Gn;
-                } else if (Gp > g_max_old && Gn < -g_max_old) {
-                    active = shrink(index, s, active);
-                    continue;
-                }
-            } else if (beta >= ui) {
-                if (Gp > 0.0) {
-                    violation = Gp;
-                } else if (Gp < -g_max_old) {
-                    active = shrink(index, s, active);
-                    continue;
-                }
-            } else if (beta <= -ui) {
-                if (Gn < 0.0) {
-                    violation = -Gn;
-                } else if (Gn > g_max_old) {
-                    active = shrink(index, s, active);
-                    continue;
-                }
-            } else if (beta > 0.0) {
-                violation = std::fabs(Gp);
-            } else {
-                violation = std::fabs(Gn);
+            double violation;
+            if (beta == 0.0 || std::fabs(beta) < ui) {  // at 0 or free: the rule of the ε term
+                if (beta == 0.0 && Gp > g_max_old && Gn < -g_max_old)
+                    return false;
+                violation = l1_violation(Gp, Gn, beta);
+            } else if (beta > 0.0) {  // at U_i
+                if (Gp < -g_max_old)
+                    return false;
+                violation = Gp > 0.0 ? Gp : 0.0;
+            } else {  // at −U_i
+                if (Gn > g_max_old)
+                    return false;
+                violation = Gn < 0.0 ? -Gn : 0.0;
             }
-            g_max = py_max(g_max, violation);
-            g_norm += violation;
-            double d;
-            if (Gp < H * beta)
-                d = -quotient(Gp, H);
-            else if (Gn > H * beta)
-                d = -quotient(Gn, H);
-            else
-                d = -beta;
-            ++s;
+            relative.add(violation);
+            const double d = l1_step(Gp, Gn, H, beta);
             if (std::fabs(d) < STEP_MIN)
-                continue;
+                return true;
             const double updated = py_min(py_max(beta + d, -ui), ui);
             if (updated != beta) {
                 record[i * 3] = updated;
                 x.axpy(updated - beta, w, i);
             }
-        }
-        if (it == 0)
-            g_norm_init = g_norm;
-        ++it;
-        if (g_norm <= stop.tol * g_norm_init) {
-            if (active == n)
-                break;
-            active = n;
-            g_max_old = inf;
-            continue;
-        }
-        g_max_old = g_max;
+            return true;
+        });
+        if (relative.done(it++, dual.variables))
+            break;
     }
     for (i64 i = 0; i < n; ++i)
         beta_out[i] = record[i * 3];

@@ -55,19 +55,12 @@ SVMKIT_CLONES i64 solve(const Columns &X, const double *c, i64 n, const Stop &st
     for (i64 j = 0; j < n_weights; ++j)
         for (i64 p = pointers[j]; p < pointers[j + 1]; ++p)
             curvature_bound[j] += c[rows[p]] * values[p] * values[p];
-    std::vector<i64> index(static_cast<size_t>(n_weights));
-    for (i64 j = 0; j < n_weights; ++j)
-        index[j] = j;
-    i64 active = n_weights;
-    double g_max_old = inf;
-    double g_norm_init = -1.0;
+    ActiveSet weights(n_weights);
+    RelativeStop relative{stop.tol};
     i64 it = 0;
     while (it < stop.max_iter) {
-        double g_max = 0.0, g_norm = 0.0;
-        random.shuffle(index.data(), active);
-        i64 s = 0;
-        while (s < active) {
-            const i64 j = index[s];
+        const double shrink_above = relative.g_max_old / double(n);
+        weights.pass(random, [&](i64 j, i64, i64) LINEAR_INLINE_LAMBDA {
             double g_loss = 0.0, h = 0.0;
             for (i64 p = pointers[j]; p < pointers[j + 1]; ++p) {
                 const i64 i = rows[p];
@@ -80,34 +73,12 @@ SVMKIT_CLONES i64 solve(const Columns &X, const double *c, i64 n, const Stop &st
             g_loss *= 2.0;
             h = py_max(2.0 * h, CURVATURE_MIN);
             const double gp = g_loss + 1.0, gn = g_loss - 1.0;
-            double violation = 0.0;
-            if (w[j] == 0.0) {
-                if (gp < 0.0) {
-                    violation = -gp;
-                } else if (gn > 0.0) {
-                    violation = gn;
-                } else if (gp > g_max_old / double(n) && gn < -g_max_old / double(n)) {
-                    --active;
-                    std::swap(index[s], index[active]);
-                    continue;
-                }
-            } else if (w[j] > 0.0) {
-                violation = std::fabs(gp);
-            } else {
-                violation = std::fabs(gn);
-            }
-            g_max = py_max(g_max, violation);
-            g_norm += violation;
-            ++s;
-            double d;
-            if (gp < h * w[j])
-                d = -gp / h;
-            else if (gn > h * w[j])
-                d = -gn / h;
-            else
-                d = -w[j];
+            if (w[j] == 0.0 && gp > shrink_above && gn < -shrink_above)
+                return false;
+            relative.add(l1_violation(gp, gn, w[j]));
+            double d = l1_step(gp, gn, h, w[j]);
             if (std::fabs(d) < STEP_MIN)
-                continue;
+                return true;
             double delta = std::fabs(w[j] + d) - std::fabs(w[j]) + g_loss * d;
             double d_old = 0.0;
             double loss_old = 0.0;
@@ -140,48 +111,22 @@ SVMKIT_CLONES i64 solve(const Columns &X, const double *c, i64 n, const Stop &st
             w[j] += d;
             if (halvings >= MAX_HALVINGS)  // b drifted over the trials: recompute it
                 margins(X, w, n_weights, b.data(), n);
-        }
-        if (it == 0)
-            g_norm_init = g_norm;
-        ++it;
-        if (g_norm <= stop.tol * g_norm_init) {
-            if (active == n_weights)
-                break;
-            active = n_weights;
-            g_max_old = inf;
-            continue;
-        }
-        g_max_old = g_max;
+            return true;
+        });
+        if (relative.done(it++, weights))
+            break;
     }
     return it;
-}
-
-// Column pointers from 0, nondecreasing, within the stored entries; every row below n.
-void check_columns(const Vec<const double> &values, const Vec<const i64> &rows, const Vec<const i64> &pointers,
-                   i64 n_weights, i64 n) {
-    if (i64(pointers.shape(0)) != n_weights + 1)
-        throw std::invalid_argument("pointers needs one entry per weight plus one");
-    if (values.shape(0) != rows.shape(0))
-        throw std::invalid_argument("values and rows differ in length");
-    const i64 *q = pointers.data();
-    if (q[0] != 0)
-        throw std::invalid_argument("pointers does not start at 0");
-    for (i64 j = 0; j < n_weights; ++j)
-        if (q[j + 1] < q[j])
-            throw std::invalid_argument("pointers decreases at column " + std::to_string(j));
-    if (q[n_weights] > i64(rows.shape(0)))
-        throw std::invalid_argument("pointers points past the stored entries");
-    const i64 *r = rows.data();
-    for (i64 p = 0; p < q[n_weights]; ++p)
-        if (r[p] < 0 || r[p] >= n)
-            throw std::invalid_argument("row " + std::to_string(r[p]) + " out of range for " + std::to_string(n) +
-                                        " rows");
 }
 
 i64 l1_svc(Vec<const double> values, Vec<const i64> rows, Vec<const i64> pointers, Vec<const double> c,
            const Stop &stop, Vec<double> w) {
     const i64 n = i64(c.shape(0)), n_weights = i64(w.shape(0));
-    check_columns(values, rows, pointers, n_weights, n);
+    if (i64(pointers.shape(0)) != n_weights + 1)
+        throw std::invalid_argument("pointers needs one entry per weight plus one");
+    if (values.shape(0) != rows.shape(0))
+        throw std::invalid_argument("values and rows differ in length");
+    check_compressed(pointers, rows, n, {"pointers", "column", "row", "rows"});
     return solve(Columns{values.data(), rows.data(), pointers.data()}, c.data(), n, stop, w.data(), n_weights);
 }
 

@@ -151,21 +151,13 @@ void register_smo(nb::module_ m) {
           "sharing a point share its sum), else each variable's column is gathered; in chunks of 2,048 columns, "
           "on threads when there are several chunks.");
 
-    nb::class_<SmoSettings>(m, "Settings",
-                            "What a block solve is asked: stop below the violation eps, after max_iter pair "
-                            "updates, or when an α passes limit (an unbounded dual); in ν mode the pairs stay "
-                            "within a y-class; shrinking: LIBSVM's.")
-        .def(nb::init<>())
-        .def("__init__",
-             [](SmoSettings *s, double eps, i64 max_iter, bool nu_mode, bool shrinking, double limit) {
-                 new (s) SmoSettings{eps, max_iter, nu_mode, shrinking, limit};
-             },
-             nb::arg("eps"), nb::arg("max_iter"), nb::arg("nu_mode"), nb::arg("shrinking"), nb::arg("limit"))
-        .def_rw("eps", &SmoSettings::eps)
-        .def_rw("max_iter", &SmoSettings::max_iter)
-        .def_rw("nu_mode", &SmoSettings::nu_mode)
-        .def_rw("shrinking", &SmoSettings::shrinking)
-        .def_rw("limit", &SmoSettings::limit);
+    bind_struct<SmoSettings>(m, "Settings",
+                             "What a block solve is asked: stop below the violation eps, after max_iter pair "
+                             "updates, or when an α passes limit (an unbounded dual); in ν mode the pairs stay "
+                             "within a y-class; shrinking: LIBSVM's.",
+                             field("eps", &SmoSettings::eps), field("max_iter", &SmoSettings::max_iter),
+                             field("nu_mode", &SmoSettings::nu_mode), field("shrinking", &SmoSettings::shrinking),
+                             field("limit", &SmoSettings::limit));
 
     nb::class_<SmoBlock>(m, "BlockSolver",
                          "LIBSVM's SMO on one block B of a dual's variables, its state (α, G, the bounds, "

@@ -241,14 +241,11 @@ void register_smo_batch(nb::module_ m) {
           "Σ_j coef_j K(train_j, test_i) for the test variables i of each problem (test_offsets) over its "
           "training variables j (train_offsets) of nonzero coef: kernel row train_pos[j] of the float32 store "
           "at column test_kidx[i], summed in float64.");
-    nb::class_<SigmoidSettings>(m, "SigmoidSettings",
-                                "Platt's Newton method: at most max_iter steps, backtracking steps no shorter "
-                                "than min_step, stopped when both gradient components are below eps.")
-        .def("__init__",
-             [](SigmoidSettings *s, i64 max_iter, double min_step, double eps) {
-                 new (s) SigmoidSettings{max_iter, min_step, eps};
-             },
-             nb::arg("max_iter"), nb::arg("min_step"), nb::arg("eps"));
+    bind_struct<SigmoidSettings>(m, "SigmoidSettings",
+                                 "Platt's Newton method: at most max_iter steps, backtracking steps no shorter "
+                                 "than min_step, stopped when both gradient components are below eps.",
+                                 field("max_iter", &SigmoidSettings::max_iter),
+                                 field("min_step", &SigmoidSettings::min_step), field("eps", &SigmoidSettings::eps));
     m.def("fit_sigmoids", &fit_sigmoids, nb::arg("dec"), nb::arg("labels"), nb::arg("offsets"), nb::arg("settings"),
           "(A, B) per problem k of Platt's sigmoid 1 / (1 + exp(A·f + B)) on the decision values "
           "dec[offsets[k] .. offsets[k+1] − 1] with their labels (> 0 positive): Newton steps on H + 1e-12·I "

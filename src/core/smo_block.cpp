@@ -74,6 +74,23 @@ SVMKIT_CLONES Tops select_tops(const SlotsView &s, i64 m) {
     return t;
 }
 
+namespace {
+
+// Slot t as the partner of the pair whose gradient gap is gd > 0 and whose quad is
+// QD_i + QD_t − 2 y_i y_t Q_it: kept when its decrease −gd²/quad (quad ≤ 0 floored at τ, as
+// LIBSVM's) is the best so far, a tie going to the later slot.
+inline void consider_partner(i64 t, double gd, double quad, double &best, i64 &j) {
+    if (quad <= 0)
+        quad = TAU;
+    const double od = -(gd * gd) / quad;
+    if (od <= best) {
+        best = od;
+        j = t;
+    }
+}
+
+}  // namespace
+
 SVMKIT_CLONES Partner select_partner(const SlotsView &s, i64 m, const Tops &tops, const float *Qp,
                                      const float *Qn) {
     const double *__restrict__ y = s.y;
@@ -94,31 +111,15 @@ SVMKIT_CLONES Partner select_partner(const SlotsView &s, i64 m, const Tops &tops
                 const double gd = gmaxp + G[t];
                 if (G[t] >= gmaxp2)
                     gmaxp2 = G[t];
-                if (gd > 0 && ip >= 0) {
-                    double quad = qdp + QD[t] - yp2 * double(Qp[t]);
-                    if (quad <= 0)
-                        quad = TAU;
-                    const double od = -(gd * gd) / quad;
-                    if (od <= best) {
-                        best = od;
-                        j = t;
-                    }
-                }
+                if (gd > 0 && ip >= 0)
+                    consider_partner(t, gd, qdp + QD[t] - yp2 * double(Qp[t]), best, j);
             }
         } else if (alpha[t] < U[t]) {
             const double gd = gmaxn - G[t];
             if (-G[t] >= gmaxn2)
                 gmaxn2 = -G[t];
-            if (gd > 0 && in >= 0) {
-                double quad = qdn + QD[t] + yn2 * double(Qn[t]);
-                if (quad <= 0)
-                    quad = TAU;
-                const double od = -(gd * gd) / quad;
-                if (od <= best) {
-                    best = od;
-                    j = t;
-                }
-            }
+            if (gd > 0 && in >= 0)
+                consider_partner(t, gd, qdn + QD[t] + yn2 * double(Qn[t]), best, j);
         }
     }
     Partner p;
