@@ -238,6 +238,14 @@ def check_components(value, name):
     return value
 
 
+def store_parameters(est, parameters: dict) -> None:
+    """Keep every parameter of an estimator's `__init__` as given (`parameters`: its locals()),
+    as scikit-learn's estimator contract asks: no check and no change there, all at fit."""
+    for name, value in parameters.items():
+        if name != "self":
+            setattr(est, name, value)
+
+
 def real(low=None, low_inclusive=False, allow_inf=False, high=None):
     """The constraint 'a real number, above `low` and below `high` when given', for a
     constraint table."""

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.utils.validation import check_is_fitted
 
+from svmkit._validation import store_parameters
 from svmkit.models import LSSVC, LSSVR, KernelRidge
 from svmkit.models.session import loo_grid_scores
 from svmkit.solvers.dense.factorisations import NotPositiveDefiniteError
@@ -114,13 +115,7 @@ class KernelRidgeCV(_LOOSearch):
 
     def __init__(self, alphas=(1e-4, 1e-3, 1e-2, 1e-1, 1.0), gammas=None, kernel="rbf", degree=3, coef0=1.0,
                  refit=True, options=None):
-        self.alphas = alphas
-        self.gammas = gammas
-        self.kernel = kernel
-        self.degree = degree
-        self.coef0 = coef0
-        self.refit = refit
-        self.options = options
+        store_parameters(self, locals())
 
     def _estimator(self):
         return KernelRidge(kernel=self.kernel, degree=self.degree, coef0=self.coef0, options=self.options)
@@ -150,9 +145,8 @@ class LSSVMCV(_LOOSearch):
 
     Attributes
     ----------
-    cv_results_ : dict
-        `params`, `loo_score`, `rank_test_score`, `param_C`, `param_gamma`, `mean_fit_time`.
-    best_params_, best_score_, best_index_, best_estimator_
+    cv_results_, best_params_, best_score_, best_index_, best_estimator_ :
+        As for `KernelRidgeCV`, with `param_C` in place of `param_alpha`.
 
     Examples
     --------
@@ -166,10 +160,7 @@ class LSSVMCV(_LOOSearch):
     """
 
     def __init__(self, estimator=None, Cs=_GRID_C, gammas=_GRID_GAMMA, refit=True):
-        self.estimator = estimator
-        self.Cs = Cs
-        self.gammas = gammas
-        self.refit = refit
+        store_parameters(self, locals())
 
     def _estimator(self):
         if self.estimator is None:

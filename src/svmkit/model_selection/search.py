@@ -19,7 +19,7 @@ from sklearn.metrics import check_scoring
 from sklearn.utils import check_array, check_consistent_length, indexable
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_bool, check_choice, check_int, validate_sample_weight, validate_Xy
+from svmkit._validation import check_bool, check_choice, check_int, store_parameters, validate_Xy, validate_sample_weight
 from svmkit.model_selection.cells import fit_cells
 from svmkit.model_selection.folds import make_folds
 from svmkit.model_selection.grid import check_grid, default_grid
@@ -174,17 +174,7 @@ class SVMSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def __init__(self, estimator, param_grid=None, cv=5, scoring=None, n_jobs=None, refit=True,
                  prefer_fewer_sv=False, backend="threading", scheduler_address=None, random_state=None, verbose=0):
-        self.estimator = estimator
-        self.param_grid = param_grid
-        self.cv = cv
-        self.scoring = scoring
-        self.n_jobs = n_jobs
-        self.refit = refit
-        self.prefer_fewer_sv = prefer_fewer_sv
-        self.backend = backend
-        self.scheduler_address = scheduler_address
-        self.random_state = random_state
-        self.verbose = verbose
+        store_parameters(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -25,7 +25,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._arrays import densify
-from svmkit._validation import check_max_iter, check_real, one_of, validate_X, validate_Xy
+from svmkit._validation import check_max_iter, check_real, one_of, store_parameters, validate_X, validate_Xy
 from svmkit.models.plain_state import PlainState
 from svmkit.models.smo.svc import SVC
 from svmkit.models.smo.svr import SVR
@@ -214,10 +214,7 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
     _non_finite = ("epsilon_bar_",)
 
     def __init__(self, *, epsilon="auto", method="smo", tol=1e-9, max_iter=-1):
-        self.epsilon = epsilon
-        self.method = method
-        self.tol = tol
-        self.max_iter = max_iter
+        store_parameters(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

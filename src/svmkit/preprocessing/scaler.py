@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils import check_array, check_consistent_length
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from svmkit._validation import check_int, check_real, numeric_input
+from svmkit._validation import check_int, check_real, numeric_input, store_parameters
 from svmkit.exceptions import DataFormatError
 from svmkit.io.range_file import read_range, write_range
 
@@ -67,10 +67,7 @@ class LibsvmScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, lower=-1.0, upper=1.0, y_lower=None, y_upper=None):
-        self.lower = lower
-        self.upper = upper
-        self.y_lower = y_lower
-        self.y_upper = y_upper
+        store_parameters(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -12,8 +12,7 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import (check_class_weight, check_components, check_max_iter, check_seed, encode_classes, one_of, real, row_weights,
-                                validate_Xy)
+from svmkit._validation import check_class_weight, check_components, check_max_iter, check_seed, encode_classes, one_of, real, row_weights, store_parameters, validate_Xy
 from svmkit.exceptions import warn
 from svmkit.models.dense import on_cluster
 from svmkit.models.dense.base import DenseExpansionModel
@@ -85,10 +84,10 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
 
     Examples
     --------
-    >>> import svmkit
     >>> from sklearn.datasets import load_iris
+    >>> from svmkit import KernelLogisticRegression
     >>> X, y = load_iris(return_X_y=True)
-    >>> model = svmkit.KernelLogisticRegression(C=10.0).fit(X, y)
+    >>> model = KernelLogisticRegression(C=10.0).fit(X, y)
     >>> model.predict(X[[0, 60, 120]]).tolist(), model.predict_proba(X[:1]).round(2).tolist()
     ([0, 1, 2], [[0.99, 0.01, 0.0]])
     """
@@ -102,19 +101,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,
                  class_weight=None, solver="newton", n_components=None, centers="uniform", random_state=None,
                  options=None):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.tol = tol
-        self.max_iter = max_iter
-        self.class_weight = class_weight
-        self.solver = solver
-        self.n_components = n_components
-        self.centers = centers
-        self.random_state = random_state
-        self.options = options
+        store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_klr
 

@@ -26,7 +26,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from svmkit._metrics import r2_from_residuals
 from svmkit._arrays import to_host
-from svmkit._validation import (check_bool, check_class_weight, check_real, encode_classes, one_of, real, row_weights, validate_Xy, validate_sample_weight)
+from svmkit._validation import check_bool, check_class_weight, check_real, encode_classes, one_of, real, row_weights, store_parameters, validate_Xy, validate_sample_weight
 from svmkit.models.dense import on_cluster
 from svmkit.models.smo import ovo
 from svmkit.models.dense.base import DenseExpansionModel
@@ -166,18 +166,7 @@ class LSSVR(RegressorMixin, BaseLSSVM):
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, options=None):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.solver = solver
-        self.n_components = n_components
-        self.centers = centers
-        self.random_state = random_state
-        self.tol = tol
-        self.loo = loo
-        self.options = options
+        store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_lssvr
 
@@ -246,20 +235,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, multi_class="ovr",
                  class_weight=None, options=None):
-        self.C = C
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.solver = solver
-        self.n_components = n_components
-        self.centers = centers
-        self.random_state = random_state
-        self.tol = tol
-        self.loo = loo
-        self.multi_class = multi_class
-        self.class_weight = class_weight
-        self.options = options
+        store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_lssvc
 

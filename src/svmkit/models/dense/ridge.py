@@ -11,7 +11,7 @@ from sklearn.base import MultiOutputMixin, RegressorMixin
 
 from svmkit._arrays import holds_float32, to_host
 from svmkit._metrics import r2_from_residuals
-from svmkit._validation import check_bool, check_gamma, check_real, real, validate_sample_weight, validate_Xy
+from svmkit._validation import check_bool, check_gamma, check_real, real, store_parameters, validate_Xy, validate_sample_weight
 from svmkit.models.dense import on_cluster
 from svmkit.models.dense.base import DenseExpansionModel
 from svmkit.models.expansion import FitSession, Targets
@@ -101,18 +101,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
 
     def __init__(self, alpha=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, options=None):
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.solver = solver
-        self.n_components = n_components
-        self.centers = centers
-        self.random_state = random_state
-        self.tol = tol
-        self.loo = loo
-        self.options = options
+        store_parameters(self, locals())
 
     def fit(self, X, y, sample_weight=None):
         """Fit β. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: (n_samples,)

@@ -27,8 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import (check_real, class_weights, encode_classes, is_dask, positive_rows, validate_sample_weight,
-                                validate_X, validate_Xy)
+from svmkit._validation import check_real, class_weights, encode_classes, is_dask, positive_rows, store_parameters, validate_X, validate_Xy, validate_sample_weight
 from svmkit.exceptions import warn
 from svmkit.kernels.gram import row_sq_norms
 from svmkit.models.linear import on_cluster
@@ -276,19 +275,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0, multi_class="ovr",
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, verbose=0, random_state=None,
                  max_iter=1000, options=None):
-        self.penalty = penalty
-        self.loss = loss
-        self.dual = dual
-        self.tol = tol
-        self.C = C
-        self.multi_class = multi_class
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.random_state = random_state
-        self.max_iter = max_iter
-        self.options = options
+        store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_linear_svc
 
@@ -435,17 +422,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive", fit_intercept=True,
                  intercept_scaling=1.0, dual="auto", verbose=0, random_state=None, max_iter=1000,
                  options=None):
-        self.epsilon = epsilon
-        self.tol = tol
-        self.C = C
-        self.loss = loss
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.dual = dual
-        self.verbose = verbose
-        self.random_state = random_state
-        self.max_iter = max_iter
-        self.options = options
+        store_parameters(self, locals())
 
     def check_parameters(self):
         """As `_LinearSVM`'s, and ε finite and ≥ 0 (scikit-learn lets any real through to

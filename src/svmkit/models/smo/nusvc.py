@@ -9,7 +9,7 @@ scikit-learn's NuSVC ignore them, and so does this one.
 
 from __future__ import annotations
 
-from svmkit._validation import check_nu
+from svmkit._validation import check_nu, store_parameters
 from svmkit.models.smo import formulations
 from svmkit.models.smo.svc import BaseSVC
 from svmkit.options import reads
@@ -48,10 +48,9 @@ class NuSVC(BaseSVC):
     --------
     >>> import svmkit
     >>> from sklearn.datasets import load_iris
-    >>> X, y = load_iris(return_X_y=True)
-    >>> model = svmkit.NuSVC(nu=0.1).fit(X, y)
-    >>> model.predict(X[-2:]).tolist()
-    [2, 2]
+    >>> model = svmkit.NuSVC(nu=0.1).fit(*load_iris(return_X_y=True))
+    >>> model.n_support_.tolist()  # at least ν of each pair's rows are support vectors
+    [8, 11, 10]
     """
 
     _formulation = formulations.NuSVCPairs
@@ -60,20 +59,4 @@ class NuSVC(BaseSVC):
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, options=None):
-        self.nu = nu
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.break_ties = break_ties
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.options = options
+        store_parameters(self, locals())

@@ -9,7 +9,7 @@ from sklearn.base import OutlierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_nu
+from svmkit._validation import check_nu, store_parameters
 from svmkit.models.smo import formulations
 from svmkit.models.smo.probability import density_probability
 from svmkit.models.smo.base import SMOModel, available_if
@@ -58,19 +58,7 @@ class OneClassSVM(OutlierMixin, SMOModel):
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
                  shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False, options=None):
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.nu = nu
-        self.shrinking = shrinking
-        self.probability = probability
-        self.cache_size = cache_size
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.warm_start = warm_start
-        self.options = options
+        store_parameters(self, locals())
 
     @available_if(SMOModel._check_proba)
     def predict_proba(self, X):

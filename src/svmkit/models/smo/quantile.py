@@ -4,7 +4,7 @@ residuals r = y − f(x) plus ½‖f‖², on the SMO solver of the other kernel
 
 from __future__ import annotations
 
-from svmkit._validation import real
+from svmkit._validation import real, store_parameters
 from svmkit.models.smo import formulations
 from svmkit.models.smo.base import SMOModel
 from svmkit.models.smo.svr import BaseSVR
@@ -62,17 +62,4 @@ class KernelQuantileRegressor(BaseSVR):
     def __init__(self, *, quantile=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
                  random_state=None, warm_start=False, options=None):
-        self.quantile = quantile
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.tol = tol
-        self.cache_size = cache_size
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.options = options
+        store_parameters(self, locals())

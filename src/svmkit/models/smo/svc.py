@@ -14,7 +14,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_bool, check_class_weight, one_of, real
+from svmkit._validation import check_bool, check_class_weight, one_of, real, store_parameters
 from svmkit.models.smo import formulations, on_cluster, ovo
 from svmkit.models.expansion import read_only
 from svmkit.models.smo.probability import couple, pairwise_probabilities
@@ -245,22 +245,6 @@ class SVC(BaseSVC):
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, options=None):
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.break_ties = break_ties
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.options = options
+        store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_classifier

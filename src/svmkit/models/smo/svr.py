@@ -12,7 +12,7 @@ from sklearn.base import RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_nu, check_real, real
+from svmkit._validation import check_nu, check_real, real, store_parameters
 from svmkit.models.smo import formulations, on_cluster
 from svmkit.models.smo.base import SMOModel
 from svmkit.options import reads
@@ -79,11 +79,8 @@ class SVR(BaseSVR):
         Bounded rows, α or α* = C: on or outside it.
     free_support_, bounded_support_, loo_bound_ :
         As for `SVC`.
-    cascade_history_ : list of dict
-        Dask X only: per cascade round and problem, #SV, the objective and the variables that
-        violated the optimality conditions (round 0: the tree's root).
-    cascade_timings_ : list of (str, float)
-        Dask X only: each task of the cascade and its seconds on its worker.
+    cascade_history_, cascade_timings_ :
+        As for `SVC`.
 
     Examples
     --------
@@ -102,21 +99,7 @@ class SVR(BaseSVR):
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1,
                  random_state=None, warm_start=False, options=None):
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.tol = tol
-        self.C = C
-        self.epsilon = epsilon
-        self.shrinking = shrinking
-        self.probability = probability
-        self.cache_size = cache_size
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.options = options
+        store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_regressor
 
@@ -157,19 +140,5 @@ class NuSVR(BaseSVR):
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
                  random_state=None, warm_start=False, options=None):
-        self.nu = nu
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.options = options
+        store_parameters(self, locals())
 
