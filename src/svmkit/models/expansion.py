@@ -152,22 +152,27 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
         self.support_vectors_ = session.kernel.support_vectors(session.X, self.support_)
 
     def __getattr__(self, name):
-        # what prediction derives (PREDICTION) is made on first use into the cache a fit
-        # leaves (`_prepared`), so that predicting leaves the estimator's attributes as they are
+        # what prediction derives (PREDICTION) is kept in the cache a fit leaves (`_prepared`),
+        # the rest of it made on first use, so that predicting leaves the attributes as they are
         prepared = vars(self).get("_prepared")
         if name in PREDICTION and prepared is not None:
-            if not prepared:
+            if "_kind" not in prepared:
+                prepared.update(self._prediction_kernel())
+            if name not in prepared:
                 prepared.update(self._prediction())
             if name in prepared:
                 return prepared[name]
         return object.__getattribute__(self, name)  # the lookup's own error (a descriptor's names its cause)
 
-    def _prediction(self) -> dict:
-        """What prediction uses, derived from the fitted state (`PREDICTION`): the kernel, its
-        centres ready for the products, the weight matrix and the public coefficients."""
+    def _prediction_kernel(self) -> dict:
+        """The kernel of prediction and its centres ready for the products (a fit makes them)."""
         kind = make_kernel(self.kernel, self.support_vectors_, self.gamma_, self.degree, self.coef0)
-        return {"_kind": kind, "_predict_centres": kind.centres(self.support_vectors_, self.support_),
-                "_W": self._dual_coef_.T, "dual_coef_": self._dual_coef_, "intercept_": self._intercept_.copy()}
+        return {"_kind": kind, "_predict_centres": kind.centres(self.support_vectors_, self.support_)}
+
+    def _prediction(self) -> dict:
+        """The rest of what prediction uses (`PREDICTION`): the weight matrix and the public
+        coefficients."""
+        return {"_W": self._dual_coef_.T, "dual_coef_": self._dual_coef_, "intercept_": self._intercept_.copy()}
 
     def fitted_state(self) -> dict:
         """The fitted attributes a model file keeps (its entry in svmkit.registry), by name."""
@@ -183,7 +188,8 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
         vars(self).update(state)
         if "shape_fit_" in state:
             self.shape_fit_ = tuple(int(v) for v in state["shape_fit_"])
-        self._prepared = self._prediction()  # at once: a state that cannot predict is refused here
+        # at once: a state that cannot predict is refused here
+        self._prepared = {**self._prediction_kernel(), **self._prediction()}
         return self
 
     def libsvm_expansion(self) -> tuple[np.ndarray, np.ndarray]:

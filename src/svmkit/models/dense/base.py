@@ -123,7 +123,7 @@ class DenseExpansionModel(KernelExpansion):
         self._dual_coef_ = np.ascontiguousarray(beta.T)
         self._intercept_ = np.asarray(intercept, dtype=np.float64).reshape(-1)
         self.shape_fit_ = shape
-        self._prepared = {}
+        self._prepared = self._prediction_kernel()
 
 
 __all__ = ["DenseExpansionModel", "NotPositiveDefiniteError"]

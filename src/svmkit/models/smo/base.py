@@ -152,7 +152,7 @@ class SMOModel(KernelExpansion):
             delattr(self, name)
         vars(self).update(session.fitted)
         vars(self).update(state)
-        self._prepared = {}
+        self._prepared = self._prediction_kernel()
         self._problem_fits = fits
         self._warm_key_ = warm_key
         self._warm_params = {p: getattr(self, p) for p in form.scaled}

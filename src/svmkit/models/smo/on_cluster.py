@@ -130,7 +130,7 @@ def _store(est, X, results, support, X_support, n_support, dual_coef, free, boun
         warn(f"the cascade stopped after max_rounds={max_rounds} rounds with variables still "
              f"violating the optimality conditions at tol={est.tol}", ConvergenceWarning)
     est.probA_, est.probB_ = np.empty(0), np.empty(0)
-    est._prepared = {}
+    est._prepared = est._prediction_kernel()
 
 
 def _bounds(e):
