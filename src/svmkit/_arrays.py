@@ -111,6 +111,15 @@ def raw_data(X):
     return X.data if isinstance(X, RawRows) else X
 
 
+
+def stack_rows(first, second, names=("X", "the rows before")):
+    """The rows of `first`, then those of `second`: both dense or both CSR (a ValueError naming
+    `names` and their layouts otherwise)."""
+    layouts = ["sparse" if sp.issparse(a) else "dense" for a in (second, first)]
+    if layouts[0] != layouts[1]:
+        raise ValueError(f"{names[0]} is {layouts[0]} but {names[1]} are {layouts[1]}; give {names[0]} in the same layout")
+    return sp.vstack([first, second], format="csr") if layouts[0] == "sparse" else np.vstack([first, second])
+
 class Scratch:
     """Scratch memory kept between fits: the kernel-row store and the solver's work buffers.
 

@@ -29,9 +29,11 @@ class Entry(NamedTuple):
     family: str = ""
 
 
+#: The training rows a model keeps for `partial_fit` and `forget` (`models.retained`).
+_RETAINED = ("retained_X_", "retained_y_", "retained_weight_")
 #: Fitted attributes of every kernel expansion f(x) = Σ_s W[s] K(x, c_s) + b.
 _EXPANSION = ("support_", "support_vectors_", "_dual_coef_", "_intercept_", "gamma_", "n_features_in_",
-              "shape_fit_")
+              "shape_fit_") + _RETAINED
 #: … of the models fitted by SMO (LIBSVM's five formulations).
 _SMO = _EXPANSION + ("n_support_", "fit_status_", "objective_", "n_iter_", "free_support_", "bounded_support_",
                      "loo_bound_")
@@ -39,7 +41,7 @@ _SMO = _EXPANSION + ("n_support_", "fit_status_", "objective_", "n_iter_", "free
 _DENSE = _EXPANSION + ("objective_", "n_iter_")
 #: … of the models whose prediction is wᵀx + b.
 _PLAIN = ("coef_", "intercept_", "n_features_in_")
-_LINEAR = _PLAIN + ("n_iter_", "objective_", "solver_")
+_LINEAR = _PLAIN + ("n_iter_", "objective_", "solver_") + _RETAINED
 _SVC = _SMO + ("classes_", "class_weight_", "probA_", "probB_")
 _SVR = _SMO + ("inside_tube_", "on_tube_", "outside_tube_", "probA_", "probB_")
 
