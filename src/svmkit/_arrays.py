@@ -33,13 +33,6 @@ def densify(a):
     return a.toarray() if sp.issparse(a) else a
 
 
-def stack_rows(top, bottom):
-    """The rows of `top` then those of `bottom`: CSR when `top` is sparse, else a dense array."""
-    if sp.issparse(top):
-        return sp.vstack([top, bottom], format="csr")
-    return np.concatenate([np.asarray(top), np.asarray(bottom)])
-
-
 def _kind(dtype) -> str:
     """The kind letter of a NumPy dtype or a pandas extension dtype, which np.dtype cannot
     interpret: Int64, boolean, Sparse[float] give their values' kind, a categorical its
