@@ -18,11 +18,12 @@ from svmkit._threads import one_blas_thread
 from svmkit._validation import check_bool, check_max_iter, check_params, check_seed, check_verbose, real
 from svmkit.exceptions import warn
 from svmkit.models.smo import calibration
-from svmkit.models.expansion import FitSession, KernelExpansion
+from svmkit.models.expansion import FitSession, KernelExpansion, open_session
+from svmkit.models.retained import appended, remaining, retained
 from svmkit.models.smo.formulations import BatchFits, DualSolver, Formulation, FitsSummary
 from svmkit.parallel.tasks import beside
-from svmkit.solvers.smo.solver import gap_observer
-from svmkit.solvers.smo.starts import Settings
+from svmkit.solvers.smo.solver import _add_kernel_terms, gap_observer
+from svmkit.solvers.smo.starts import Settings, _constraint_groups
 
 
 class _AvailableIf:
@@ -61,7 +62,7 @@ class SMOModel(KernelExpansion):
     _constraints = {**KernelExpansion._constraints, "tol": real(low=0), "cache_size": real(low=0),
                     "max_iter": check_max_iter, "shrinking": check_bool, "warm_start": check_bool,
                     "probability": check_bool, "verbose": check_verbose,
-                    "random_state": check_seed}
+                    "random_state": check_seed, "keep_data": check_bool}
 
     def _targets(self, X, y, sample_weight):
         """The formulation's targets of the data (`open_session` asks for them)."""
@@ -113,6 +114,8 @@ class SMOModel(KernelExpansion):
             if solved is not None:
                 return BatchFits(batched[0], batched[1], *solved)
         posed = form.problems(solver.rows, row_index, target, weight)
+        if callable(starts):  # an update's starts, laid out on the problems as posed (`_update_starts`)
+            starts = starts(posed, solver.rows)
         for (_, p), points in zip(posed, starts or ()):
             p.points = points
         return solver.solve(form, posed)
@@ -217,3 +220,111 @@ class SMOModel(KernelExpansion):
                     if a0.shape == a1.shape:
                         points.append((a1 + t * (a1 - a0), q1 + t * (q1 - q0)))
         return starts
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the model; with keep_data=True, keep the training rows for `partial_fit` and `forget`."""
+        if not self.keep_data:
+            return super().fit(X, y, sample_weight)
+        return self._fit_rows(X, y, sample_weight, keep=True)
+
+    def _fit_rows(self, X, y, sample_weight, keep, starts=None):
+        """Fit on the rows (X, y, sample_weight) from `starts`, keeping them when `keep`."""
+        session = open_session(self, X, y, sample_weight)
+        self._fit_session(session, starts)
+        if keep:
+            vars(self).update(retained(session.X, y, sample_weight))
+        return self
+
+    def _partial_fit(self, X, y, sample_weight):
+        """`partial_fit`: the first call fits and keeps the rows; a later one refits on every row
+        seen, warm-started from this fit's α, the new rows' variables at 0."""
+        if not hasattr(self, "shape_fit_"):
+            return self._fit_rows(X, y, sample_weight, keep=True)
+        rows, targets, weight = appended(self, X, y, sample_weight)
+        n = self.retained_X_.shape[0]
+        return self._fit_rows(rows, targets, weight, keep=True, starts=self._update_starts(np.arange(n), targets))
+
+    def forget(self, indices):
+        """Remove the training rows at `indices` (positions in the order seen): the model becomes
+        the fit on the remaining rows, warm-started from this fit's α with the forgotten rows'
+        variables taken out and the equality constraints restored."""
+        keep = remaining(self, indices)
+        y = getattr(self, "retained_y_", None)
+        kept = np.flatnonzero(keep)
+        new_row = np.where(keep, np.cumsum(keep) - 1, -1)
+        y = None if y is None else y[kept]
+        return self._fit_rows(self.retained_X_[kept], y, self.retained_weight_[kept], keep=True,
+                              starts=self._update_starts(new_row, y))
+
+    def _update_starts(self, new_row, targets):
+        """The starts of an update (a function of the posed problems and the kernel's rows, for
+        `_solve`): each problem's α from this fit laid out on the new problem's variables by
+        training row (`new_row[i]`: earlier row i's row now, −1 when forgotten; the second
+        variable of a row, α* of the tube models, matched to the second), new variables at 0;
+        the equality constraints (yᵀα = 0, the ν models' sums) restored within the box, Qα
+        from the kernel rows of the nonzero α (Cauwenberghs & Poggio, NIPS 2000: warm-started,
+        the SMO reaches the same optimum). None (a cold fit) when the problems are not the
+        same ones (the classes `targets` hold changed) or this fit's α are not kept (a loaded
+        model)."""
+        fits = getattr(self, "_problem_fits", None)
+        if fits is None or (hasattr(self, "classes_") and not np.array_equal(np.unique(targets), self.classes_)):
+            return None
+        earlier = [(_row_keys(new_row[f.var_rows]), f.result.alpha) for f in fits]
+
+        def starts(posed, rows):
+            if len(posed) != len(earlier):
+                return None
+            return [_laid_out(p, rows, _row_keys(var_rows), *old) for (var_rows, p), old in zip(posed, earlier)]
+        return starts
+
+
+def _row_keys(var_rows: np.ndarray) -> np.ndarray:
+    """2·row + k for the k-th variable (0 or 1) of each row; −1 for a forgotten row."""
+    order = np.argsort(var_rows, kind="stable")
+    sorted_rows = var_rows[order]
+    first = np.r_[True, sorted_rows[1:] != sorted_rows[:-1]]
+    rank = np.arange(var_rows.size) - np.maximum.accumulate(np.where(first, np.arange(var_rows.size), 0))
+    keys = np.empty(var_rows.size, dtype=np.int64)
+    keys[order] = 2 * sorted_rows + rank
+    return np.where(var_rows < 0, -1, keys)
+
+
+def _laid_out(posed, rows, keys, old_keys, old_alpha) -> list:
+    """[(α, Qα)]: the earlier α (on variables `old_keys`) on the variables `keys` of `posed`,
+    feasible for its equality constraints; [] when they cannot be restored."""
+    problem = posed.problem
+    kept = old_keys >= 0
+    old_keys, old_alpha = old_keys[kept], old_alpha[kept]
+    order = np.argsort(old_keys)
+    old_keys, old_alpha = old_keys[order], old_alpha[order]
+    at = np.clip(np.searchsorted(old_keys, keys), 0, max(old_keys.size - 1, 0))
+    alpha = np.zeros(problem.n)
+    if old_keys.size:
+        found = old_keys[at] == keys
+        alpha[found] = old_alpha[at[found]]
+    # the sums the problem fixes: its own start's (ν models), else yᵀα = 0
+    reference = np.zeros(problem.n) if posed.alpha0 is None else posed.alpha0
+    for members, weights in _constraint_groups(problem):
+        if not _shift(alpha, problem.upper, members, weights, weights[members] @ (reference - alpha)[members]):
+            return []
+    q_alpha = np.zeros(problem.n)
+    _add_kernel_terms(q_alpha, rows, problem, alpha, np.flatnonzero(alpha), np.arange(problem.n))
+    return [(alpha, q_alpha)]
+
+
+def _shift(alpha, U, members, weights, change) -> bool:
+    """Change Σ weights·α over `members` by `change` within the box 0 ≤ α ≤ U, the variables
+    of most room first (new rows, at 0, have all of theirs); False when they have too little."""
+    if change == 0.0:
+        return True
+    direction = np.sign(change) * weights
+    room = np.where(members, np.where(direction > 0, U - alpha, alpha), 0.0)
+    order = np.argsort(-room, kind="stable")
+    reach = np.cumsum(room[order])
+    if reach[-1] < abs(change):
+        return False
+    last = int(np.searchsorted(reach, abs(change)))
+    amount = room[order[:last + 1]].copy()
+    amount[last] -= reach[last] - abs(change)
+    alpha[order[:last + 1]] += direction[order[:last + 1]] * amount
+    return True

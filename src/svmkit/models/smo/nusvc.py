@@ -34,6 +34,10 @@ class NuSVC(BaseSVC):
         `sample_weight`, which scales its bound w_i.
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
+    keep_data : bool, default False
+        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
+        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
+        `partial_fit` keeps them always.
     options : Options or None, default None
         `svmkit.Options`; reads device only.
     probability, decision_function_shape, break_ties, random_state :
@@ -58,5 +62,5 @@ class NuSVC(BaseSVC):
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, options=None):
+                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, keep_data=False, options=None):
         store_parameters(self, locals())

@@ -31,6 +31,10 @@ class OneClassSVM(OutlierMixin, SMOModel):
         on each side of the boundary) for `predict_proba`.
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
         As for `SVC`.
+    keep_data : bool, default False
+        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
+        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
+        `partial_fit` keeps them always.
     options : Options or None, default None
         `svmkit.Options`; reads device only.
 
@@ -57,8 +61,14 @@ class OneClassSVM(OutlierMixin, SMOModel):
     _constraints = {**SMOModel._constraints, "nu": check_nu, "options": reads("OneClassSVM", "device")}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, nu=0.5,
-                 shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False, options=None):
+                 shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1, warm_start=False, keep_data=False, options=None):
         store_parameters(self, locals())
+
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """Fit on the rows X added to every row seen: the first call fits, a later one returns
+        the exact optimum on all rows, warm-started from the previous α rescaled to the new
+        Σα = ν Σw, the new rows at 0."""
+        return self._partial_fit(X, None, sample_weight)
 
     @available_if(SMOModel._check_proba)
     def predict_proba(self, X):

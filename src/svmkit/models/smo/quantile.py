@@ -30,6 +30,10 @@ class KernelQuantileRegressor(BaseSVR):
         Weight of the loss against ½‖f‖²; finite.
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, random_state :
         As for `SVR`.
+    keep_data : bool, default False
+        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
+        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
+        `partial_fit` keeps them always.
     options : Options or None, default None
         `svmkit.Options`; reads device only.
 
@@ -61,5 +65,5 @@ class KernelQuantileRegressor(BaseSVR):
 
     def __init__(self, *, quantile=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False, options=None):
+                 random_state=None, warm_start=False, keep_data=False, options=None):
         store_parameters(self, locals())

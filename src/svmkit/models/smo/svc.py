@@ -33,6 +33,23 @@ class BaseSVC(ClassifierMixin, SMOModel):
     _constraints = {**SMOModel._constraints, "decision_function_shape": one_of("ovr", "ovo"),
                     "break_ties": check_bool, "class_weight": check_class_weight}
 
+    def partial_fit(self, X, y, sample_weight=None, classes=None):
+        """Fit on the rows (X, y) added to every row seen: the first call fits (`classes`: every
+        label the later calls may bring, scikit-learn's convention), a later one returns the
+        exact optimum on all rows, warm-started from the previous α with the new rows at 0."""
+        if not hasattr(self, "shape_fit_"):
+            self._partial_classes = None if classes is None else np.unique(np.asarray(classes))
+        known = getattr(self, "_partial_classes", None)
+        if known is None:
+            known = getattr(self, "classes_", None)
+        if known is not None:
+            labels = np.unique(np.asarray(y))
+            unknown = labels[~np.isin(labels, known)]
+            if unknown.size:
+                raise ValueError(f"label {unknown[0].item()!r} is not among the classes {known.tolist()}; pass "
+                                 "every label as classes= on the first call to partial_fit")
+        return self._partial_fit(X, y, sample_weight)
+
     @available_if(SMOModel._check_proba)
     def predict_proba(self, X):
         """P(class | x) for every row of X, columns in `classes_` order: each pair's sigmoid of its
@@ -196,6 +213,10 @@ class SVC(BaseSVC):
         which is feasible for the new C and whose gradient follows exactly (Q is linear); a
         path of growing C then costs a fraction of cold fits. Any other change starts cold.
         The ν models scale by ν'/ν instead, when the result stays within the box.
+    keep_data : bool, default False
+        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
+        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
+        `partial_fit` keeps them always.
     options : Options or None, default None
         Where the fit runs (`svmkit.Options`; None: its defaults); reads device, scheduler_address,
         max_rounds and partitioning. device='cuda' computes the kernel rows by float32 GEMM
@@ -244,7 +265,7 @@ class SVC(BaseSVC):
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, shrinking=True,
                  probability=False, tol=1e-3, cache_size=1024, class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, options=None):
+                 decision_function_shape="ovr", break_ties=False, random_state=None, warm_start=False, keep_data=False, options=None):
         store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_classifier

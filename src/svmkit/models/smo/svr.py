@@ -22,6 +22,12 @@ class BaseSVR(RegressorMixin, SMOModel):
     """Regression by one 2N-variable dual over the rows of positive weight: its prediction;
     subclasses name the dual (`_formulation`)."""
 
+    def partial_fit(self, X, y, sample_weight=None):
+        """Fit on the rows (X, y) added to every row seen: the first call fits, a later one
+        returns the exact optimum on all rows, warm-started from the previous (α, α*), the new
+        rows' at 0."""
+        return self._partial_fit(X, y, sample_weight)
+
     def predict_interval(self, X, coverage=0.9):
         """(lower, upper) bounds per row of X holding the target with probability `coverage`
         under the Laplace noise model: f(x) ± σ·ln(1 / (1 − coverage)), σ = probA_[0].
@@ -57,7 +63,7 @@ class SVR(BaseSVR):
         Also fit LIBSVM's noise model, target = f(x) + z with z Laplace, e^(−|z|/σ) / 2σ, σ from
         the residuals of an internal 5-fold cross-validation: `probA_`, `predict_interval`.
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, random_state,
-    options :
+    keep_data, options :
         As for `SVC`.
 
     Attributes
@@ -98,7 +104,7 @@ class SVR(BaseSVR):
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3, C=1.0,
                  epsilon=0.1, shrinking=True, probability=False, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False, options=None):
+                 random_state=None, warm_start=False, keep_data=False, options=None):
         store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_regressor
@@ -116,6 +122,10 @@ class NuSVR(BaseSVR):
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, random_state,
     probability :
         As for `SVR`.
+    keep_data : bool, default False
+        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
+        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
+        `partial_fit` keeps them always.
     options : Options or None, default None
         `svmkit.Options`; reads device only.
 
@@ -139,6 +149,6 @@ class NuSVR(BaseSVR):
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=1024, verbose=False, max_iter=-1,
-                 random_state=None, warm_start=False, options=None):
+                 random_state=None, warm_start=False, keep_data=False, options=None):
         store_parameters(self, locals())
 
