@@ -1,0 +1,92 @@
+"""Time the SMO models' exact updates (`partial_fit`, `forget`) beside a refit on the same rows:
+SVC (RBF, C = 1, gamma='scale' resolved on the training rows, tol 1e-3, as bench_svc.py) on
+
+- a9a, add 1 %: a fit on the first 99 % of the rows, then `partial_fit` of the last 1 %;
+- a9a, forget 1 %: a fit on every row, then `forget` of 1 % of them, drawn at random;
+- w8a, add 1 %: as for a9a.
+
+    python benchmarks/bench_update.py [--cases a9a-add,a9a-forget,w8a-add] [--data DIR]
+
+Prints per case the refit's seconds and pair updates (`n_iter_`, summed over the class pairs)
+beside the update's, their ratios, and the objectives of both (equal to the solver's tolerance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+import svmkit
+from svmkit.io.data import load_svmlight
+
+from _results import write  # beside this script, whose folder is on sys.path
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+#: Share of the rows added or forgotten.
+SHARE = 0.01
+
+
+def _scale_gamma(X):
+    var = (X.multiply(X).mean() - X.mean() ** 2) if sp.issparse(X) else X.var()
+    return float(1.0 / (X.shape[1] * var))
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    model = fn()
+    return model, time.perf_counter() - start
+
+
+def _row(case, refit, refit_s, update, update_s):
+    iters = int(np.sum(refit.n_iter_)), int(np.sum(update.n_iter_))
+    return {"case": case, "refit s": round(refit_s, 2), "update s": round(update_s, 2),
+            "time update/refit": round(update_s / refit_s, 3), "refit pair updates": iters[0],
+            "update pair updates": iters[1], "updates update/refit": round(iters[1] / iters[0], 3),
+            "refit objective": float(np.sum(refit.objective_)), "update objective": float(np.sum(update.objective_))}
+
+
+def add(case, X, y):
+    """A fit on the first 99 % of the rows, `partial_fit` of the rest, against a fit on all."""
+    gamma = _scale_gamma(X)
+    cut = X.shape[0] - int(round(SHARE * X.shape[0]))
+    model = svmkit.SVC(C=1.0, gamma=gamma, keep_data=True).fit(X[:cut], y[:cut])
+    update, update_s = _timed(lambda: model.partial_fit(X[cut:], y[cut:]))
+    refit, refit_s = _timed(lambda: svmkit.SVC(C=1.0, gamma=gamma).fit(X, y))
+    return _row(case, refit, refit_s, update, update_s)
+
+
+def forget(case, X, y):
+    """A fit on every row, `forget` of 1 % of them, against a fit on the rest."""
+    gamma = _scale_gamma(X)
+    gone = np.sort(np.random.default_rng(0).choice(X.shape[0], int(round(SHARE * X.shape[0])), replace=False))
+    keep = np.setdiff1d(np.arange(X.shape[0]), gone)
+    model = svmkit.SVC(C=1.0, gamma=gamma, keep_data=True).fit(X, y)
+    update, update_s = _timed(lambda: model.forget(gone))
+    refit, refit_s = _timed(lambda: svmkit.SVC(C=1.0, gamma=gamma).fit(X[keep], y[keep]))
+    return _row(case, refit, refit_s, update, update_s)
+
+
+CASES = {"a9a-add": (add, "a9a"), "a9a-forget": (forget, "a9a"), "w8a-add": (add, "w8a")}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--data", default=str(DATA))
+    args = parser.parse_args()
+    rows = []
+    for case in args.cases.split(","):
+        run, name = CASES[case]
+        X, y = load_svmlight(Path(args.data) / name)
+        rows.append(run(case, X, y))
+        print("  ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
+    write("bench_update", rows, notes="Seconds and pair updates of an exact SMO update (partial_fit, forget) "
+          "against a refit on the same rows; the goal is an update at most 10 % of a refit.")
+
+
+if __name__ == "__main__":
+    main()
