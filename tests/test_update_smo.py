@@ -27,7 +27,11 @@ CASES = [
     (svmkit.SVC, {"C": 2.0}, "heart"), (svmkit.SVC, {"C": 10.0}, "iris"),
     (svmkit.NuSVC, {"nu": 0.3}, "iris"), (svmkit.NuSVC, {"nu": 0.4}, "heart"),
     (svmkit.SVR, {"C": 3.0, "epsilon": 0.2}, "diabetes"), (svmkit.NuSVR, {"nu": 0.4}, "diabetes"),
-    (svmkit.OneClassSVM, {"nu": 0.2}, "heart"), (svmkit.KernelQuantileRegressor, {"quantile": 0.3}, "diabetes"),
+    (svmkit.OneClassSVM, {"nu": 0.2}, "heart"),
+    # a fixed gamma keeps the kernel, so that the update starts from the previous Qα too
+    (svmkit.SVC, {"C": 2.0, "gamma": 0.1}, "heart"), (svmkit.NuSVC, {"nu": 0.3, "gamma": 0.5}, "iris"),
+    (svmkit.SVR, {"C": 3.0, "gamma": 10.0}, "diabetes"), (svmkit.NuSVR, {"nu": 0.4, "gamma": 10.0}, "diabetes"),
+    (svmkit.OneClassSVM, {"nu": 0.2, "gamma": 0.1}, "heart"), (svmkit.KernelQuantileRegressor, {"quantile": 0.3}, "diabetes"),
 ]
 DATA = {"heart": heart_scale, "iris": _iris, "diabetes": _diabetes}
 

@@ -22,6 +22,7 @@ from svmkit.models.expansion import FitSession, KernelExpansion, open_session
 from svmkit.models.retained import appended, remaining, retained
 from svmkit.models.smo.formulations import BatchFits, DualSolver, Formulation, FitsSummary
 from svmkit.parallel.tasks import beside
+from svmkit.solvers.smo.row_source import rows_block
 from svmkit.solvers.smo.solver import _add_kernel_terms, gap_observer
 from svmkit.solvers.smo.starts import Settings, _constraint_groups
 
@@ -227,10 +228,11 @@ class SMOModel(KernelExpansion):
             return super().fit(X, y, sample_weight)
         return self._fit_rows(X, y, sample_weight, keep=True)
 
-    def _fit_rows(self, X, y, sample_weight, keep, starts=None):
-        """Fit on the rows (X, y, sample_weight) from `starts`, keeping them when `keep`."""
+    def _fit_rows(self, X, y, sample_weight, keep, new_row=None):
+        """Fit on the rows (X, y, sample_weight), keeping them when `keep`; with `new_row` (each
+        earlier row's row in X, −1 when forgotten), warm-started from this fit (`_update_starts`)."""
         session = open_session(self, X, y, sample_weight)
-        self._fit_session(session, starts)
+        self._fit_session(session, None if new_row is None else self._update_starts(new_row, session))
         if keep:
             vars(self).update(retained(session.X, y, sample_weight))
         return self
@@ -241,8 +243,7 @@ class SMOModel(KernelExpansion):
         if not hasattr(self, "shape_fit_"):
             return self._fit_rows(X, y, sample_weight, keep=True)
         rows, targets, weight = appended(self, X, y, sample_weight)
-        n = self.retained_X_.shape[0]
-        return self._fit_rows(rows, targets, weight, keep=True, starts=self._update_starts(np.arange(n), targets))
+        return self._fit_rows(rows, targets, weight, keep=True, new_row=np.arange(self.retained_X_.shape[0]))
 
     def forget(self, indices):
         """Remove the training rows at `indices` (positions in the order seen): the model becomes
@@ -251,30 +252,31 @@ class SMOModel(KernelExpansion):
         keep = remaining(self, indices)
         y = getattr(self, "retained_y_", None)
         kept = np.flatnonzero(keep)
-        new_row = np.where(keep, np.cumsum(keep) - 1, -1)
-        y = None if y is None else y[kept]
-        return self._fit_rows(self.retained_X_[kept], y, self.retained_weight_[kept], keep=True,
-                              starts=self._update_starts(new_row, y))
+        return self._fit_rows(self.retained_X_[kept], None if y is None else y[kept], self.retained_weight_[kept],
+                              keep=True, new_row=np.where(keep, np.cumsum(keep) - 1, -1))
 
-    def _update_starts(self, new_row, targets):
-        """The starts of an update (a function of the posed problems and the kernel's rows, for
-        `_solve`): each problem's α from this fit laid out on the new problem's variables by
-        training row (`new_row[i]`: earlier row i's row now, −1 when forgotten; the second
-        variable of a row, α* of the tube models, matched to the second), new variables at 0;
-        the equality constraints (yᵀα = 0, the ν models' sums) restored within the box, Qα
-        from the kernel rows of the nonzero α (Cauwenberghs & Poggio, NIPS 2000: warm-started,
-        the SMO reaches the same optimum). None (a cold fit) when the problems are not the
-        same ones (the classes `targets` hold changed) or this fit's α are not kept (a loaded
-        model)."""
+    def _update_starts(self, new_row, session):
+        """The starts of an update on `session` (a function of the posed problems and the
+        kernel's rows, for `_solve`): each problem's α from this fit laid out on the new
+        problem's variables by training row (`new_row[i]`: earlier row i's row now, −1 when
+        forgotten; the second variable of a row, α* of the tube models, matched to the second),
+        new variables at 0; the equality constraints (yᵀα = 0, the ν models' sums) restored
+        within the box (Cauwenberghs & Poggio, NIPS 2000: warm-started, the SMO reaches the same
+        optimum). Qα is this fit's where the kernel is the same, else read from the kernel rows
+        of the nonzero α. None (a cold fit) when the problems are not the same ones (the
+        classes changed) or this fit's α are not kept (a loaded model)."""
         fits = getattr(self, "_problem_fits", None)
-        if fits is None or (hasattr(self, "classes_") and not np.array_equal(np.unique(targets), self.classes_)):
+        classes = session.fitted.get("classes_")
+        if fits is None or (classes is not None and not np.array_equal(classes, self.classes_)):
             return None
-        earlier = [(_row_keys(new_row[f.var_rows]), f.result.alpha) for f in fits]
+        same_kernel = session.fitted["gamma_"] == self.gamma_  # gamma='scale' resolves on the rows
+        earlier = [(_row_keys(new_row[f.var_rows]), *f.point()) for f in fits]
 
         def starts(posed, rows):
             if len(posed) != len(earlier):
                 return None
-            return [_laid_out(p, rows, _row_keys(var_rows), *old) for (var_rows, p), old in zip(posed, earlier)]
+            return [_laid_out(p, rows, _row_keys(var_rows), old, same_kernel)
+                    for (var_rows, p), old in zip(posed, earlier)]
         return starts
 
 
@@ -289,26 +291,40 @@ def _row_keys(var_rows: np.ndarray) -> np.ndarray:
     return np.where(var_rows < 0, -1, keys)
 
 
-def _laid_out(posed, rows, keys, old_keys, old_alpha) -> list:
-    """[(α, Qα)]: the earlier α (on variables `old_keys`) on the variables `keys` of `posed`,
-    feasible for its equality constraints; [] when they cannot be restored."""
+def _laid_out(posed, rows, keys, earlier, same_kernel) -> list:
+    """[(α, Qα)]: the earlier (keys, α, Qα) on the variables `keys` of `posed`, feasible for its
+    equality constraints; [] when they cannot be restored. The earlier Qα serves where the
+    kernel is the same and no nonzero α was forgotten: the new variables' entries from their
+    kernel rows, the restoring's from those of the variables it moved."""
     problem = posed.problem
+    old_keys, old_alpha, old_q = earlier
     kept = old_keys >= 0
-    old_keys, old_alpha = old_keys[kept], old_alpha[kept]
-    order = np.argsort(old_keys)
-    old_keys, old_alpha = old_keys[order], old_alpha[order]
+    reuse = same_kernel and not old_alpha[~kept].any()
+    order = np.argsort(old_keys[kept])
+    old_keys, old_alpha, old_q = old_keys[kept][order], old_alpha[kept][order], old_q[kept][order]
     at = np.clip(np.searchsorted(old_keys, keys), 0, max(old_keys.size - 1, 0))
+    found = old_keys[at] == keys if old_keys.size else np.zeros(keys.size, dtype=bool)
     alpha = np.zeros(problem.n)
-    if old_keys.size:
-        found = old_keys[at] == keys
-        alpha[found] = old_alpha[at[found]]
+    alpha[found] = old_alpha[at[found]]
+    q_alpha = np.zeros(problem.n)
+    everything = np.arange(problem.n)
+    if reuse:
+        q_alpha[found] = old_q[at[found]]
+        new, nz = np.flatnonzero(~found), np.flatnonzero(alpha)
+        if new.size and nz.size:
+            y = problem.y
+            q_alpha[new] = y[new] * (rows_block(rows, problem.kidx[new], problem.kidx[nz]) @ (y * alpha)[nz])
+    before = alpha.copy()
     # the sums the problem fixes: its own start's (ν models), else yᵀα = 0
     reference = np.zeros(problem.n) if posed.alpha0 is None else posed.alpha0
     for members, weights in _constraint_groups(problem):
         if not _shift(alpha, problem.upper, members, weights, weights[members] @ (reference - alpha)[members]):
             return []
-    q_alpha = np.zeros(problem.n)
-    _add_kernel_terms(q_alpha, rows, problem, alpha, np.flatnonzero(alpha), np.arange(problem.n))
+    if reuse:
+        moved = np.flatnonzero(alpha != before)
+        _add_kernel_terms(q_alpha, rows, problem, alpha - before, moved, everything)
+    else:
+        _add_kernel_terms(q_alpha, rows, problem, alpha, np.flatnonzero(alpha), everything)
     return [(alpha, q_alpha)]
 
 
