@@ -270,7 +270,7 @@ class SMOModel(KernelExpansion):
         if fits is None or (classes is not None and not np.array_equal(classes, self.classes_)):
             return None
         same_kernel = session.fitted["gamma_"] == self.gamma_  # gamma='scale' resolves on the rows
-        earlier = [(_row_keys(new_row[f.var_rows]), *f.point()) for f in fits]
+        earlier = [(_row_keys(new_row[f.var_rows]), *f.point(), f.result.grad_bar, f.at_upper) for f in fits]
 
         def starts(posed, rows):
             if len(posed) != len(earlier):
@@ -292,12 +292,13 @@ def _row_keys(var_rows: np.ndarray) -> np.ndarray:
 
 
 def _laid_out(posed, rows, keys, earlier, same_kernel) -> list:
-    """[(α, Qα)]: the earlier (keys, α, Qα) on the variables `keys` of `posed`, feasible for its
-    equality constraints; [] when they cannot be restored. The earlier Qα serves where the
-    kernel is the same and no nonzero α was forgotten: the new variables' entries from their
-    kernel rows, the restoring's from those of the variables it moved."""
+    """[(α, Qα[, None, Ḡ])]: the earlier (keys, α, Qα, Ḡ, at upper) on the variables `keys` of
+    `posed`, feasible for its equality constraints; [] when they cannot be restored. The
+    earlier Qα and Ḡ serve where the kernel is the same and no nonzero α was forgotten: the
+    new variables' entries from their kernel rows, the restoring's from those of the
+    variables it moved; else Qα is read from the kernel rows of the nonzero α."""
     problem = posed.problem
-    old_keys, old_alpha, old_q = earlier
+    old_keys, old_alpha, old_q, old_bar, old_up = earlier
     kept = old_keys >= 0
     reuse = same_kernel and not old_alpha[~kept].any()
     order = np.argsort(old_keys[kept])
@@ -306,26 +307,40 @@ def _laid_out(posed, rows, keys, earlier, same_kernel) -> list:
     found = old_keys[at] == keys if old_keys.size else np.zeros(keys.size, dtype=bool)
     alpha = np.zeros(problem.n)
     alpha[found] = old_alpha[at[found]]
-    q_alpha = np.zeros(problem.n)
-    everything = np.arange(problem.n)
-    if reuse:
-        q_alpha[found] = old_q[at[found]]
-        new, nz = np.flatnonzero(~found), np.flatnonzero(alpha)
-        if new.size and nz.size:
-            y = problem.y
-            q_alpha[new] = y[new] * (rows_block(rows, problem.kidx[new], problem.kidx[nz]) @ (y * alpha)[nz])
     before = alpha.copy()
     # the sums the problem fixes: its own start's (ν models), else yᵀα = 0
     reference = np.zeros(problem.n) if posed.alpha0 is None else posed.alpha0
     for members, weights in _constraint_groups(problem):
         if not _shift(alpha, problem.upper, members, weights, weights[members] @ (reference - alpha)[members]):
             return []
-    if reuse:
-        moved = np.flatnonzero(alpha != before)
-        _add_kernel_terms(q_alpha, rows, problem, alpha - before, moved, everything)
-    else:
+    everything = np.arange(problem.n)
+    if not reuse:
+        q_alpha = np.zeros(problem.n)
         _add_kernel_terms(q_alpha, rows, problem, alpha, np.flatnonzero(alpha), everything)
-    return [(alpha, q_alpha)]
+        return [(alpha, q_alpha)]
+    q_alpha = _carried(problem, rows, found, old_q[at], before)
+    _add_kernel_terms(q_alpha, rows, problem, alpha - before, np.flatnonzero(alpha != before), everything)
+    if old_bar is None:
+        return [(alpha, q_alpha)]
+    # Ḡ's coefficients: U_i of the variables at their bound (the solver's α is U_i there)
+    up_before = np.where(found, old_up[kept][order][at], False)
+    bar_before = np.where(up_before, before, 0.0)
+    bar_after = np.where(alpha >= problem.upper, problem.upper, 0.0)
+    grad_bar = _carried(problem, rows, found, old_bar[kept][order][at], bar_before)
+    _add_kernel_terms(grad_bar, rows, problem, bar_after - bar_before, np.flatnonzero(bar_after != bar_before),
+                      everything)
+    return [(alpha, q_alpha, None, grad_bar)]
+
+
+def _carried(problem, rows, found, old_values, coef) -> np.ndarray:
+    """Q·coef over the variables of `problem` from `old_values` (exact for coef, which is 0 on
+    the new variables) where `found`, and from the new variables' kernel rows elsewhere."""
+    out = np.where(found, old_values, 0.0)
+    new, nz = np.flatnonzero(~found), np.flatnonzero(coef)
+    if new.size and nz.size:
+        y = problem.y
+        out[new] = y[new] * (rows_block(rows, problem.kidx[new], problem.kidx[nz]) @ (y * coef)[nz])
+    return out
 
 
 def _shift(alpha, U, members, weights, change) -> bool:

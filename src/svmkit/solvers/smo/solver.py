@@ -90,6 +90,8 @@ class DualResult:
     n_iter: int
     r: float = 1.0
     converged: bool = True
+    #: LIBSVM's Ḡ = Σ_{i: α_i = U_i} U_i Q_{:,i} where the solve tracked it (shrinking in blocks), else None.
+    grad_bar: np.ndarray | None = None
 
 
 def _compiled_loops(xp):
@@ -182,11 +184,17 @@ def _add_kernel_terms(G, rows, problem, coef, nz, cols):
 
 
 def initial_gradients(problem: DualProblem, rows, alpha: np.ndarray, at_upper: np.ndarray, grad0=None):
-    """G = Qα + p (`grad0` when given) and LIBSVM's Ḡ = Σ_{i: α_i = U_i} U_i Q_{:,i}, from the
-    kernel rows of the nonzero α. Ḡ, the part of G from variables at their upper bound, lets
-    a rebuild of shrunk gradients read only the free variables' rows."""
+    """G = Qα + p (`grad0` when given; or (G, Ḡ) when Ḡ is known too) and LIBSVM's
+    Ḡ = Σ_{i: α_i = U_i} U_i Q_{:,i}, from the kernel rows of the nonzero α. Ḡ, the part of G
+    from variables at their upper bound, lets a rebuild of shrunk gradients read only the
+    free variables' rows."""
     xp = rows.xp
     everything = xp.arange(problem.n)
+    if isinstance(grad0, tuple):
+        G, G_bar = grad0
+        # a solve that does not track Ḡ counts no variable at its bound: its Ḡ is 0
+        G_bar = xp.array(G_bar, dtype=np.float64) if bool(at_upper.any()) else xp.zeros(problem.n)
+        return xp.array(G, dtype=np.float64), G_bar
     G_bar = xp.zeros(problem.n)
     _add_kernel_terms(G_bar, rows, problem, alpha, xp.flatnonzero(at_upper), everything)
     if grad0 is not None:
@@ -329,9 +337,14 @@ class DualSolve:
             r1 = _rho(y, alpha, G, U, y > 0)
             r2 = -_rho(y, alpha, G, U, y < 0)
             return DualResult(alpha, G, (r1 - r2) / 2, objective, self.n_iter, r=(r1 + r2) / 2,
-                              converged=self.converged)
+                              converged=self.converged, grad_bar=self._grad_bar())
         return DualResult(alpha, G, _rho(y, alpha, G, U, np.ones(problem.n, dtype=bool)), objective, self.n_iter,
-                          converged=self.converged)
+                          converged=self.converged, grad_bar=self._grad_bar())
+
+    def _grad_bar(self):
+        """Ḡ on the host where it was tracked (a variable counted at its bound), else None."""
+        tracked = self.settings.shrinking and self.settings.q < self.problem.n
+        return to_host(self.G_bar) if tracked else None
 
     def _observe_gap(self):
         """Report the maximal violation over every variable to the observer, when there is one."""
