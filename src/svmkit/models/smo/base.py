@@ -6,10 +6,12 @@ probabilities calibrated when asked (`models.smo.calibration`), the fitted state
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import update_wrapper
 from types import MethodType
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -232,7 +234,8 @@ class SMOModel(KernelExpansion):
         """Fit on the rows (X, y, sample_weight), keeping them when `keep`; with `new_row` (each
         earlier row's row in X, −1 when forgotten), warm-started from this fit (`_update_starts`)."""
         session = open_session(self, X, y, sample_weight)
-        self._fit_session(session, None if new_row is None else self._update_starts(new_row, session))
+        starts = None if new_row is None else self._update_starts(new_row, session)
+        self._fit_session(session, starts)
         if keep:
             vars(self).update(retained(session.X, y, sample_weight))
         return self
@@ -269,13 +272,17 @@ class SMOModel(KernelExpansion):
         classes = session.fitted.get("classes_")
         if fits is None or (classes is not None and not np.array_equal(classes, self.classes_)):
             return None
-        same_kernel = session.fitted["gamma_"] == self.gamma_  # gamma='scale' resolves on the rows
-        earlier = [(_row_keys(new_row[f.var_rows]), *f.point(), f.result.grad_bar, f.at_upper) for f in fits]
+        # gamma='scale' resolves on the rows; the forgotten rows' kernel values are computed
+        # from the data, which a precomputed kernel does not have
+        same_kernel = session.fitted["gamma_"] == self.gamma_ and self.kernel != "precomputed"
+        earlier = [_Earlier(_row_keys(new_row[f.var_rows]), *f.point(), f.result.grad_bar, f.at_upper, f.y,
+                            f.var_rows) for f in fits]
+        forgotten = _Forgotten(session, self.retained_X_, new_row < 0) if same_kernel else None
 
         def starts(posed, rows):
             if len(posed) != len(earlier):
                 return None
-            return [_laid_out(p, rows, _row_keys(var_rows), old, same_kernel)
+            return [_laid_out(p, rows, _row_keys(var_rows), old, forgotten)
                     for (var_rows, p), old in zip(posed, earlier)]
         return starts
 
@@ -291,22 +298,67 @@ def _row_keys(var_rows: np.ndarray) -> np.ndarray:
     return np.where(var_rows < 0, -1, keys)
 
 
-def _laid_out(posed, rows, keys, earlier, same_kernel) -> list:
-    """[(α, Qα[, None, Ḡ])]: the earlier (keys, α, Qα, Ḡ, at upper) on the variables `keys` of
-    `posed`, feasible for its equality constraints; [] when they cannot be restored. The
-    earlier Qα and Ḡ serve where the kernel is the same and no nonzero α was forgotten: the
-    new variables' entries from their kernel rows, the restoring's from those of the
-    variables it moved; else Qα is read from the kernel rows of the nonzero α."""
+@dataclass
+class _Earlier:
+    """One problem of the fit an update starts from, per variable: its key on the new rows
+    (`_row_keys`, −1: forgotten), α, Qα, Ḡ (None where not tracked), at its upper bound, its
+    label and its earlier training row."""
+
+    keys: np.ndarray
+    alpha: np.ndarray
+    q_alpha: np.ndarray
+    grad_bar: np.ndarray | None
+    at_upper: np.ndarray
+    y: np.ndarray
+    rows: np.ndarray
+
+
+@dataclass
+class _Forgotten:
+    """What takes the forgotten variables out of Qα and Ḡ: the update's session (the kernel
+    and the new rows), the earlier rows and the mask of those forgotten."""
+
+    session: FitSession
+    X: object
+    gone: np.ndarray
+
+    def products(self, problem, rows, coef) -> np.ndarray:
+        """Σ_j Q[i, j] coef_j for every variable i of `problem`, j over the earlier variables of
+        training rows `rows` with labels in coef's sign (coef_j = y_j c_j): from the kernel
+        between the earlier rows and the new, `PRODUCT_ROWS` earlier rows at a time."""
+        kernel, Xk = self.session.kernel, self.session.Xk
+        points, at = np.unique(problem.kidx, return_inverse=True)
+        B = Xk[points]
+        A_all = self.X.tocsr() if sp.issparse(Xk) else (self.X.toarray() if sp.issparse(self.X) else self.X)
+        out = np.zeros(points.size)
+        for s in range(0, rows.size, PRODUCT_ROWS):
+            out += coef[s:s + PRODUCT_ROWS] @ kernel.block(A_all[rows[s:s + PRODUCT_ROWS]], B)
+        return problem.y * out[at]
+
+
+#: Forgotten rows whose kernel values against the new rows are computed at once.
+PRODUCT_ROWS = 256
+
+
+def _laid_out(posed, rows, keys, earlier: _Earlier, forgotten: _Forgotten | None) -> list:
+    """[(α, Qα[, None, Ḡ])]: the earlier fit's on the variables `keys` of `posed`, feasible for
+    its equality constraints; [] when they cannot be restored. Where the kernel is the same
+    (`forgotten` given), the earlier Qα and Ḡ serve: the new variables' entries from their
+    kernel rows, the forgotten variables' terms taken out from the kernel between their rows
+    and the new, the restoring's from the rows of the variables it moved; else Qα is read
+    from the kernel rows of the nonzero α."""
     problem = posed.problem
-    old_keys, old_alpha, old_q, old_bar, old_up = earlier
-    kept = old_keys >= 0
-    reuse = same_kernel and not old_alpha[~kept].any()
-    order = np.argsort(old_keys[kept])
-    old_keys, old_alpha, old_q = old_keys[kept][order], old_alpha[kept][order], old_q[kept][order]
+    kept = earlier.keys >= 0
+    order = np.argsort(earlier.keys[kept])
+    old_keys = earlier.keys[kept][order]
+
+    def mapped(values):
+        return values[kept][order][at]
+
     at = np.clip(np.searchsorted(old_keys, keys), 0, max(old_keys.size - 1, 0))
     found = old_keys[at] == keys if old_keys.size else np.zeros(keys.size, dtype=bool)
     alpha = np.zeros(problem.n)
-    alpha[found] = old_alpha[at[found]]
+    alpha[found] = mapped(earlier.alpha)[found]
     before = alpha.copy()
     # the sums the problem fixes: its own start's (ν models), else yᵀα = 0
     reference = np.zeros(problem.n) if posed.alpha0 is None else posed.alpha0
@@ -314,19 +366,26 @@ def _laid_out(posed, rows, keys, earlier, same_kernel) -> list:
         if not _shift(alpha, problem.upper, members, weights, weights[members] @ (reference - alpha)[members]):
             return []
     everything = np.arange(problem.n)
-    if not reuse:
+    if forgotten is None:
         q_alpha = np.zeros(problem.n)
         _add_kernel_terms(q_alpha, rows, problem, alpha, np.flatnonzero(alpha), everything)
         return [(alpha, q_alpha)]
-    q_alpha = _carried(problem, rows, found, old_q[at], before)
+    out = earlier.alpha * ~kept != 0
+
+    def without_forgotten(values, coef):
+        if out.any():
+            values -= forgotten.products(problem, earlier.rows[out], (earlier.y * coef)[out])
+        return values
+
+    q_alpha = without_forgotten(_carried(problem, rows, found, mapped(earlier.q_alpha), before), earlier.alpha)
     _add_kernel_terms(q_alpha, rows, problem, alpha - before, np.flatnonzero(alpha != before), everything)
-    if old_bar is None:
+    if earlier.grad_bar is None:
         return [(alpha, q_alpha)]
     # Ḡ's coefficients: U_i of the variables at their bound (the solver's α is U_i there)
-    up_before = np.where(found, old_up[kept][order][at], False)
-    bar_before = np.where(up_before, before, 0.0)
+    bar_before = np.where(found & mapped(earlier.at_upper), before, 0.0)
     bar_after = np.where(alpha >= problem.upper, problem.upper, 0.0)
-    grad_bar = _carried(problem, rows, found, old_bar[kept][order][at], bar_before)
+    grad_bar = without_forgotten(_carried(problem, rows, found, mapped(earlier.grad_bar), bar_before),
+                                 np.where(earlier.at_upper, earlier.alpha, 0.0))
     _add_kernel_terms(grad_bar, rows, problem, bar_after - bar_before, np.flatnonzero(bar_after != bar_before),
                       everything)
     return [(alpha, q_alpha, None, grad_bar)]

@@ -152,7 +152,7 @@ class ProblemFit:
     none at its bound, `bounded` the rows with a variable at its bound, `rho` and `objective`
     on the model's scale; `result` is the solver's own (α, gradient, …) and `p` the problem's
     linear term, from which a later fit can start; `at_upper` marks the variables at their
-    upper bound; `var_rows` the training row of each variable."""
+    upper bound; `var_rows` the training row of each variable and `y` its label."""
 
     rows: np.ndarray
     coef: np.ndarray
@@ -164,6 +164,7 @@ class ProblemFit:
     p: np.ndarray
     at_upper: np.ndarray
     var_rows: np.ndarray
+    y: np.ndarray
 
     def point(self) -> tuple[np.ndarray, np.ndarray]:
         """The solver's α and Qα = G − p."""
@@ -180,7 +181,8 @@ def read_back(var_rows: np.ndarray, problem: DualProblem, res: DualResult, scale
     moved = np.bincount(inv, weights=res.alpha > 0, minlength=rows.size) > 0
     bounded = np.bincount(inv, weights=res.alpha >= problem.upper, minlength=rows.size) > 0
     return ProblemFit(rows, coef, rows[moved & ~bounded], rows[bounded], scale * res.rho,
-                      scale**2 * res.objective, res, problem.p, res.alpha >= problem.upper, var_rows)
+                      scale**2 * res.objective, res, problem.p, res.alpha >= problem.upper, var_rows,
+                      problem.y)
 
 
 @dataclass
