@@ -265,8 +265,8 @@ class SMOModel(KernelExpansion):
         forgotten; the second variable of a row, α* of the tube models, matched to the second),
         new variables at 0; the equality constraints (yᵀα = 0, the ν models' sums) restored
         within the box (Cauwenberghs & Poggio, NIPS 2000: warm-started, the SMO reaches the same
-        optimum). Qα is this fit's where the kernel is the same, else read from the kernel rows
-        of the nonzero α. None (a cold fit) when the problems are not the same ones (the
+        optimum). Qα and Ḡ are this fit's where the kernel is the same (`_laid_out`), else Qα is
+        read from the kernel rows of the nonzero α. None (a cold fit) when the problems are not the same ones (the
         classes changed) or this fit's α are not kept (a loaded model)."""
         fits = getattr(self, "_problem_fits", None)
         classes = session.fitted.get("classes_")
@@ -277,7 +277,7 @@ class SMOModel(KernelExpansion):
         same_kernel = session.fitted["gamma_"] == self.gamma_ and self.kernel != "precomputed"
         earlier = [_Earlier(_row_keys(new_row[f.var_rows]), *f.point(), f.result.grad_bar, f.at_upper, f.y,
                             f.var_rows) for f in fits]
-        forgotten = _Forgotten(session, self.retained_X_, new_row < 0) if same_kernel else None
+        forgotten = _Forgotten(session, self.retained_X_) if same_kernel else None
 
         def starts(posed, rows):
             if len(posed) != len(earlier):
@@ -316,11 +316,10 @@ class _Earlier:
 @dataclass
 class _Forgotten:
     """What takes the forgotten variables out of Qα and Ḡ: the update's session (the kernel
-    and the new rows), the earlier rows and the mask of those forgotten."""
+    and the new rows) and the earlier rows."""
 
     session: FitSession
     X: object
-    gone: np.ndarray
 
     def products(self, problem, rows, coef) -> np.ndarray:
         """Σ_j Q[i, j] coef_j for every variable i of `problem`, j over the earlier variables of
