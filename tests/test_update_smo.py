@@ -104,6 +104,8 @@ def test_errors():
         svmkit.SVC().fit(X, y).forget([0])
     with pytest.raises(ValueError, match="keep_data=True"):
         svmkit.SVR().fit(X, y).partial_fit(X, y)
+    with pytest.raises(ValueError, match="precomputed"):
+        svmkit.SVC(kernel="precomputed").partial_fit(X[:60] @ X[:60].T, y[:60])
     with pytest.raises((ValueError, TypeError), match="sparse|dense"):
         model.partial_fit(sp.csr_matrix(X[60:]), y[60:])
 

@@ -233,6 +233,10 @@ class SMOModel(KernelExpansion):
     def _fit_rows(self, X, y, sample_weight, keep, new_row=None):
         """Fit on the rows (X, y, sample_weight), keeping them when `keep`; with `new_row` (each
         earlier row's row in X, −1 when forgotten), warm-started from this fit (`_update_starts`)."""
+        if keep and self.kernel == "precomputed":
+            # a row of a precomputed kernel holds a column per training row, which an update changes
+            raise ValueError("partial_fit, forget and keep_data=True need the data, not a precomputed kernel "
+                             "(kernel='precomputed'): its rows would lack the columns of the rows added or forgotten")
         session = open_session(self, X, y, sample_weight)
         starts = None if new_row is None else self._update_starts(new_row, session)
         self._fit_session(session, starts)
