@@ -114,8 +114,9 @@ def known_labels(classes, y) -> np.ndarray:
     pos = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
     new = np.flatnonzero(classes[pos] != y)
     if new.size:
-        raise ValueError(f"label {y[new[0]]!r} is not one of the classes {classes.tolist()}; pass every class "
-                         f"with classes= on the first call of partial_fit")
+        label = np.asarray(y[new[0]]).tolist()
+        raise ValueError(f"label {label!r} is not one of the classes {classes.tolist()}; pass every class with "
+                         f"classes= on the first call of partial_fit")
     return pos
 
 
