@@ -27,9 +27,10 @@ def _data(name):
 
 
 def _model(name, **kw):
+    params = {**TIGHT, **kw}
     if name == "diabetes":
-        return svmkit.LinearSVR(epsilon=0.1, **TIGHT, **kw)
-    return svmkit.LinearSVC(C=0.5 if name == "iris" else 1.0, **TIGHT, **kw)
+        return svmkit.LinearSVR(epsilon=0.1, **params)
+    return svmkit.LinearSVC(C=0.5 if name == "iris" else 1.0, **params)
 
 
 def _same(model, refit, X):
@@ -59,6 +60,19 @@ def test_forget_equals_a_fit_on_the_remaining_rows(name):
     model.forget(gone)
     _same(model, _model(name).fit(X[keep], y[keep]), X)
     assert model.retained_dual_.shape[1] == keep.size
+
+
+@pytest.mark.parametrize("name, loss", [("heart_scale", "squared_hinge"), ("iris", "squared_hinge"),
+                                        ("diabetes", "squared_epsilon_insensitive")])
+def test_the_primal_newton_updates_from_w(name, loss):
+    X, y = _data(name)
+    model = _model(name, dual=False, loss=loss, keep_data=True)
+    for rows in np.array_split(np.arange(y.size), 2):
+        model.partial_fit(X[rows], y[rows])
+    _same(model, _model(name, dual=False, loss=loss).fit(X, y), X)
+    keep = np.arange(10, y.size)
+    _same(model.forget(np.arange(10)), _model(name, dual=False, loss=loss).fit(X[keep], y[keep]), X)
+    assert not hasattr(model, "retained_dual_")
 
 
 def test_forget_then_partial_fit_gives_the_original_back():
@@ -122,10 +136,10 @@ def test_errors():
         model.forget([3, 3])
     with pytest.raises(ValueError, match="sparse|dense"):
         _model("heart_scale").partial_fit(X[:100].toarray(), y[:100]).partial_fit(X[100:], y[100:])
-    with pytest.raises(ValueError, match="dual=True"):
-        svmkit.LinearSVC(dual=False).partial_fit(X, y)
-    with pytest.raises(ValueError, match="dual=True"):
-        svmkit.LinearSVC(dual=False, keep_data=True).fit(X, y).forget([0])
-    with pytest.raises(ValueError, match="dual=True"):
+    with pytest.raises(ValueError, match="-s 5, which has no warm start"):
+        svmkit.LinearSVC(penalty="l1", dual=False).partial_fit(X, y)
+    with pytest.raises(ValueError, match="-s 5, which has no warm start"):
+        svmkit.LinearSVC(penalty="l1", dual=False, keep_data=True).fit(X, y).forget([0])
+    with pytest.raises(ValueError, match="-s 4, which has no warm start"):
         svmkit.LinearSVC(multi_class="crammer_singer").partial_fit(X, y)
     assert sp.issparse(model.retained_X_) and model.retained_X_.shape[0] == 100

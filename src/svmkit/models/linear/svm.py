@@ -46,6 +46,8 @@ SOLVERS = {"hinge": {"l2": {True: 3}}, "squared_hinge": {"l1": {False: 5}, "l2":
 CRAMMER_SINGER = 4
 #: The dual coordinate descent solvers, which `partial_fit` and `forget` warm-start from α.
 DUAL_SOLVERS = (1, 3, 12, 13)
+#: The primal Newton solvers, which they warm-start from w.
+NEWTON_SOLVERS = (2, 11)
 #: What each solver's passes are, for the warning when it runs out of them.
 METHODS = {1: "Dual coordinate descent", 3: "Dual coordinate descent", 12: "Dual coordinate descent",
            13: "Dual coordinate descent", 2: "Newton's method", 11: "Newton's method",
@@ -155,7 +157,8 @@ class _LinearSVM(PlainState, BaseEstimator):
 
     def _fit_in_memory(self, X, y, sample_weight, update=None):
         """Fit on rows in memory; `update` (None for a plain fit) is (classes, α to start from or
-        None): the rows are then kept with α, and a primal solver refused."""
+        None, w to start from or None): the rows are then kept (with α for the dual solvers), and
+        a solver without a warm start refused."""
         self.check_parameters()
         X, y = validate_Xy(self, X, y, **self._y_checks)
         check_row_norms(X)
@@ -169,40 +172,50 @@ class _LinearSVM(PlainState, BaseEstimator):
                 self.retained_dual_ = alpha
         return self
 
-    def _refuse_primal(self, solver):
-        if solver not in DUAL_SOLVERS:
-            raise ValueError(f"partial_fit and forget warm-start the dual coordinate descent (LIBLINEAR's -s 1, 3, "
-                             f"12, 13); this {type(self).__name__} solves by -s {solver}: set dual=True")
+    def _refuse_cold(self, solver):
+        if solver not in DUAL_SOLVERS + NEWTON_SOLVERS:
+            raise ValueError(f"partial_fit and forget warm-start LIBLINEAR's dual coordinate descent (-s 1, 3, 12, "
+                             f"13) or primal Newton (-s 2, 11); this {type(self).__name__} solves by -s {solver}, "
+                             f"which has no warm start here: use penalty='l2' and multi_class='ovr'")
 
-    def _clipped_start(self, update, keep, upper, lower):
-        """The start of each problem over the kept rows: α clipped into [lower_i, U_i] (U_i moves
-        when class_weight='balanced' counts new rows), or None for a cold start."""
-        if update is None or update[1] is None:
-            return None
-        return [np.clip(a[keep], lower, upper) for a in update[1]]
+    def _starts(self, update, keep, bounds, problems):
+        """Each problem's start: the dual's α over the kept rows, clipped into [lower_i, U_i]
+        (`bounds`; U_i moves when class_weight='balanced' counts new rows), or the primal's w;
+        None for a cold start."""
+        if update is None:
+            return [None] * problems
+        if bounds is None:
+            return [None] * problems if update[2] is None else list(update[2])
+        if update[1] is None:
+            return [None] * problems
+        return [np.clip(a[keep], *bounds) for a in update[1]]
+
+    def _weights(self):
+        """The fitted weights, a row per problem, the constant feature's last (the solvers' W)."""
+        coef = np.atleast_2d(self.coef_)
+        last = np.ravel(self.intercept_) / self._bias() if self.fit_intercept else np.zeros(coef.shape[0])
+        return np.column_stack([coef, np.broadcast_to(last, coef.shape[0])])
 
     def forget(self, indices):
         """Remove the training rows at `indices` (positions in the order seen) and return the
-        model fitted on the rest, warm-started from the previous α with those rows taken out."""
+        model fitted on the rest, warm-started from the previous α with those rows taken out
+        (the dual solvers) or from the previous w (the primal Newton)."""
         keep = remaining(self, indices)
-        self._require_dual()
-        sw = self.retained_weight_[keep]
-        X, y = self.retained_X_[keep], self.retained_y_[keep]
-        return self._fit_in_memory(X, y, sw, (getattr(self, "classes_", None), self.retained_dual_[:, keep]))
-
-    def _require_dual(self):
-        if not hasattr(self, "retained_dual_"):
-            self._refuse_primal(self.solver_)
+        self._refuse_cold(self.solver_)
+        alpha = self.retained_dual_[:, keep] if hasattr(self, "retained_dual_") else None
+        update = (getattr(self, "classes_", None), alpha, self._weights())
+        return self._fit_in_memory(self.retained_X_[keep], self.retained_y_[keep], self.retained_weight_[keep], update)
 
     def _grow(self, X, y, sample_weight, classes):
         """partial_fit's later calls: the rows appended, α of the new rows 0."""
         X, y, sw = appended(self, X, y, sample_weight)
-        self._require_dual()
+        self._refuse_cold(self.solver_)
         if classes is not None:
             known_labels(classes, y)
-        start = np.hstack([self.retained_dual_, np.zeros((self.retained_dual_.shape[0],
-                                                          X.shape[0] - self.retained_dual_.shape[1]))])
-        return self._fit_in_memory(X, y, sw, (classes, start))
+        alpha = getattr(self, "retained_dual_", None)
+        if alpha is not None:
+            alpha = np.hstack([alpha, np.zeros((alpha.shape[0], X.shape[0] - alpha.shape[1]))])
+        return self._fit_in_memory(X, y, sw, (classes, alpha, self._weights()))
 
     def check_parameters(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
@@ -246,12 +259,14 @@ class _LinearSVM(PlainState, BaseEstimator):
                  f"at max_iter={self.max_iter}.)", ConvergenceWarning)
         self.objective_ = np.array(objectives, dtype=np.float64)
 
-    def _newton(self, X, t, c, tol, regression):
-        """-s 2 / -s 11 for targets t: (w, Newton steps, (primal, dual, gap)), the dual at the
-        α_i = 2 C_i·(signed residual) that the optimality conditions give for w."""
+    def _newton(self, X, t, c, tol, regression, start):
+        """-s 2 / -s 11 for targets t from w = `start` (None: 0): (w, Newton steps, (primal, dual,
+        gap)), the dual at the α_i = 2 C_i·(signed residual) that the optimality conditions give
+        for w."""
         bias = self._bias()
         epsilon = float(self.epsilon) if regression else 0.0
-        result = l2_loss_newton(X, bias, t, c, tol, self._passes(), epsilon=epsilon, regression=regression)
+        result = l2_loss_newton(X, bias, t, c, Stop(tol, self._passes()), epsilon=epsilon, regression=regression,
+                                start=start)
         f = _decision_rows(X, result.w, bias)
         if regression:
             r = t - f
@@ -319,8 +334,8 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     keep_data : bool, default False
         Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
         `partial_fit` and `forget` update the model exactly; costs the rows' memory. `partial_fit`
-        keeps them always. With them the dual solvers keep their α (`retained_dual_`), the warm
-        start of an update; the primal solvers (dual=False, crammer_singer) refuse updates.
+        keeps them always. An update warm-starts the dual coordinate descent from the kept α
+        (`retained_dual_`) or the primal Newton from w; penalty='l1' and crammer_singer refuse.
 
     Attributes
     ----------
@@ -367,10 +382,10 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     def partial_fit(self, X, y, sample_weight=None, classes=None):
         """Fit on the rows seen so far: the first call fits (on `classes`, all of them, when
         given) and keeps the rows; each later call appends X, y and returns the optimum on all
-        rows, warm-started from the previous α (new rows at 0; dual=True solvers only)."""
+        rows, warm-started from the previous α (the dual; new rows at 0) or w (the primal)."""
         if not hasattr(self, "coef_"):
             given = None if classes is None else np.unique(classes)
-            return self._fit_in_memory(X, y, sample_weight, (given, None))
+            return self._fit_in_memory(X, y, sample_weight, (given, None, None))
         return self._grow(X, y, sample_weight, self.classes_)
 
     def _fit_rows(self, X, y, sw, update):
@@ -383,7 +398,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         cw = class_weights(self.class_weight, self.classes_, y_enc, sample_weight=sw)
         solver = solver_number(self.multi_class, self.penalty, self.loss, dual)
         if update is not None:
-            self._refuse_primal(solver)
+            self._refuse_cold(solver)
         c = self.C * cw[y_enc] * sw
         keep = positive_rows(c, "class_weight × sample_weight" if self.class_weight is not None else "sample_weight")
         Xk, c, y_enc = _rows_of(X, keep), c[keep], y_enc[keep]
@@ -391,13 +406,11 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
             return self._fit_crammer_singer(Xk, y_enc, c)
         positives = [1] if self.classes_.shape[0] == 2 else list(range(self.classes_.shape[0]))
         seed = self._seed()
-        if solver in DUAL_SOLVERS:
-            starts = self._clipped_start(update, keep, self._bounds(c)[0], 0.0) or [None] * len(positives)
-            results = self._run(lambda k: self._dual_problem(Xk, np.where(y_enc == positives[k], 1.0, -1.0), c,
-                                                             (seed, starts[k])), range(len(positives)))
-        else:
-            solve = {2: self._primal_problem, 5: self._l1_problem}[solver]
-            results = self._run(lambda k: solve(Xk, np.where(y_enc == k, 1.0, -1.0), c, seed), positives)
+        starts = self._starts(update, keep, (0.0, self._bounds(c)[0]) if solver in DUAL_SOLVERS else None,
+                              len(positives))
+        solve = {1: self._dual_problem, 3: self._dual_problem, 2: self._primal_problem, 5: self._l1_problem}[solver]
+        results = self._run(lambda k: solve(Xk, np.where(y_enc == positives[k], 1.0, -1.0), c, (seed, starts[k])),
+                            range(len(positives)))
         weights, passes, objectives = zip(*(r[:3] for r in results))
         self._store(np.vstack(weights), passes, objectives, solver)
         return _with_rows(np.vstack([r[3] for r in results]), keep) if solver in DUAL_SOLVERS else None
@@ -420,14 +433,14 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         dual = float(alpha.sum()) - 0.5 * float(w @ w) - 0.5 * float(diag @ (alpha * alpha))
         return w, it, (primal, dual, primal - dual), alpha
 
-    def _primal_problem(self, X, t, c, seed):
-        """-s 2 for labels t = ±1 (deterministic: no seed)."""
-        return self._newton(X, t, c, self._primal_tol(t), regression=False)
+    def _primal_problem(self, X, t, c, seeded):
+        """-s 2 for labels t = ±1 from w = seeded[1] (None: 0; deterministic: no seed)."""
+        return self._newton(X, t, c, self._primal_tol(t), False, seeded[1])
 
-    def _l1_problem(self, X, t, c, seed):
-        """-s 5 for labels t = ±1: ‖w‖₁ + Σ C_i max(0, 1 − t_i f_i)²."""
+    def _l1_problem(self, X, t, c, seeded):
+        """-s 5 for labels t = ±1: ‖w‖₁ + Σ C_i max(0, 1 − t_i f_i)² (always from 0)."""
         bias = self._bias()
-        w, it = l1_svc(X, bias, t, c, self._primal_tol(t), self._passes(), seed)
+        w, it = l1_svc(X, bias, t, c, self._primal_tol(t), self._passes(), seeded[0])
         primal = float(np.abs(w).sum()) + float(c @ np.maximum(1.0 - t * _decision_rows(X, w, bias), 0.0) ** 2)
         return w, it, (primal, np.nan, np.nan)
 
@@ -541,27 +554,24 @@ class LinearSVR(RegressorMixin, _LinearSVM):
 
     def partial_fit(self, X, y, sample_weight=None):
         """Fit on the rows seen so far: the first call fits and keeps the rows; each later call
-        appends X, y and returns the optimum on all rows, warm-started from the previous β (new
-        rows at 0; dual=True solvers only)."""
+        appends X, y and returns the optimum on all rows, warm-started from the previous β (the
+        dual; new rows at 0) or w (the primal)."""
         if not hasattr(self, "coef_"):
-            return self._fit_in_memory(X, y, sample_weight, (None, None))
+            return self._fit_in_memory(X, y, sample_weight, (None, None, None))
         return self._grow(X, y, sample_weight, None)
 
     def _fit_rows(self, X, y, sw, update):
         """Fit w and b on validated rows; β over all rows (the dual solvers, as one row) or None."""
         dual = resolve_dual(self.dual, self.loss, "l2", "ovr", X)
         solver = solver_number("ovr", "l2", self.loss, dual)
-        if update is not None:
-            self._refuse_primal(solver)
         keep = positive_rows(self.C * sw)
         Xk, y, c = _rows_of(X, keep), np.asarray(y, dtype=np.float64)[keep], self.C * sw[keep]
         beta = None
         if solver == 11:
-            w, it, objective = self._newton(Xk, y, c, self.tol, regression=True)
+            w, it, objective = self._newton(Xk, y, c, self.tol, True, self._starts(update, keep, None, 1)[0])
         else:
             upper = self._bounds(c)[0]
-            start = self._clipped_start(update, keep, upper, -upper)
-            w, it, objective, beta = self._dual_problem(Xk, y, c, start and start[0])
+            w, it, objective, beta = self._dual_problem(Xk, y, c, self._starts(update, keep, (-upper, upper), 1)[0])
         self._store(w[None, :], [it], objective, solver)
         self.coef_ = self.coef_[0]
         if self.fit_intercept:
