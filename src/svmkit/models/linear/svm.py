@@ -161,8 +161,11 @@ class _LinearSVM(PlainState, BaseEstimator):
         a solver without a warm start refused."""
         self.check_parameters()
         X, y = validate_Xy(self, X, y, **self._y_checks)
+        return self._fit_checked(X, y, validate_sample_weight(sample_weight, X), update)
+
+    def _fit_checked(self, X, y, sw, update):
+        """`_fit_in_memory` on validated rows X, targets y and weights sw."""
         check_row_norms(X)
-        sw = validate_sample_weight(sample_weight, X)
         alpha = self._fit_rows(X, y, sw, update)
         for name in (*RETAINED, "retained_dual_"):
             self.__dict__.pop(name, None)  # a refit keeps no rows of an earlier fit
@@ -201,21 +204,22 @@ class _LinearSVM(PlainState, BaseEstimator):
         model fitted on the rest, warm-started from the previous α with those rows taken out
         (the dual solvers) or from the previous w (the primal Newton)."""
         keep = remaining(self, indices)
+        self.check_parameters()
         self._refuse_cold(self.solver_)
         alpha = self.retained_dual_[:, keep] if hasattr(self, "retained_dual_") else None
         update = (getattr(self, "classes_", None), alpha, self._weights())
-        return self._fit_in_memory(self.retained_X_[keep], self.retained_y_[keep], self.retained_weight_[keep], update)
+        return self._fit_checked(self.retained_X_[keep], self.retained_y_[keep], self.retained_weight_[keep], update)
 
     def _grow(self, X, y, sample_weight, classes):
-        """partial_fit's later calls: the rows appended, α of the new rows 0."""
-        X, y, sw = appended(self, X, y, sample_weight)
+        """partial_fit's later calls: the rows appended (their labels among `classes`), α of the
+        new rows 0."""
+        self.check_parameters()
+        X, y, sw = appended(self, *validate_Xy(None, X, y, **self._y_checks), sample_weight)  # the kept rows: valid
         self._refuse_cold(self.solver_)
-        if classes is not None:
-            known_labels(classes, y)
         alpha = getattr(self, "retained_dual_", None)
         if alpha is not None:
             alpha = np.hstack([alpha, np.zeros((alpha.shape[0], X.shape[0] - alpha.shape[1]))])
-        return self._fit_in_memory(X, y, sw, (classes, alpha, self._weights()))
+        return self._fit_checked(X, y, sw, (classes, alpha, self._weights()))
 
     def check_parameters(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
