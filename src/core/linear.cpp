@@ -67,8 +67,10 @@ template <class I> void def_pattern(nb::module_ &m) {
 
 void register_rows(nb::module_ m) {
     bind_struct<Stop>(m, "Stop",
-                      "When a solver stops: its tolerance, its passes at most, the seed of its random order.",
-                      field("tol", &Stop::tol), field("max_iter", &Stop::max_iter), field("seed", &Stop::seed, i64(0)));
+                      "When a solver stops: its tolerance, its passes at most, the seed of its random order; and "
+                      "whether the dual coordinate descent starts from the variables it is handed (a warm start).",
+                      field("tol", &Stop::tol), field("max_iter", &Stop::max_iter), field("seed", &Stop::seed, i64(0)),
+                      field("start", &Stop::start, false));
 
     nb::class_<RowTables>(m, "RowTables",
                           "The dual's per-row constants: ‖x_i‖² (norms), and by the row's group (group[i]) "

@@ -69,6 +69,7 @@ struct Stop {
     double tol;
     i64 max_iter;
     i64 seed;
+    bool start;  // the dual solvers read their variables' output as the start (w then Σ its terms)
 };
 
 // LIBLINEAR's per-pass shuffle, drawn by xorshift64 with a multiply-shift range reduction.

@@ -48,6 +48,16 @@ struct Dual {
             record[size_t(i * width + 1)] = norms[i] + bias * bias + diag[group[i]];
     }
 
+    // Start from the variables `start` (feasible), w = Σ_i s_i·start_i·x_i (s_i = sign[group[i]],
+    // or 1 for regression): the warm start of an update (new rows at 0, forgotten ones removed).
+    template <class L> void start(const L &x, const double *start, const double *sign, double *w) {
+        for (i64 i = 0; i < i64(variables.index.size()); ++i) {
+            record[size_t(i * width)] = start[i];
+            if (start[i] != 0.0)
+                x.axpy(sign ? start[i] * sign[group[i]] : start[i], w, i);
+        }
+    }
+
     // Ask for the memory of the variable AHEAD positions on: its record, group and row (and,
     // for CSR rows, the row pointer of the one after).
     template <class L> LINEAR_INLINE void ask_ahead(const L &x, i64 s, i64 active) const {
@@ -74,6 +84,8 @@ i64 classify(const L &rows, const RowTables &t, const Stop &stop, double *w, dou
     Xorshift random(stop.seed);
     Dual dual(t, x.bias, 2);
     double *record = dual.record.data();
+    if (stop.start)
+        dual.start(x, alpha, sign, w);
     double pg_max_old = inf, pg_min_old = -inf;
     i64 it = 0;
     while (it < stop.max_iter) {
@@ -134,6 +146,8 @@ i64 regress(const L &rows, const RowTables &t, const double *y, double epsilon, 
     double *record = dual.record.data();
     for (i64 i = 0; i < n; ++i)
         record[i * 3 + 2] = y[i];
+    if (stop.start)
+        dual.start(x, beta_out, nullptr, w);
     RelativeStop relative{stop.tol};
     i64 it = 0;
     while (it < stop.max_iter) {

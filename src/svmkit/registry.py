@@ -41,7 +41,7 @@ _SMO = _EXPANSION + ("n_support_", "fit_status_", "objective_", "n_iter_", "free
 _DENSE = _EXPANSION + ("objective_", "n_iter_")
 #: … of the models whose prediction is wᵀx + b.
 _PLAIN = ("coef_", "intercept_", "n_features_in_")
-_LINEAR = _PLAIN + ("n_iter_", "objective_", "solver_") + _RETAINED
+_LINEAR = _PLAIN + ("n_iter_", "objective_", "solver_") + _RETAINED + ("retained_dual_",)
 _SVC = _SMO + ("classes_", "class_weight_", "probA_", "probB_")
 _SVR = _SMO + ("inside_tube_", "on_tube_", "outside_tube_", "probA_", "probB_")
 

@@ -1,4 +1,4 @@
-"""The `svmkit` command: train, predict, scale and info with LIBSVM's options, grid, easy and plot."""
+"""The `svmkit` command: train, predict, scale and info with LIBSVM's options, grid, easy, plot and update."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import sys
 
 from svmkit._version import __version__
-from svmkit.cli import easy, grid, info, plot, predict, scale, train
+from svmkit.cli import easy, grid, info, plot, predict, scale, train, update
 
 
 #: The commands that mirror a LIBSVM tool, and its usage text (adapted to svmkit), which a bare
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="svmkit", description="Kernel machines on LIBSVM data files.")
     parser.add_argument("--version", action="version", version=f"svmkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for module in (train, predict, scale, info, grid, easy, plot):
+    for module in (train, predict, scale, info, grid, easy, plot, update):
         module.add_parser(sub)
     return parser
 

@@ -62,7 +62,7 @@ def set_state(est, state: dict[str, np.ndarray]):
     with them (a ValueError or TypeError names the first fault; a model of wᵀx + b checks its
     own few arrays)."""
     _check_params(est)
-    state = dict(state)
+    state = _join_sparse(dict(state))
     names = state.pop("feature_names_in_", None)
     if "classes_" in state:
         _check_classes(state["classes_"])
@@ -77,6 +77,20 @@ def set_state(est, state: dict[str, np.ndarray]):
             raise ValueError(f"feature_names_in_ is not {est.n_features_in_} names")
         est.feature_names_in_ = names
     return est
+
+
+def _join_sparse(state):
+    """`state` with each CSR matrix's four parts (`name.data`, …, as `get_state` writes them)
+    joined back into the matrix."""
+    for name in sorted({key.rsplit(".", 1)[0] for key in state if "." in key}):
+        parts = [state.pop(f"{name}.{part}", None) for part in _CSR_PARTS]
+        if any(a is None for a in parts):
+            raise ValueError(f"{name} lacks some of its sparse parts {list(_CSR_PARTS)}")
+        data, indices, indptr, shape = parts
+        if any(a.dtype.kind not in "iu" for a in (indices, indptr, shape)) or shape.shape != (2,):
+            raise ValueError(f"{name}'s sparse indices, indptr and shape must be integers (shape two of them)")
+        state[name] = sp.csr_matrix((data, indices, indptr), shape=tuple(int(v) for v in shape))
+    return state
 
 
 def _check_params(est) -> None:
@@ -137,19 +151,14 @@ def _set_expansion_state(est, state):
     """A kernel expansion's arrays (a CSR matrix from its parts), checked against each other."""
     state = {_RENAMED.get(name, name): value for name, value in state.items()}
     names = registry.fitted_of(type(est))
-    unknown = sorted(set(state) - set(names) - {f"{name}.{part}" for name in names for part in _CSR_PARTS})
+    unknown = sorted(set(state) - set(names))
     if unknown:
         raise ValueError(f"unknown arrays {unknown}")
     fitted = {}
     for name in names:
-        if f"{name}.data" in state:
-            data, indices, indptr, shape = (state[f"{name}.{part}"] for part in _CSR_PARTS)
-            if any(a.dtype.kind not in "iu" for a in (indices, indptr, shape)) or shape.shape != (2,):
-                raise ValueError(f"{name}'s sparse indices, indptr and shape must be integers (shape two of them)")
-            fitted[name] = sp.csr_matrix((data, indices, indptr), shape=tuple(int(v) for v in shape))
-        elif name in state:
+        if name in state:
             value = state[name]
-            fitted[name] = value.item() if value.ndim == 0 else value
+            fitted[name] = value if sp.issparse(value) or value.ndim else value.item()
     missing = [name for name in _REQUIRED if name not in fitted]
     if missing:
         raise ValueError(f"missing arrays {missing}")

@@ -32,6 +32,7 @@ from svmkit.exceptions import warn
 from svmkit.kernels.gram import row_sq_norms
 from svmkit.models.linear import on_cluster
 from svmkit.models.plain_state import PlainState
+from svmkit.models.retained import RETAINED, appended, remaining, retained
 from svmkit.options import Options, reads
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.liblinear.crammer_singer import crammer_singer
@@ -43,6 +44,10 @@ from svmkit.solvers.liblinear.newton import l2_loss_newton
 SOLVERS = {"hinge": {"l2": {True: 3}}, "squared_hinge": {"l1": {False: 5}, "l2": {False: 2, True: 1}},
            "epsilon_insensitive": {"l2": {True: 13}}, "squared_epsilon_insensitive": {"l2": {False: 11, True: 12}}}
 CRAMMER_SINGER = 4
+#: The dual coordinate descent solvers, which `partial_fit` and `forget` warm-start from α.
+DUAL_SOLVERS = (1, 3, 12, 13)
+#: The primal Newton solvers, which they warm-start from w.
+NEWTON_SOLVERS = (2, 11)
 #: What each solver's passes are, for the warning when it runs out of them.
 METHODS = {1: "Dual coordinate descent", 3: "Dual coordinate descent", 12: "Dual coordinate descent",
            13: "Dual coordinate descent", 2: "Newton's method", 11: "Newton's method",
@@ -98,6 +103,25 @@ def check_row_norms(X) -> None:
                          f"(largest |X| = {top:g}); scale the data (e.g. StandardScaler or svmkit.LibsvmScaler)")
 
 
+def _with_rows(alpha, keep):
+    """α of the kept rows (`keep` a mask) spread over all rows, 0 for the others."""
+    full = np.zeros((alpha.shape[0], keep.size))
+    full[:, keep] = alpha
+    return full
+
+
+def known_labels(classes, y) -> np.ndarray:
+    """y as positions in `classes` (sorted), or a ValueError naming the first label not in them."""
+    y = np.asarray(y)
+    pos = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
+    new = np.flatnonzero(classes[pos] != y)
+    if new.size:
+        label = np.asarray(y[new[0]]).tolist()
+        raise ValueError(f"label {label!r} is not one of the classes {classes.tolist()}; pass every class with "
+                         f"classes= on the first call of partial_fit")
+    return pos
+
+
 def _decision_rows(X, w, bias):
     """wᵀx + w_b·bias per row from a solver's weights (the last one the constant feature's)."""
     return np.asarray(X @ w[:-1]).ravel() + w[-1] * bias
@@ -119,6 +143,7 @@ class _LinearSVM(PlainState, BaseEstimator):
         "random_state": ["random_state"],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
         "options": [None, Options],
+        "keep_data": ["boolean"],
     }
     #: Losses whose squares the solver minimises.
     _squared_losses: tuple[str, ...] = ()
@@ -126,7 +151,75 @@ class _LinearSVM(PlainState, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit w and b. X: (n_samples, n_features) dense or sparse; y: labels (LinearSVC) or
         real targets (LinearSVR); a Dask array or dataframe stays on its cluster (dual=False)."""
-        return (self._fit_dask if is_dask(X) else self._fit_in_memory)(X, y, sample_weight)
+        if is_dask(X):
+            return self._fit_dask(X, y, sample_weight)
+        return self._fit_in_memory(X, y, sample_weight)
+
+    def _fit_in_memory(self, X, y, sample_weight, update=None):
+        """Fit on rows in memory; `update` (None for a plain fit) is (classes, α to start from or
+        None, w to start from or None): the rows are then kept (with α for the dual solvers), and
+        a solver without a warm start refused."""
+        self.check_parameters()
+        X, y = validate_Xy(self, X, y, **self._y_checks)
+        return self._fit_checked(X, y, validate_sample_weight(sample_weight, X), update)
+
+    def _fit_checked(self, X, y, sw, update):
+        """`_fit_in_memory` on validated rows X, targets y and weights sw."""
+        check_row_norms(X)
+        alpha = self._fit_rows(X, y, sw, update)
+        for name in (*RETAINED, "retained_dual_"):
+            self.__dict__.pop(name, None)  # a refit keeps no rows of an earlier fit
+        if self.keep_data or update is not None:
+            self.__dict__.update(retained(X, y, sw))
+            if alpha is not None:
+                self.retained_dual_ = alpha
+        return self
+
+    def _refuse_cold(self, solver):
+        if solver not in DUAL_SOLVERS + NEWTON_SOLVERS:
+            raise ValueError(f"partial_fit and forget warm-start LIBLINEAR's dual coordinate descent (-s 1, 3, 12, "
+                             f"13) or primal Newton (-s 2, 11); this {type(self).__name__} solves by -s {solver}, "
+                             f"which has no warm start here: use penalty='l2' and multi_class='ovr'")
+
+    def _starts(self, update, keep, bounds, problems):
+        """Each problem's start: the dual's α over the kept rows, clipped into [lower_i, U_i]
+        (`bounds`; U_i moves when class_weight='balanced' counts new rows), or the primal's w;
+        None for a cold start."""
+        if update is None:
+            return [None] * problems
+        if bounds is None:
+            return [None] * problems if update[2] is None else list(update[2])
+        if update[1] is None:
+            return [None] * problems
+        return [np.clip(a[keep], *bounds) for a in update[1]]
+
+    def _weights(self):
+        """The fitted weights, a row per problem, the constant feature's last (the solvers' W)."""
+        coef = np.atleast_2d(self.coef_)
+        last = np.ravel(self.intercept_) / self._bias() if self.fit_intercept else np.zeros(coef.shape[0])
+        return np.column_stack([coef, np.broadcast_to(last, coef.shape[0])])
+
+    def forget(self, indices):
+        """Remove the training rows at `indices` (positions in the order seen) and return the
+        model fitted on the rest, warm-started from the previous α with those rows taken out
+        (the dual solvers) or from the previous w (the primal Newton)."""
+        keep = remaining(self, indices)
+        self.check_parameters()
+        self._refuse_cold(self.solver_)
+        alpha = self.retained_dual_[:, keep] if hasattr(self, "retained_dual_") else None
+        update = (getattr(self, "classes_", None), alpha, self._weights())
+        return self._fit_checked(self.retained_X_[keep], self.retained_y_[keep], self.retained_weight_[keep], update)
+
+    def _grow(self, X, y, sample_weight, classes):
+        """partial_fit's later calls: the rows appended (their labels among `classes`), α of the
+        new rows 0."""
+        self.check_parameters()
+        X, y, sw = appended(self, *validate_Xy(None, X, y, **self._y_checks), sample_weight)  # the kept rows: valid
+        self._refuse_cold(self.solver_)
+        alpha = getattr(self, "retained_dual_", None)
+        if alpha is not None:
+            alpha = np.hstack([alpha, np.zeros((alpha.shape[0], X.shape[0] - alpha.shape[1]))])
+        return self._fit_checked(X, y, sw, (classes, alpha, self._weights()))
 
     def check_parameters(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
@@ -170,12 +263,14 @@ class _LinearSVM(PlainState, BaseEstimator):
                  f"at max_iter={self.max_iter}.)", ConvergenceWarning)
         self.objective_ = np.array(objectives, dtype=np.float64)
 
-    def _newton(self, X, t, c, tol, regression):
-        """-s 2 / -s 11 for targets t: (w, Newton steps, (primal, dual, gap)), the dual at the
-        α_i = 2 C_i·(signed residual) that the optimality conditions give for w."""
+    def _newton(self, X, t, c, tol, regression, start):
+        """-s 2 / -s 11 for targets t from w = `start` (None: 0): (w, Newton steps, (primal, dual,
+        gap)), the dual at the α_i = 2 C_i·(signed residual) that the optimality conditions give
+        for w."""
         bias = self._bias()
         epsilon = float(self.epsilon) if regression else 0.0
-        result = l2_loss_newton(X, bias, t, c, tol, self._passes(), epsilon=epsilon, regression=regression)
+        result = l2_loss_newton(X, bias, t, c, Stop(tol, self._passes()), epsilon=epsilon, regression=regression,
+                                start=start)
         f = _decision_rows(X, result.w, bias)
         if regression:
             r = t - f
@@ -240,6 +335,11 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     options : Options or None, default None
         `svmkit.Options`; reads scheduler_address: a Dask X (array or dataframe) and y are fitted
         by the primal Newton (dual=False or 'auto') on that cluster.
+    keep_data : bool, default False
+        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
+        `partial_fit` and `forget` update the model exactly; costs the rows' memory. `partial_fit`
+        keeps them always. An update warm-starts the dual coordinate descent from the kept α
+        (`retained_dual_`) or the primal Newton from w; penalty='l1' and crammer_singer refuse.
 
     Attributes
     ----------
@@ -254,6 +354,9 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
     solver_ : int
         LIBLINEAR's solver that fitted the model, by its -s number (1, 2, 3, 4 or 5; `dual`
         'auto' resolved), which a LIBLINEAR model file names.
+    retained_X_, retained_y_, retained_weight_ : the training rows, kept with keep_data=True or partial_fit
+    retained_dual_ : ndarray of shape (n_problems, n_rows)
+        The dual solution α per problem over the kept rows (0 for rows of weight 0).
 
     Examples
     --------
@@ -274,32 +377,47 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0, multi_class="ovr",
                  fit_intercept=True, intercept_scaling=1.0, class_weight=None, verbose=0, random_state=None,
-                 max_iter=1000, options=None):
+                 max_iter=1000, options=None, keep_data=False):
         store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_linear_svc
+    _y_checks: dict = {}
 
-    def _fit_in_memory(self, X, y, sample_weight):
-        self.check_parameters()
-        X, y = validate_Xy(self, X, y)
-        check_row_norms(X)
-        self.classes_, y_enc = encode_classes(y, "LinearSVC")
+    def partial_fit(self, X, y, sample_weight=None, classes=None):
+        """Fit on the rows seen so far: the first call fits (on `classes`, all of them, when
+        given) and keeps the rows; each later call appends X, y and returns the optimum on all
+        rows, warm-started from the previous α (the dual; new rows at 0) or w (the primal)."""
+        if not hasattr(self, "coef_"):
+            given = None if classes is None else np.unique(classes)
+            return self._fit_in_memory(X, y, sample_weight, (given, None, None))
+        return self._grow(X, y, sample_weight, self.classes_)
+
+    def _fit_rows(self, X, y, sw, update):
+        """Fit w and b on validated rows; α per problem over all rows (the dual solvers) or None."""
+        if update is not None and update[0] is not None:
+            self.classes_, y_enc = update[0], known_labels(update[0], y)
+        else:
+            self.classes_, y_enc = encode_classes(y, "LinearSVC")
         dual = resolve_dual(self.dual, self.loss, self.penalty, self.multi_class, X)
-        sw = validate_sample_weight(sample_weight, X)
         cw = class_weights(self.class_weight, self.classes_, y_enc, sample_weight=sw)
         solver = solver_number(self.multi_class, self.penalty, self.loss, dual)
+        if update is not None:
+            self._refuse_cold(solver)
         c = self.C * cw[y_enc] * sw
         keep = positive_rows(c, "class_weight × sample_weight" if self.class_weight is not None else "sample_weight")
         Xk, c, y_enc = _rows_of(X, keep), c[keep], y_enc[keep]
         if solver == CRAMMER_SINGER:
             return self._fit_crammer_singer(Xk, y_enc, c)
         positives = [1] if self.classes_.shape[0] == 2 else list(range(self.classes_.shape[0]))
-        solve = {1: self._dual_problem, 3: self._dual_problem, 2: self._primal_problem, 5: self._l1_problem}[solver]
         seed = self._seed()
-        weights, passes, objectives = zip(*self._run(lambda k: solve(Xk, np.where(y_enc == k, 1.0, -1.0), c, seed),
-                                                     positives))
+        starts = self._starts(update, keep, (0.0, self._bounds(c)[0]) if solver in DUAL_SOLVERS else None,
+                              len(positives))
+        solve = {1: self._dual_problem, 3: self._dual_problem, 2: self._primal_problem, 5: self._l1_problem}[solver]
+        results = self._run(lambda k: solve(Xk, np.where(y_enc == positives[k], 1.0, -1.0), c, (seed, starts[k])),
+                            range(len(positives)))
+        weights, passes, objectives = zip(*(r[:3] for r in results))
         self._store(np.vstack(weights), passes, objectives, solver)
-        return self
+        return _with_rows(np.vstack([r[3] for r in results]), keep) if solver in DUAL_SOLVERS else None
 
     def _primal_tol(self, t):
         """LIBLINEAR's tolerance of its primal classification solvers: tol times the smaller
@@ -307,24 +425,26 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         positive = int(np.count_nonzero(t > 0))
         return self.tol * max(min(positive, t.size - positive), 1) / t.size
 
-    def _dual_problem(self, X, t, c, seed):
-        """-s 1 / -s 3 for labels t = ±1."""
+    def _dual_problem(self, X, t, c, seeded):
+        """-s 1 / -s 3 for labels t = ±1; `seeded` is (seed, α to start from or None)."""
         bias = self._bias()
         upper, diag = self._bounds(c)
-        w, alpha, it = dcd_classify(X, bias, row_groups(t, upper, diag), Stop(self.tol, self._passes(), seed))
+        seed, start = seeded
+        w, alpha, it = dcd_classify(X, bias, row_groups(t, upper, diag), Stop(self.tol, self._passes(), seed),
+                                    start)
         loss = np.maximum(1.0 - t * _decision_rows(X, w, bias), 0.0) ** (2 if self.loss == "squared_hinge" else 1)
         primal = 0.5 * float(w @ w) + float(c @ loss)
         dual = float(alpha.sum()) - 0.5 * float(w @ w) - 0.5 * float(diag @ (alpha * alpha))
-        return w, it, (primal, dual, primal - dual)
+        return w, it, (primal, dual, primal - dual), alpha
 
-    def _primal_problem(self, X, t, c, seed):
-        """-s 2 for labels t = ±1 (deterministic: no seed)."""
-        return self._newton(X, t, c, self._primal_tol(t), regression=False)
+    def _primal_problem(self, X, t, c, seeded):
+        """-s 2 for labels t = ±1 from w = seeded[1] (None: 0; deterministic: no seed)."""
+        return self._newton(X, t, c, self._primal_tol(t), False, seeded[1])
 
-    def _l1_problem(self, X, t, c, seed):
-        """-s 5 for labels t = ±1: ‖w‖₁ + Σ C_i max(0, 1 − t_i f_i)²."""
+    def _l1_problem(self, X, t, c, seeded):
+        """-s 5 for labels t = ±1: ‖w‖₁ + Σ C_i max(0, 1 − t_i f_i)² (always from 0)."""
         bias = self._bias()
-        w, it = l1_svc(X, bias, t, c, self._primal_tol(t), self._passes(), seed)
+        w, it = l1_svc(X, bias, t, c, self._primal_tol(t), self._passes(), seeded[0])
         primal = float(np.abs(w).sum()) + float(c @ np.maximum(1.0 - t * _decision_rows(X, w, bias), 0.0) ** 2)
         return w, it, (primal, np.nan, np.nan)
 
@@ -347,7 +467,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         if k == 2:
             W = W[1:] - W[:1]
         self._store(W, [it], [(primal, dual, primal - dual)], CRAMMER_SINGER)
-        return self
+        return None
 
     _required = ("classes_", *_LinearSVM._required)
 
@@ -394,6 +514,8 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         features, else the dual (as scikit-learn).
     options : Options or None, default None
         As for `LinearSVC`.
+    keep_data : bool, default False
+        As for `LinearSVC` (`retained_dual_` holds β).
 
     Attributes
     ----------
@@ -404,6 +526,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         The primal value, the dual value and their gap.
     solver_ : int
         LIBLINEAR's solver that fitted the model, by its -s number (11, 12 or 13).
+    retained_X_, retained_y_, retained_weight_, retained_dual_ : as for `LinearSVC`
 
     Examples
     --------
@@ -421,7 +544,7 @@ class LinearSVR(RegressorMixin, _LinearSVM):
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive", fit_intercept=True,
                  intercept_scaling=1.0, dual="auto", verbose=0, random_state=None, max_iter=1000,
-                 options=None):
+                 options=None, keep_data=False):
         store_parameters(self, locals())
 
     def check_parameters(self):
@@ -431,38 +554,46 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         check_real(self.epsilon, "epsilon", low=0, low_inclusive=True)
 
     _fit_dask = on_cluster.fit_linear_svr
+    _y_checks: dict = {"y_numeric": True}
 
-    def _fit_in_memory(self, X, y, sample_weight):
-        self.check_parameters()
-        X, y = validate_Xy(self, X, y, y_numeric=True)
-        check_row_norms(X)
+    def partial_fit(self, X, y, sample_weight=None):
+        """Fit on the rows seen so far: the first call fits and keeps the rows; each later call
+        appends X, y and returns the optimum on all rows, warm-started from the previous β (the
+        dual; new rows at 0) or w (the primal)."""
+        if not hasattr(self, "coef_"):
+            return self._fit_in_memory(X, y, sample_weight, (None, None, None))
+        return self._grow(X, y, sample_weight, None)
+
+    def _fit_rows(self, X, y, sw, update):
+        """Fit w and b on validated rows; β over all rows (the dual solvers, as one row) or None."""
         dual = resolve_dual(self.dual, self.loss, "l2", "ovr", X)
-        sw = validate_sample_weight(sample_weight, X)
         solver = solver_number("ovr", "l2", self.loss, dual)
         keep = positive_rows(self.C * sw)
         Xk, y, c = _rows_of(X, keep), np.asarray(y, dtype=np.float64)[keep], self.C * sw[keep]
+        beta = None
         if solver == 11:
-            w, it, objective = self._newton(Xk, y, c, self.tol, regression=True)
+            w, it, objective = self._newton(Xk, y, c, self.tol, True, self._starts(update, keep, None, 1)[0])
         else:
-            w, it, objective = self._dual_problem(Xk, y, c)
+            upper = self._bounds(c)[0]
+            w, it, objective, beta = self._dual_problem(Xk, y, c, self._starts(update, keep, (-upper, upper), 1)[0])
         self._store(w[None, :], [it], objective, solver)
         self.coef_ = self.coef_[0]
         if self.fit_intercept:
             self.intercept_ = self.intercept_[:1]
-        return self
+        return None if beta is None else _with_rows(beta[None, :], keep)
 
-    def _dual_problem(self, X, y, c):
-        """-s 12 / -s 13."""
+    def _dual_problem(self, X, y, c, start):
+        """-s 12 / -s 13, from β = `start` (None: 0)."""
         bias = self._bias()
         upper, diag = self._bounds(c)
         w, beta, it = dcd_regress(X, bias, y, row_groups(upper, diag), float(self.epsilon),
-                                  Stop(self.tol, self._passes(), self._seed()))
+                                  Stop(self.tol, self._passes(), self._seed()), start)
         residual = y - _decision_rows(X, w, bias)
         loss = np.maximum(np.abs(residual) - self.epsilon, 0.0) ** (2 if self.loss in self._squared_losses else 1)
         primal = 0.5 * float(w @ w) + float(c @ loss)
         dual = float(y @ beta) - self.epsilon * float(np.abs(beta).sum()) - 0.5 * float(w @ w) \
             - 0.5 * float(diag @ (beta * beta))
-        return w, it, (primal, dual, primal - dual)
+        return w, it, (primal, dual, primal - dual), beta
 
     def predict(self, X):
         """wᵀx + b for every row of X."""

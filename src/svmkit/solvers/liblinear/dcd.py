@@ -73,21 +73,31 @@ def _tables(X, groups, classifying):
     return linear.RowTables(row_norms(X, squared=True), group, upper, diag, sign)
 
 
-def dcd_classify(X, bias, groups, stop: Stop):
+def _variables(n, stop: Stop, start):
+    """(the dual variables' array, the stop): from 0, or warm from `start` (feasible: within
+    the bounds), which the core reads, building w = Σ_i y_i start_i x_i from it."""
+    if start is None:
+        return np.empty(n), stop
+    return np.array(start, dtype=np.float64), Stop(stop.tol, stop.max_iter, stop.seed, start=True)
+
+
+def dcd_classify(X, bias, groups, stop: Stop, start=None):
     """Solve the classification dual over the rows of X (dense or CSR); `groups` is
     row_groups(y, U, D): row i has y_i = sign[group[i]], U_i = upper[group[i]],
     D_ii = diag[group[i]]. Returns (w (one entry per column of X, then the bias weight), α,
-    passes). Stops when the projected gradient's spread over a full pass is ≤ stop.tol."""
-    w, alpha = np.empty(X.shape[1] + 1), np.empty(X.shape[0])
+    passes). Stops when the projected gradient's spread over a full pass is ≤ stop.tol.
+    `start`: α to start from (0 ≤ α_i ≤ U_i), else 0."""
+    w, (alpha, stop) = np.empty(X.shape[1] + 1), _variables(X.shape[0], stop, start)
     passes = linear.dcd_classify(row_layout(X, bias), _tables(X, groups, True), stop, w, alpha)
     return w, alpha, passes
 
 
-def dcd_regress(X, bias, y, groups, epsilon, stop: Stop):
+def dcd_regress(X, bias, y, groups, epsilon, stop: Stop, start=None):
     """Solve the regression dual over the rows of X; `groups` is row_groups(U, D): row i has
     U_i = upper[group[i]], D_ii = diag[group[i]]. Returns (w, β, passes). Stops when the pass's
-    summed violation is ≤ stop.tol times the first pass's (LIBLINEAR's rule)."""
-    w, beta = np.empty(X.shape[1] + 1), np.empty(X.shape[0])
+    summed violation is ≤ stop.tol times the first pass's (LIBLINEAR's rule). `start`: β to
+    start from (|β_i| ≤ U_i), else 0."""
+    w, (beta, stop) = np.empty(X.shape[1] + 1), _variables(X.shape[0], stop, start)
     y = np.ascontiguousarray(y, dtype=np.float64)
     passes = linear.dcd_regress(row_layout(X, bias), _tables(X, groups, False), y, float(epsilon), stop, w, beta)
     return w, beta, passes

@@ -177,30 +177,32 @@ def _conjugate_gradient(problem: _L2Loss, g, M):
     return s
 
 
-def l2_loss_newton(X, bias: float, y, c, tol: float, max_iter: int, epsilon: float = 0.0,
-                   regression: bool = False) -> NewtonResult:
+def l2_loss_newton(X, bias: float, y, c, stop, epsilon: float = 0.0, regression: bool = False,
+                   start=None) -> NewtonResult:
     """Minimise f(w) above over the rows of X (dense float64 or CSR) for targets y (±1 when
-    classifying), per-row costs c > 0 and ε (regression); at most `max_iter` Newton steps.
-    See the module docstring. BLAS runs on one thread: its products here are over vectors or
-    memory-bound, and OpenBLAS's waiting threads spin on the cores of problems solved beside."""
+    classifying), per-row costs c > 0 and ε (regression); at most `stop.max_iter` Newton steps
+    to `stop.tol` (a `linear.Stop`; no seed used), from w = `start` (None: 0). See the module
+    docstring. BLAS runs on one thread: its products here are over vectors or memory-bound, and
+    OpenBLAS's waiting threads spin on the cores of problems solved beside."""
     with one_blas_thread():
-        return _newton(X, bias, y, c, tol, max_iter, epsilon, regression)
+        problem = _L2Loss(_Rows(X, bias), np.asarray(y, dtype=np.float64), np.asarray(c, dtype=np.float64),
+                          float(epsilon), regression)
+        return minimise(problem, X.shape[1] + 1, stop.tol, stop.max_iter, start)
 
 
-def _newton(X, bias, y, c, tol, max_iter, epsilon, regression):
-    problem = _L2Loss(_Rows(X, bias), np.asarray(y, dtype=np.float64), np.asarray(c, dtype=np.float64),
-                      float(epsilon), regression)
-    return minimise(problem, X.shape[1] + 1, tol, max_iter)
-
-
-def minimise(problem, n_weights: int, tol: float, max_iter: int) -> NewtonResult:
+def minimise(problem, n_weights: int, tol: float, max_iter: int, start=None) -> NewtonResult:
     """The trust-region Newton iterations on `problem` (f, its gradient, Hessian products,
     diagonal and line search, as `_L2Loss` gives them, over rows in memory or in blocks
-    elsewhere) from w = 0."""
+    elsewhere) from w = `start` (None: 0). The stop is relative to the gradient at w = 0
+    (LIBLINEAR's rule) wherever the iterations start."""
     w = np.zeros(n_weights)
     f = problem.fun(w)
     g = problem.grad(w)
     g_norm0 = float(np.linalg.norm(g))
+    if start is not None:  # a warm start (an update): the same stop, from `start`
+        w = np.array(start, dtype=np.float64)
+        f = problem.fun(w)
+        g = problem.grad(w)
     it = 0
     search = float(np.linalg.norm(g)) > tol * g_norm0
     while it < max_iter and search:

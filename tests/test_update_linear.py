@@ -1,0 +1,145 @@
+"""partial_fit and forget of LinearSVC and LinearSVR: the dual coordinate descent warm-started
+from the previous α equals a fit on the same rows (objective to 1e-6 relative at tol=1e-8,
+predictions equal), and bad input gets a clear error."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import svmkit
+from conftest import diabetes, heart_scale, iris
+
+TIGHT = dict(dual=True, tol=1e-8, random_state=0, max_iter=100_000)
+
+
+def _shuffled(X, y):
+    order = np.random.RandomState(0).permutation(y.size)
+    return X[order], y[order]
+
+
+def _data(name):
+    if name == "heart_scale":
+        return heart_scale()
+    if name == "iris":
+        return _shuffled(*iris())
+    X, y = diabetes()
+    return X, (y - y.mean()) / y.std()
+
+
+def _model(name, **kw):
+    params = {**TIGHT, **kw}
+    if name == "diabetes":
+        return svmkit.LinearSVR(epsilon=0.1, **params)
+    return svmkit.LinearSVC(C=0.5 if name == "iris" else 1.0, **params)
+
+
+def _same(model, refit, X):
+    assert model.objective_[..., 0] == pytest.approx(refit.objective_[..., 0], rel=1e-6)
+    if isinstance(model, svmkit.LinearSVR):  # real predictions: equal to the solver's tolerance
+        np.testing.assert_allclose(model.predict(X), refit.predict(X), rtol=0, atol=1e-4)
+    else:
+        np.testing.assert_array_equal(model.predict(X), refit.predict(X))
+
+
+@pytest.mark.parametrize("name", ["heart_scale", "iris", "diabetes"])
+def test_batches_equal_a_fit_on_their_union(name):
+    X, y = _data(name)
+    model = _model(name)
+    for rows in np.array_split(np.arange(y.size), 3):
+        model.partial_fit(X[rows], y[rows])
+    _same(model, _model(name).fit(X, y), X)
+    assert model.retained_X_.shape[0] == y.size
+
+
+@pytest.mark.parametrize("name", ["heart_scale", "iris", "diabetes"])
+def test_forget_equals_a_fit_on_the_remaining_rows(name):
+    X, y = _data(name)
+    model = _model(name, keep_data=True).fit(X, y)
+    gone = np.arange(0, y.size, 7)
+    keep = np.setdiff1d(np.arange(y.size), gone)
+    model.forget(gone)
+    _same(model, _model(name).fit(X[keep], y[keep]), X)
+    assert model.retained_dual_.shape[1] == keep.size
+
+
+@pytest.mark.parametrize("name, loss", [("heart_scale", "squared_hinge"), ("iris", "squared_hinge"),
+                                        ("diabetes", "squared_epsilon_insensitive")])
+def test_the_primal_newton_updates_from_w(name, loss):
+    X, y = _data(name)
+    model = _model(name, dual=False, loss=loss, keep_data=True)
+    for rows in np.array_split(np.arange(y.size), 2):
+        model.partial_fit(X[rows], y[rows])
+    _same(model, _model(name, dual=False, loss=loss).fit(X, y), X)
+    keep = np.arange(10, y.size)
+    _same(model.forget(np.arange(10)), _model(name, dual=False, loss=loss).fit(X[keep], y[keep]), X)
+    assert not hasattr(model, "retained_dual_")
+
+
+def test_forget_then_partial_fit_gives_the_original_back():
+    X, y = heart_scale()
+    original = _model("heart_scale", keep_data=True).fit(X, y)
+    model = _model("heart_scale", keep_data=True).fit(X, y)
+    last = np.arange(y.size - 20, y.size)
+    model.forget(last).partial_fit(X[last], y[last])
+    _same(model, original, X)
+    np.testing.assert_allclose(model.coef_, original.coef_, rtol=1e-5, atol=1e-7)
+
+
+def test_weights_and_balanced_classes_are_updated_too():
+    X, y = heart_scale()
+    sw = np.random.RandomState(1).uniform(0.5, 2.0, y.size)
+    kw = dict(class_weight="balanced", loss="hinge")
+    model = _model("heart_scale", **kw).partial_fit(X[:200], y[:200], sample_weight=sw[:200])
+    model.partial_fit(X[200:], y[200:], sample_weight=sw[200:])
+    _same(model, _model("heart_scale", **kw).fit(X, y, sample_weight=sw), X)
+
+
+def test_classes_on_the_first_call_allow_a_later_class():
+    X, y = _data("iris")
+    first = y != 2
+    model = _model("iris").partial_fit(X[first], y[first], classes=[0, 1, 2])
+    model.partial_fit(X[~first], y[~first])
+    _same(model, _model("iris").fit(np.vstack([X[first], X[~first]]), np.r_[y[first], y[~first]]), X)
+
+
+def test_save_load_then_partial_fit(tmp_path):
+    X, y = heart_scale()
+    model = _model("heart_scale").partial_fit(X[:200], y[:200])
+    svmkit.save(model, tmp_path / "m.svmkit")
+    loaded = svmkit.load(tmp_path / "m.svmkit")
+    np.testing.assert_array_equal(loaded.retained_dual_, model.retained_dual_)
+    loaded.partial_fit(X[200:], y[200:])
+    _same(loaded, _model("heart_scale").fit(X, y), X)
+
+
+def test_a_plain_fit_keeps_no_rows():
+    X, y = heart_scale()
+    model = _model("heart_scale", keep_data=True).fit(X, y)
+    model.set_params(keep_data=False).fit(X, y)
+    assert not hasattr(model, "retained_X_") and not hasattr(model, "retained_dual_")
+
+
+def test_errors():
+    X, y = heart_scale()
+    with pytest.raises(ValueError, match="keep_data=True"):
+        _model("heart_scale").fit(X, y).forget([0])
+    with pytest.raises(ValueError, match="keep_data=True"):
+        _model("heart_scale").fit(X, y).partial_fit(X[:5], y[:5])
+    model = _model("heart_scale").partial_fit(X[:100], y[:100])
+    with pytest.raises(ValueError, match="features"):
+        model.partial_fit(X[:5, :-1], y[:5])
+    with pytest.raises(ValueError, match="label 7.0 is not one of the classes .*classes="):
+        model.partial_fit(X[:5], np.full(5, 7.0))
+    with pytest.raises(ValueError, match="out of range"):
+        model.forget([100])
+    with pytest.raises(ValueError, match="repeated"):
+        model.forget([3, 3])
+    with pytest.raises(ValueError, match="sparse|dense"):
+        _model("heart_scale").partial_fit(X[:100].toarray(), y[:100]).partial_fit(X[100:], y[100:])
+    with pytest.raises(ValueError, match="-s 5, which has no warm start"):
+        svmkit.LinearSVC(penalty="l1", dual=False).partial_fit(X, y)
+    with pytest.raises(ValueError, match="-s 5, which has no warm start"):
+        svmkit.LinearSVC(penalty="l1", dual=False, keep_data=True).fit(X, y).forget([0])
+    with pytest.raises(ValueError, match="-s 4, which has no warm start"):
+        svmkit.LinearSVC(multi_class="crammer_singer").partial_fit(X, y)
+    assert sp.issparse(model.retained_X_) and model.retained_X_.shape[0] == 100
