@@ -103,7 +103,7 @@ def run(name, system):
             _cuda.NEWTON_EVERY = int(settings.get("every", _cuda.NEWTON_EVERY))
             _cuda.BLOCK_THREADS = int(settings.get("threads", _cuda.BLOCK_THREADS))
             backend.PROBLEM_STREAMS = int(settings.get("streams", backend.PROBLEM_STREAMS))
-            _smo_cuda.compile_kernels()  # every variant of the solver's CUDA kernels, as after a first use
+            _cuda.compile_kernels()  # every variant of the solver's CUDA kernels, as after a first use
             spent = profiled() if settings.get("profile") == "1" else None
         # compiled loops, CUDA context; on the GPU past one block, so that CuPy's first-use
         # compilations of the outer loop's kernels (kept on disk afterwards) fall outside the timing
@@ -124,7 +124,7 @@ def run(name, system):
 
 def profiled() -> dict:
     """Time the device solver's parts from here on, the device synchronised around each call:
-    its blocks (`_smo_cuda.inner_smo`), gradient updates and kernel rows (`DeviceKernel.rows_into`),
+    its blocks (`_cuda.inner_smo`), gradient updates and kernel rows (`DeviceKernel.rows_into`),
     in seconds, with their calls and the rows computed; what the fit spends besides is the outer
     loop's selection and transfers. Returns the dict it fills."""
     import cupy
@@ -147,8 +147,8 @@ def profiled() -> dict:
             return out
         return wrapper
 
-    _smo_cuda.inner_smo = timed("block", _smo_cuda.inner_smo)
-    _smo_cuda.update_gradient = timed("gradient", _smo_cuda.update_gradient)
+    _cuda.inner_smo = timed("block", _cuda.inner_smo)
+    _cuda.update_gradient = timed("gradient", _cuda.update_gradient)
     device.DeviceKernel.rows_into = timed("rows", device.DeviceKernel.rows_into, rows=True)
     return spent
 

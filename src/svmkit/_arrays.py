@@ -105,6 +105,26 @@ def raw_data(X):
 
 
 
+def in_layout_of(a, template):
+    """`a` in `template`'s layout: CSR when `template` is sparse, else a dense array."""
+    if sp.issparse(template):
+        return sp.csr_matrix(a)
+    return a.toarray() if sp.issparse(a) else a
+
+
+def state_value(value):
+    """A fitted attribute as a model file gives it back: a sparse matrix as it is, a 0-d value as
+    its Python scalar, anything else an ndarray."""
+    if sp.issparse(value):
+        return value
+    return value.item() if np.ndim(value) == 0 else np.asarray(value)
+
+
+def stored_values(a) -> np.ndarray:
+    """The values `a` stores: a sparse matrix's nonzeros, an array's every value."""
+    return a.data if sp.issparse(a) else np.asarray(a)
+
+
 def stack_rows(first, second, names=("X", "the rows before")):
     """The rows of `first`, then those of `second`: both dense or both CSR (a ValueError naming
     `names` and their layouts otherwise)."""

@@ -246,6 +246,11 @@ class KernelKind(KernelSpec):
     def check_solver(solver) -> None:
         """Raise when this kind cannot serve `solver` (every kind but a precomputed matrix can)."""
 
+    @staticmethod
+    def check_updatable() -> None:
+        """Raise when a model of this kind cannot keep its rows for exact updates (`partial_fit`,
+        `forget`; every kind but a precomputed matrix can)."""
+
     def given_matrix(self, Xk):
         """The whole training kernel when X is it (a precomputed matrix), else None."""
         return None
@@ -409,6 +414,12 @@ class PrecomputedKernel(KernelKind):
     def check_solver(solver):
         if solver == "nystrom":
             raise ValueError("solver='nystrom' computes kernel blocks from X; it cannot take kernel='precomputed'")
+
+    @staticmethod
+    def check_updatable():
+        # a row of a precomputed kernel holds a column per training row, which an update changes
+        raise ValueError("partial_fit, forget and keep_data=True need the data, not a precomputed kernel "
+                         "(kernel='precomputed'): its rows would lack the columns of the rows added or forgotten")
 
     def given_matrix(self, Xk):
         return densify(Xk)

@@ -4,9 +4,9 @@ a few named arrays, saved as they are and checked when read back."""
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from svmkit._arrays import state_value, stored_values
 from svmkit.parallel.blocks import LazyOnDask
 from svmkit.registry import fitted_of
 
@@ -34,10 +34,9 @@ class PlainState(LazyOnDask):
         missing = [name for name in self._required if name not in state]
         if missing:
             raise ValueError(f"missing arrays {missing}")
-        state = {name: value if sp.issparse(value) else value.item() if np.ndim(value) == 0 else np.asarray(value)
-                 for name, value in state.items()}
+        state = {name: state_value(value) for name, value in state.items()}
         for name, value in state.items():
-            a = value.data if sp.issparse(value) else np.asarray(value)
+            a = stored_values(value)
             if a.dtype.kind == "f" and name not in self._non_finite and not np.all(np.isfinite(a)):
                 raise ValueError(f"{name} holds a value that is not a finite number")
         n_features, coef, intercept = state["n_features_in_"], np.asarray(state["coef_"]), np.asarray(state["intercept_"])

@@ -11,14 +11,14 @@ from functools import update_wrapper
 from types import MethodType
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from svmkit._arrays import data_fingerprint
+from svmkit._arrays import data_fingerprint, in_layout_of
 from svmkit._threads import one_blas_thread
 from svmkit._validation import check_bool, check_max_iter, check_params, check_seed, check_verbose, real
 from svmkit.exceptions import warn
+from svmkit.kernels.kinds import kernel_kind
 from svmkit.models.smo import calibration
 from svmkit.models.expansion import FitSession, KernelExpansion, open_session
 from svmkit.models.retained import appended, remaining, retained
@@ -117,8 +117,8 @@ class SMOModel(KernelExpansion):
             if solved is not None:
                 return BatchFits(batched[0], batched[1], *solved)
         posed = form.problems(solver.rows, row_index, target, weight)
-        if callable(starts):  # an update's starts, laid out on the problems as posed (`_update_starts`)
-            starts = starts(posed, solver.rows)
+        if isinstance(starts, _LaidOut):  # an update's starts, laid out on the problems as posed
+            starts = starts.on(posed, solver.rows)
         for (_, p), points in zip(posed, starts or ()):
             p.points = points
         return solver.solve(form, posed)
@@ -233,10 +233,8 @@ class SMOModel(KernelExpansion):
     def _fit_rows(self, X, y, sample_weight, keep, new_row=None):
         """Fit on the rows (X, y, sample_weight), keeping them when `keep`; with `new_row` (each
         earlier row's row in X, −1 when forgotten), warm-started from this fit (`_update_starts`)."""
-        if keep and self.kernel == "precomputed":
-            # a row of a precomputed kernel holds a column per training row, which an update changes
-            raise ValueError("partial_fit, forget and keep_data=True need the data, not a precomputed kernel "
-                             "(kernel='precomputed'): its rows would lack the columns of the rows added or forgotten")
+        if keep:
+            kernel_kind(self.kernel).check_updatable()
         session = open_session(self, X, y, sample_weight)
         starts = None if new_row is None else self._update_starts(new_row, session)
         self._fit_session(session, starts)
@@ -281,14 +279,23 @@ class SMOModel(KernelExpansion):
         same_kernel = session.fitted["gamma_"] == self.gamma_ and self.kernel != "precomputed"
         earlier = [_Earlier(_row_keys(new_row[f.var_rows]), *f.point(), f.result.grad_bar, f.at_upper, f.y,
                             f.var_rows) for f in fits]
-        forgotten = _Forgotten(session, self.retained_X_) if same_kernel else None
+        return _LaidOut(earlier, _Forgotten(session, self.retained_X_) if same_kernel else None)
 
-        def starts(posed, rows):
-            if len(posed) != len(earlier):
-                return None
-            return [_laid_out(p, rows, _row_keys(var_rows), old, forgotten)
-                    for (var_rows, p), old in zip(posed, earlier)]
-        return starts
+
+@dataclass
+class _LaidOut:
+    """An update's starts: the earlier fit's problems (`earlier`) laid out on the problems as
+    posed, the forgotten rows' terms taken out of Qα (`forgotten`; None: Qα read anew)."""
+
+    earlier: list
+    forgotten: object
+
+    def on(self, posed, rows):
+        """Each posed problem's points (None when the problems are not the earlier ones)."""
+        if len(posed) != len(self.earlier):
+            return None
+        return [_laid_out(p, rows, _row_keys(var_rows), old, self.forgotten)
+                for (var_rows, p), old in zip(posed, self.earlier)]
 
 
 def _row_keys(var_rows: np.ndarray) -> np.ndarray:
@@ -332,7 +339,7 @@ class _Forgotten:
         kernel, Xk = self.session.kernel, self.session.Xk
         points, at = np.unique(problem.kidx, return_inverse=True)
         B = Xk[points]
-        A_all = self.X.tocsr() if sp.issparse(Xk) else (self.X.toarray() if sp.issparse(self.X) else self.X)
+        A_all = in_layout_of(self.X, Xk)
         out = np.zeros(points.size)
         for s in range(0, rows.size, PRODUCT_ROWS):
             out += coef[s:s + PRODUCT_ROWS] @ kernel.block(A_all[rows[s:s + PRODUCT_ROWS]], B)

@@ -32,12 +32,8 @@ class NuSVC(BaseSVC):
         (class weights scale C, and ν-SVC has no C); `class_weight_` holds the weights, as
         scikit-learn's does. For a weighted ν-SVC pass each row's class weight as
         `sample_weight`, which scales its bound w_i.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, keep_data :
         As for `SVC`.
-    keep_data : bool, default False
-        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
-        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
-        `partial_fit` keeps them always.
     options : Options or None, default None
         `svmkit.Options`; reads device only.
     probability, decision_function_shape, break_ties, random_state :

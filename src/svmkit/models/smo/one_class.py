@@ -29,12 +29,8 @@ class OneClassSVM(OutlierMixin, SMOModel):
     probability : bool, default False
         Also compute LIBSVM's 10 density marks of the training decision values (needs at least 5
         on each side of the boundary) for `predict_proba`.
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start :
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, keep_data :
         As for `SVC`.
-    keep_data : bool, default False
-        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
-        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
-        `partial_fit` keeps them always.
     options : Options or None, default None
         `svmkit.Options`; reads device only.
 

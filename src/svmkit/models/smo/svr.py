@@ -120,12 +120,8 @@ class NuSVR(BaseSVR):
     C : float, default 1.0
         Bound on α and α*.
     kernel, degree, gamma, coef0, shrinking, tol, cache_size, verbose, max_iter, warm_start, random_state,
-    probability :
+    probability, keep_data :
         As for `SVR`.
-    keep_data : bool, default False
-        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
-        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
-        `partial_fit` keeps them always.
     options : Options or None, default None
         `svmkit.Options`; reads device only.
 
