@@ -1,14 +1,16 @@
-"""Time the SMO models' exact updates (`partial_fit`, `forget`) beside a refit on the same rows:
-SVC (RBF, C = 1, gamma='scale' resolved on the training rows, tol 1e-3, as bench_svc.py) on
+"""Time the exact updates (`partial_fit`, `forget`) beside a refit on the same rows: SVC (RBF,
+C = 1, gamma='scale' resolved on the training rows, tol 1e-3, as bench_svc.py) and LinearSVC
+(C = 1, its default dual='auto') on
 
 - a9a, add 1 %: a fit on the first 99 % of the rows, then `partial_fit` of the last 1 %;
 - a9a, forget 1 %: a fit on every row, then `forget` of 1 % of them, drawn at random;
 - w8a, add 1 %: as for a9a.
 
-    python benchmarks/bench_update.py [--cases a9a-add,a9a-forget,w8a-add] [--data DIR]
+    python benchmarks/bench_update.py [--cases a9a-add,a9a-forget,w8a-add,linear-a9a-add] [--data DIR]
 
-Prints per case the refit's seconds and pair updates (`n_iter_`, summed over the class pairs)
-beside the update's, their ratios, and the objectives of both (equal to the solver's tolerance).
+Prints per case the refit's seconds and iterations (`n_iter_`: SMO pair updates summed over the
+class pairs, or the linear solver's passes) beside the update's, their ratios, and the
+objectives of both (equal to the solver's tolerance).
 """
 
 from __future__ import annotations
@@ -43,34 +45,45 @@ def _timed(fn):
 
 def _row(case, refit, refit_s, update, update_s):
     iters = int(np.sum(refit.n_iter_)), int(np.sum(update.n_iter_))
-    return {"case": case, "refit s": round(refit_s, 2), "update s": round(update_s, 2),
-            "time update/refit": round(update_s / refit_s, 3), "refit pair updates": iters[0],
-            "update pair updates": iters[1], "updates update/refit": round(iters[1] / iters[0], 3),
+    return {"case": case, "refit s": round(refit_s, 3), "update s": round(update_s, 3),
+            "time update/refit": round(update_s / refit_s, 3), "refit iterations": iters[0],
+            "update iterations": iters[1], "iterations update/refit": round(iters[1] / iters[0], 3),
             "refit objective": float(np.sum(refit.objective_)), "update objective": float(np.sum(update.objective_))}
 
 
-def add(case, X, y):
-    """A fit on the first 99 % of the rows, `partial_fit` of the rest, against a fit on all."""
+def svc(X):
+    """The SVC of bench_svc.py, γ resolved on all of X as 'scale' would."""
     gamma = _scale_gamma(X)
+    return lambda **keep: svmkit.SVC(C=1.0, gamma=gamma, **keep)
+
+
+def linear_svc(X):
+    return lambda **keep: svmkit.LinearSVC(C=1.0, random_state=0, **keep)
+
+
+def add(case, X, y, model_of):
+    """A fit on the first 99 % of the rows, `partial_fit` of the rest, against a fit on all."""
+    make = model_of(X)
     cut = X.shape[0] - int(round(SHARE * X.shape[0]))
-    model = svmkit.SVC(C=1.0, gamma=gamma, keep_data=True).fit(X[:cut], y[:cut])
+    model = make(keep_data=True).fit(X[:cut], y[:cut])
     update, update_s = _timed(lambda: model.partial_fit(X[cut:], y[cut:]))
-    refit, refit_s = _timed(lambda: svmkit.SVC(C=1.0, gamma=gamma).fit(X, y))
+    refit, refit_s = _timed(lambda: make().fit(X, y))
     return _row(case, refit, refit_s, update, update_s)
 
 
-def forget(case, X, y):
+def forget(case, X, y, model_of):
     """A fit on every row, `forget` of 1 % of them, against a fit on the rest."""
-    gamma = _scale_gamma(X)
+    make = model_of(X)
     gone = np.sort(np.random.default_rng(0).choice(X.shape[0], int(round(SHARE * X.shape[0])), replace=False))
     keep = np.setdiff1d(np.arange(X.shape[0]), gone)
-    model = svmkit.SVC(C=1.0, gamma=gamma, keep_data=True).fit(X, y)
+    model = make(keep_data=True).fit(X, y)
     update, update_s = _timed(lambda: model.forget(gone))
-    refit, refit_s = _timed(lambda: svmkit.SVC(C=1.0, gamma=gamma).fit(X[keep], y[keep]))
+    refit, refit_s = _timed(lambda: make().fit(X[keep], y[keep]))
     return _row(case, refit, refit_s, update, update_s)
 
 
-CASES = {"a9a-add": (add, "a9a"), "a9a-forget": (forget, "a9a"), "w8a-add": (add, "w8a")}
+CASES = {"a9a-add": (add, "a9a", svc), "a9a-forget": (forget, "a9a", svc), "w8a-add": (add, "w8a", svc),
+         "linear-a9a-add": (add, "a9a", linear_svc)}
 
 
 def main():
@@ -80,11 +93,11 @@ def main():
     args = parser.parse_args()
     rows = []
     for case in args.cases.split(","):
-        run, name = CASES[case]
+        run, name, model_of = CASES[case]
         X, y = load_svmlight(Path(args.data) / name)
-        rows.append(run(case, X, y))
+        rows.append(run(case, X, y, model_of))
         print("  ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
-    write("bench_update", rows, notes="Seconds and pair updates of an exact SMO update (partial_fit, forget) "
+    write("bench_update", rows, notes="Seconds and iterations of an exact update (partial_fit, forget) "
           "against a refit on the same rows; the goal is an update at most 10 % of a refit.")
 
 
