@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as la
 
+from svmkit._threads import one_blas_thread
 from svmkit.solvers.dense.factorisations import not_positive_definite
 
 #: Columns of the factor rotated together when rows are removed (a block of at least the
@@ -67,7 +68,8 @@ class UpdatableCholesky:
         D[np.diag_indices_from(D)] += self.shift
         D -= C.T @ C
         L_S = _lower_cholesky(D, self.shift)
-        L = np.zeros((n + m, n + m))
+        # Fortran order, LAPACK's: the solves would copy a C-ordered factor each time
+        L = np.zeros((n + m, n + m), order="F")
         L[:n, :n] = self.L
         L[n:, :n] = C.T
         L[n:, n:] = L_S
@@ -96,13 +98,11 @@ class UpdatableCholesky:
             V = la.solve_triangular(R, G[keep].T, lower=True, check_finite=False)
             self.diag = self.diag[keep] - np.einsum("ij,ij->j", V, V)
         first = int(removed[0])
-        kept_after = np.flatnonzero(keep[first:]) + first
-        T = np.ascontiguousarray(self.L[np.ix_(kept_after, kept_after)])
-        W = self.L[np.ix_(kept_after, removed)]
-        _rank_update(T, W)
-        L = self.L[np.ix_(keep, keep)]
-        L[first:, first:] = T
-        self.L = L
+        # gathered as rows of Lᵀ (C-ordered, L being Fortran-ordered): whole rows are copied
+        U = self.L.T
+        W = U[removed][:, keep[first:].nonzero()[0] + first].T
+        self.L = np.ascontiguousarray(U[keep][:, keep]).T
+        _rank_update(self.L[first:, first:], W)
 
 
 def _rank_update(T: np.ndarray, W: np.ndarray) -> None:
@@ -114,7 +114,9 @@ def _rank_update(T: np.ndarray, W: np.ndarray) -> None:
     for lo in range(0, p, b):
         hi = min(p, lo + b)
         A = np.hstack([T[lo:, lo:hi], W[lo:]])
-        Q, R = la.qr(A[:hi - lo].T, mode="full", check_finite=False)
+        # a QR this small is several times slower on threaded BLAS beside a busy core
+        with one_blas_thread():
+            Q, R = la.qr(A[:hi - lo].T, mode="full", check_finite=False)
         # a positive diagonal: the Cholesky factor is the one with it
         signs = np.sign(np.diagonal(R))
         signs[signs == 0] = 1.0
