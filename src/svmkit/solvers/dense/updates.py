@@ -12,6 +12,9 @@ import scipy.linalg as la
 from svmkit._threads import one_blas_thread
 from svmkit.solvers.dense.factorisations import not_positive_definite
 
+#: Spare order a new buffer of the factor gets, as a part of the order needed: room for rows
+#: added later without a new allocation.
+GROW_ROOM = 0.1
 #: Columns of the factor rotated together when rows are removed (a block of at least the
 #: rows removed keeps the Householder products GEMM-sized).
 ROTATION_BLOCK = 64
@@ -41,8 +44,25 @@ class UpdatableCholesky:
     def __init__(self, K: np.ndarray, shift: float, with_inverse_diag: bool):
         self.shift = shift
         K[np.diag_indices_from(K)] += shift
-        self.L = _lower_cholesky(K, shift)
+        self.L = np.asfortranarray(_lower_cholesky(K, shift))
         self.diag = _inverse_diag(self.L) if with_inverse_diag else None
+        # L is a Fortran-ordered view of the start of this buffer, which updates reuse: a fresh
+        # N × N array costs a page fault per 4 kB, as long as the update's arithmetic
+        self._flat = self.L.reshape(-1, order="F")
+        self._reshaped(self.n, self.n, room=True)
+
+    def _reshaped(self, k: int, old: int, room: bool = False):
+        """L as a k × k view of the buffer, its first `old` columns' first `old` rows moved
+        from the old × old layout (last column first, so that nothing is overwritten before it
+        is read); the buffer replaced by one with GROW_ROOM when too small, or when `room`."""
+        flat = self._flat
+        if room or flat.size < k * k:
+            room = k + max(k - old, int(GROW_ROOM * k))
+            flat = np.empty(room * room)
+        for j in range(old - 1, -1, -1):
+            flat[j * k:j * k + old] = self._flat[j * old:j * old + old]
+        self._flat = flat
+        self.L = flat[:k * k].reshape((k, k), order="F")
 
     @property
     def n(self) -> int:
@@ -68,11 +88,6 @@ class UpdatableCholesky:
         D[np.diag_indices_from(D)] += self.shift
         D -= C.T @ C
         L_S = _lower_cholesky(D, self.shift)
-        # Fortran order, LAPACK's: the solves would copy a C-ordered factor each time
-        L = np.zeros((n + m, n + m), order="F")
-        L[:n, :n] = self.L
-        L[n:, :n] = C.T
-        L[n:, n:] = L_S
         if self.diag is not None:
             # H'⁻¹'s leading block is H⁻¹ + Z S⁻¹ Zᵀ, Z = H⁻¹B = L⁻ᵀC (Schur complement inverse)
             Z = la.solve_triangular(self.L, C, lower=True, trans="T", check_finite=False)
@@ -80,7 +95,10 @@ class UpdatableCholesky:
             S_inv = la.solve_triangular(L_S, np.eye(m), lower=True, check_finite=False)
             self.diag = np.concatenate([self.diag + np.einsum("ij,ij->j", W, W),
                                         np.einsum("ij,ij->j", S_inv, S_inv)])
-        self.L = L
+        self._reshaped(n + m, n)
+        self.L[:n, n:] = 0.0
+        self.L[n:, :n] = C.T
+        self.L[n:, n:] = L_S
 
     def shrink(self, keep: np.ndarray) -> None:
         """Remove the rows and columns of H where `keep` is False. diag first: (H_kk)⁻¹ =
@@ -98,10 +116,13 @@ class UpdatableCholesky:
             V = la.solve_triangular(R, G[keep].T, lower=True, check_finite=False)
             self.diag = self.diag[keep] - np.einsum("ij,ij->j", V, V)
         first = int(removed[0])
-        # gathered as rows of Lᵀ (C-ordered, L being Fortran-ordered): whole rows are copied
-        U = self.L.T
-        W = U[removed][:, keep[first:].nonzero()[0] + first].T
-        self.L = np.ascontiguousarray(U[keep][:, keep]).T
+        W = self.L[:, removed][keep[first:].nonzero()[0] + first]
+        kept, n = np.flatnonzero(keep), self.n
+        k = kept.size
+        # in place, column by column from the first: column j's entries move to lower addresses
+        for j, col in enumerate(kept):
+            self._flat[j * k:j * k + k] = self._flat[col * n + kept]
+        self.L = self._flat[:k * k].reshape((k, k), order="F")
         _rank_update(self.L[first:, first:], W)
 
 
