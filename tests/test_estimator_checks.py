@@ -48,8 +48,16 @@ def _smo_failures(est):
     return failed
 
 
+#: check_fit_score_takes_y calls partial_fit on the model its fit made, which kept no rows.
+_KEPT_REASON = ("partial_fit after a fit with keep_data=False is refused, naming keep_data: the model kept "
+                "none of the rows an exact update needs")
+
+
 def _dense_failures(est):
-    return dict.fromkeys(_SWE, _SCALE_REASON) if est.get_params().get("gamma") == "scale" else {}
+    failed = {"check_fit_score_takes_y": _KEPT_REASON}
+    if est.get_params().get("gamma") == "scale":
+        failed.update(dict.fromkeys(_SWE, _SCALE_REASON))
+    return failed
 
 
 def _linear_failures(est):

@@ -12,10 +12,11 @@ from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from svmkit._validation import check_class_weight, check_components, check_max_iter, check_seed, encode_classes, one_of, real, row_weights, store_parameters, validate_Xy
+from svmkit._validation import check_bool, check_class_weight, check_components, check_max_iter, check_seed, encode_classes, one_of, real, row_weights, store_parameters, validate_Xy
 from svmkit.exceptions import warn
 from svmkit.models.dense import on_cluster
 from svmkit.models.dense.base import DenseExpansionModel
+from svmkit.models.dense.updates import UpdatableNewton
 from svmkit.models.expansion import FitSession, KernelExpansion, Targets
 from svmkit.options import reads
 from svmkit.solvers.dense.newton import dense_operator, feature_operator, kernel_logistic_newton, nystrom_features
@@ -25,7 +26,7 @@ from svmkit.solvers.dense.nystrom import NYSTROM_BLOCK_ELEMENTS
 PRECONDITIONER_COLUMNS = 500
 
 
-class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
+class KernelLogisticRegression(UpdatableNewton, ClassifierMixin, DenseExpansionModel):
     """Kernel logistic regression, binary (logistic) and multinomial (softmax), fitted exactly
     by Newton's method in the representer coefficients β.
 
@@ -68,6 +69,11 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         classes each system is factorised on the host, from one copy of K); with 'nystrom', the
         blocks of K_NM computed there in float64 and the Newton steps on the host. Prediction
         computes its kernel blocks there in float64.
+    keep_data : bool, default False
+        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
+        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
+        `partial_fit` keeps them always. With 'newton' an update starts Newton from the
+        previous β (new rows at 0, forgotten rows dropped); 'nystrom' refits.
 
     Attributes
     ----------
@@ -96,11 +102,12 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
                     "max_iter": check_max_iter, "solver": one_of("newton", "nystrom"),
                     "n_components": check_components, "centers": one_of("uniform", "leverage"),
                     "class_weight": check_class_weight, "random_state": check_seed,
-                    "options": reads("KernelLogisticRegression", "device", "scheduler_address")}
+                    "options": reads("KernelLogisticRegression", "device", "scheduler_address"),
+                    "keep_data": check_bool}
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, tol=1e-6, max_iter=100,
                  class_weight=None, solver="newton", n_components=None, centers="uniform", random_state=None,
-                 options=None):
+                 options=None, keep_data=False):
         store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_klr
@@ -109,6 +116,12 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         """Fit β and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: labels;
         sample_weight scales each row's loss."""
         return super().fit(X, y, sample_weight)
+
+    def partial_fit(self, X, y, sample_weight=None, classes=None):
+        """Fit on every row seen: the first call fits X (`classes`: every label the calls will
+        bring, as scikit-learn's partial_fit), later ones add X's rows, Newton starting from
+        the previous β with the new rows' at 0."""
+        return self._partial_fit(X, y, sample_weight, classes)
 
     def _targets(self, X, y, sample_weight):
         """Validated X, the class indicator columns T (one column for two classes) and each
@@ -129,7 +142,7 @@ class KernelLogisticRegression(ClassifierMixin, DenseExpansionModel):
         seed = np.random.default_rng(self.random_state).integers(2**31 - 1)
         if self.solver == "newton":
             op = dense_operator(backend.matrix(kernel, Xk), PRECONDITIONER_COLUMNS, seed, backend.xp)
-            res = kernel_logistic_newton(op, T, weight, self.tol, self.max_iter)
+            res = kernel_logistic_newton(op, T, weight, self.tol, self.max_iter, start=vars(self).get("_start"))
             self._store_expansion(session, np.arange(n), res.beta, res.intercept)
         else:
             centres = self._centres(n, kernel, Xk, 1.0 / self.C)

@@ -30,6 +30,7 @@ from svmkit._validation import check_bool, check_class_weight, check_real, encod
 from svmkit.models.dense import on_cluster
 from svmkit.models.smo import ovo
 from svmkit.models.dense.base import DenseExpansionModel
+from svmkit.models.dense.updates import UpdatableClosedForm
 from svmkit.models.expansion import FitSession, Targets
 from svmkit.models.smo.formulations import class_pairs
 from svmkit.options import reads
@@ -51,10 +52,11 @@ def _bordered_fit(factor, Y, s, loo):
     return alpha, b, bordered_loo(alpha, eta, inverse_diag if s is None else s * s * inverse_diag)
 
 
-class BaseLSSVM(DenseExpansionModel):
+class BaseLSSVM(UpdatableClosedForm, DenseExpansionModel):
     """The LS-SVM's bordered system (Suykens & Vandewalle 1999) on one factorisation per problem."""
 
-    _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool}
+    _constraints = {**DenseExpansionModel._constraints, "C": real(low=0), "loo": check_bool,
+                    "keep_data": check_bool}
 
     def _fit_targets(self, session: FitSession, Y, rows=None):
         """α (n × k), b (k) and, with `loo`, the LOO residuals (n × k) for the targets Y (n × k)
@@ -74,7 +76,7 @@ class BaseLSSVM(DenseExpansionModel):
                              "the fit, so leaving it out changes nothing to measure")
         shift = 1.0 / self.C
         if rows is None:
-            factor = backend.factorise(solver, kernel, Xk, shift, s, exact=self.loo)
+            factor = self._kept_factor(session, solver, shift, s)
         elif self._K is None:
             # a pair within 'auto''s exact size in a problem past it: its own kernel
             factor = backend.factorise(solver, kernel, Xk[rows], shift, s, exact=self.loo)
@@ -140,6 +142,11 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         `svmkit.Options`; reads device and scheduler_address, as KernelRidge's: device='cuda' runs
         the kernel and the 'cholesky' or 'eigen' solver on the GPU, and 'nystrom''s K_NM blocks
         with the normal equations or CG products.
+    keep_data : bool, default=False
+        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
+        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
+        `partial_fit` keeps them always. As KernelRidge's: the float64 Cholesky factor of
+        K + I/C is kept with it and bordered or downdated, O(N²·m) for m rows.
 
     Attributes
     ----------
@@ -165,7 +172,8 @@ class LSSVR(RegressorMixin, BaseLSSVM):
     _constraints = {**BaseLSSVM._constraints, "options": reads("LSSVR", "device", "scheduler_address")}
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
-                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, options=None):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, options=None,
+                 keep_data=False):
         store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_lssvr
@@ -174,6 +182,11 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         """Fit α and b. X: (n_samples, n_features) dense or CSR, or a kernel matrix;
         sample_weight weights each row's squared error (C_i = C · sample_weight_i)."""
         return super().fit(X, y, sample_weight)
+
+    def partial_fit(self, X, y, sample_weight=None):
+        """Fit on every row seen: the first call fits X, later ones add X's rows by bordering
+        the factor of K + I/C (O(N²·m) for m rows; `loo_residuals_` updated exactly)."""
+        return self._partial_fit(X, y, sample_weight, None)
 
     def _targets(self, X, y, sample_weight):
         X, y = validate_Xy(self, X, y, y_numeric=True)
@@ -197,8 +210,9 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     Parameters
     ----------
-    C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo, options :
-        as LSSVR's.
+    C, kernel, gamma, degree, coef0, solver, n_components, centers, random_state, tol, loo, options, keep_data :
+        as LSSVR's (one-vs-one refactorises each pair at every update; class_weight='balanced'
+        refactorises when new rows change the class weights).
     class_weight : dict, 'balanced' or None, default=None
         Multiplies the weight of each row of a class (C_i = C · class_weight[y_i] ·
         sample_weight_i), as SVC's; 'balanced': n_samples / (n_classes · count of the class).
@@ -234,7 +248,7 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
 
     def __init__(self, C=1.0, kernel="rbf", gamma="scale", degree=3, coef0=0.0, solver="auto",
                  n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, multi_class="ovr",
-                 class_weight=None, options=None):
+                 class_weight=None, options=None, keep_data=False):
         store_parameters(self, locals())
 
     _fit_dask = on_cluster.fit_lssvc
@@ -243,6 +257,12 @@ class LSSVC(ClassifierMixin, BaseLSSVM):
         """Fit one problem (binary), one per class (ovr) or one per pair (ovo); sample_weight
         weights each row's squared error."""
         return super().fit(X, y, sample_weight)
+
+    def partial_fit(self, X, y, sample_weight=None, classes=None):
+        """Fit on every row seen: the first call fits X (`classes`: every label the calls will
+        bring, as scikit-learn's partial_fit), later ones add X's rows by bordering the factor
+        of K + I/C (O(N²·m) for m rows; `loo_decision_` updated exactly)."""
+        return self._partial_fit(X, y, sample_weight, classes)
 
     def _targets(self, X, y, sample_weight):
         """Validated X, the ±1 target columns (one, or one per class for one-vs-rest) with y;

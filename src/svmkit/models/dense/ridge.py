@@ -14,6 +14,7 @@ from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_gamma, check_real, real, store_parameters, validate_Xy, validate_sample_weight
 from svmkit.models.dense import on_cluster
 from svmkit.models.dense.base import DenseExpansionModel
+from svmkit.models.dense.updates import UpdatableClosedForm
 from svmkit.models.expansion import FitSession, Targets
 from svmkit.options import reads
 
@@ -24,7 +25,7 @@ def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np
     return scaled / (s * inverse_diag[:, None])
 
 
-class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
+class KernelRidge(UpdatableClosedForm, MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     """Kernel ridge regression: β = (K + λI)⁻¹y (Saunders, Gammerman & Vovk 1998), f(x) = Σ_i β_i K(x_i, x).
 
     Parameters
@@ -69,6 +70,13 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
         products there (more centres; the M × M preconditioner on the host). Dask arrays are
         refused there (device='cpu' runs them). Prediction computes its kernel blocks there in
         float64.
+    keep_data : bool, default=False
+        Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
+        `partial_fit` and `forget` update the model exactly; costs the rows' memory.
+        `partial_fit` keeps them always. With 'cholesky' or 'auto' (on the host) the float64
+        Cholesky factor of K + λI is kept too (8 bytes × N²): `partial_fit` borders it and
+        `forget` downdates it, O(N²·m) for m rows, `loo_residuals_` updated exactly;
+        'nystrom' refits on every row kept; device='cuda' refuses keep_data.
 
     Attributes
     ----------
@@ -97,16 +105,22 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
 
     _constraints = {**DenseExpansionModel._constraints, "alpha": real(low=0), "loo": check_bool,
                     "options": reads("KernelRidge", "device", "scheduler_address"),
-                    "gamma": functools.partial(check_gamma, allow_none=True)}
+                    "gamma": functools.partial(check_gamma, allow_none=True), "keep_data": check_bool}
 
     def __init__(self, alpha=1.0, kernel="linear", gamma=None, degree=3, coef0=1.0, solver="auto",
-                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, options=None):
+                 n_components=None, centers="uniform", random_state=None, tol=1e-6, loo=False, options=None,
+                 keep_data=False):
         store_parameters(self, locals())
 
     def fit(self, X, y, sample_weight=None):
         """Fit β. X: (n_samples, n_features) dense or CSR, or a kernel matrix; y: (n_samples,)
         or (n_samples, n_targets); sample_weight scales each row's squared error."""
         return super().fit(X, y, sample_weight)
+
+    def partial_fit(self, X, y, sample_weight=None):
+        """Fit on every row seen: the first call fits X, later ones add X's rows by bordering
+        the factor of K + λI (O(N²·m) for m rows; `loo_residuals_` updated exactly)."""
+        return self._partial_fit(X, y, sample_weight, None)
 
     def _targets(self, X, y, sample_weight):
         """Validated X, the targets as columns Y, and the weights (None without sample_weight).
@@ -136,7 +150,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, DenseExpansionModel):
             centres, beta, _ = self._nystrom(session, session.Xk, s * Y, self.alpha, bias=False, row_scale=scale)
         else:
             centres = np.arange(Y.shape[0])
-            factor = session.backend.factorise(solver, session.kernel, session.Xk, self.alpha, scale, exact=self.loo)
+            factor = self._kept_factor(session, solver, self.alpha, scale)
             scaled = to_host(factor.solve(s * Y))
             beta = s * scaled
             if self.loo:

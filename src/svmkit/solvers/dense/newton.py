@@ -255,10 +255,20 @@ def objective_and_gradient(op: KernelOperator, T: np.ndarray, c: np.ndarray, bet
     return J, op.matmul(beta + r), r.sum(axis=0)
 
 
+def _gradient_max(op: KernelOperator, loss: _Loss, c, beta, Kbeta, b) -> float:
+    """The largest component of J's gradient (K(β + r) for β, Σr for b, r = c(p − T)) at (β, b):
+    tol's scale."""
+    r = c[:, None] * (loss.prob(Kbeta + b) - loss.T)
+    return max(float(np.abs(op.matmul(beta + r)).max()), float(np.abs(r.sum(axis=0)).max()), 1e-300)
+
+
 def kernel_logistic_newton(op: KernelOperator, T: np.ndarray, c: np.ndarray, tol: float = 1e-6,
-                           max_iter: int = 100) -> NewtonResult:
+                           max_iter: int = 100, start=None) -> NewtonResult:
     """Minimise J(β, b) for the targets T (n × 1 with values in {0, 1}: logistic; n × k one-hot,
-    k ≥ 2: multinomial) and row weights c (n,) by damped Newton steps. See the module docstring."""
+    k ≥ 2: multinomial) and row weights c (n,) by damped Newton steps, from β = 0 and the
+    intercept of the class frequencies, or from `start` = (β, b) (a warm start: J is convex, so
+    any start reaches its minimum). The scale of tol is the gradient at β = 0 either way. See
+    the module docstring."""
     loss = _Loss(np.asarray(T, dtype=np.float64))
     n, k = loss.T.shape
     c = np.asarray(c, dtype=np.float64)
@@ -266,12 +276,16 @@ def kernel_logistic_newton(op: KernelOperator, T: np.ndarray, c: np.ndarray, tol
     Kbeta = np.zeros((n, k))
     mean = np.clip(np.average(loss.T, axis=0, weights=c), 1e-12, 1 - 1e-12)
     b = np.log(mean / (1 - mean)) if loss.binary else np.log(mean) - np.log(mean).mean()
+    scale = None
+    if start is not None:
+        scale = _gradient_max(op, loss, c, beta, Kbeta, b)
+        beta, b = np.asarray(start[0], dtype=np.float64).reshape(n, k), np.asarray(start[1], dtype=np.float64)
+        Kbeta = op.matmul(beta)
 
     def objective(beta_, Kbeta_, b_):
         return 0.5 * float(np.sum(beta_ * Kbeta_)) + loss.value(Kbeta_ + b_, c)
 
     J = objective(beta, Kbeta, b)
-    scale = None
     grad_max = np.inf
     it = 0
     for it in range(max_iter + 1):
