@@ -136,10 +136,15 @@ def test_errors():
         model.forget([3, 3])
     with pytest.raises(ValueError, match="sparse|dense"):
         _model("heart_scale").partial_fit(X[:100].toarray(), y[:100]).partial_fit(X[100:], y[100:])
-    with pytest.raises(ValueError, match="-s 5, which has no warm start"):
-        svmkit.LinearSVC(penalty="l1", dual=False).partial_fit(X, y)
-    with pytest.raises(ValueError, match="-s 5, which has no warm start"):
-        svmkit.LinearSVC(penalty="l1", dual=False, keep_data=True).fit(X, y).forget([0])
-    with pytest.raises(ValueError, match="-s 4, which has no warm start"):
-        svmkit.LinearSVC(multi_class="crammer_singer").partial_fit(X, y)
     assert sp.issparse(model.retained_X_) and model.retained_X_.shape[0] == 100
+
+
+@pytest.mark.parametrize("params", [{"penalty": "l1", "dual": False}, {"multi_class": "crammer_singer"}],
+                         ids=["l1", "crammer_singer"])
+def test_solvers_without_a_warm_start_update_by_fitting_every_row_again(params):
+    """-s 5 and -s 4 take no start: an update fits the rows seen from zero, equal to a fit."""
+    X, y = heart_scale()
+    model = svmkit.LinearSVC(random_state=0, **params).partial_fit(X[:200], y[:200]).partial_fit(X[200:], y[200:])
+    whole = svmkit.LinearSVC(random_state=0, **params).fit(X, y)
+    np.testing.assert_allclose(model.coef_, whole.coef_)
+    np.testing.assert_array_equal(model.forget([0, 1]).predict(X), whole.fit(X[2:], y[2:]).predict(X))

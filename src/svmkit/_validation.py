@@ -193,6 +193,12 @@ def is_dask(X) -> bool:
     return type(X).__module__.split(".")[0] in ("dask", "dask_expr")
 
 
+def require_in_memory(X, refusal: str) -> None:
+    """Raise `refusal` (a ValueError's message) when X is a Dask collection."""
+    if is_dask(X):
+        raise ValueError(refusal)
+
+
 #: The kernels named by a string.
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 

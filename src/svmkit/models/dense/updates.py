@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from svmkit._validation import is_dask
+from svmkit._validation import require_in_memory
 from svmkit.models.expansion import open_session
 from svmkit.models.retained import RETAINED, appended, remaining, retained
 from svmkit.solvers.dense.updates import UpdatableCholesky
@@ -35,8 +35,7 @@ class UpdatableDense:
 
     def _fit_keeping(self, X, y, sample_weight):
         """Fit in memory and keep the validated rows, y as given, and the weights."""
-        if is_dask(X):
-            raise ValueError(f"{type(self).__name__} keeps its training rows in memory only: call .compute() on "
+        require_in_memory(X, f"{type(self).__name__} keeps its training rows in memory only: call .compute() on "
                              "the Dask collection first, or set keep_data=False")
         session = open_session(self, X, y, sample_weight)
         self._refit(session, retained(session.X, np.asarray(y), sample_weight))

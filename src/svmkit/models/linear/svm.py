@@ -157,8 +157,8 @@ class _LinearSVM(PlainState, BaseEstimator):
 
     def _fit_in_memory(self, X, y, sample_weight, update=None):
         """Fit on rows in memory; `update` (None for a plain fit) is (classes, α to start from or
-        None, w to start from or None): the rows are then kept (with α for the dual solvers), and
-        a solver without a warm start refused."""
+        None, w to start from or None): the rows are then kept (with α for the dual solvers); a
+        solver without a warm start (-s 4, -s 5) fits them from zero, as exact and no faster."""
         self.check_parameters()
         X, y = validate_Xy(self, X, y, **self._y_checks)
         return self._fit_checked(X, y, validate_sample_weight(sample_weight, X), update)
@@ -174,12 +174,6 @@ class _LinearSVM(PlainState, BaseEstimator):
             if alpha is not None:
                 self.retained_dual_ = alpha
         return self
-
-    def _refuse_cold(self, solver):
-        if solver not in DUAL_SOLVERS + NEWTON_SOLVERS:
-            raise ValueError(f"partial_fit and forget warm-start LIBLINEAR's dual coordinate descent (-s 1, 3, 12, "
-                             f"13) or primal Newton (-s 2, 11); this {type(self).__name__} solves by -s {solver}, "
-                             f"which has no warm start here: use penalty='l2' and multi_class='ovr'")
 
     def _starts(self, update, keep, bounds, problems):
         """Each problem's start: the dual's α over the kept rows, clipped into [lower_i, U_i]
@@ -205,7 +199,6 @@ class _LinearSVM(PlainState, BaseEstimator):
         (the dual solvers) or from the previous w (the primal Newton)."""
         keep = remaining(self, indices)
         self.check_parameters()
-        self._refuse_cold(self.solver_)
         alpha = self.retained_dual_[:, keep] if hasattr(self, "retained_dual_") else None
         update = (getattr(self, "classes_", None), alpha, self._weights())
         return self._fit_checked(self.retained_X_[keep], self.retained_y_[keep], self.retained_weight_[keep], update)
@@ -215,7 +208,6 @@ class _LinearSVM(PlainState, BaseEstimator):
         new rows 0."""
         self.check_parameters()
         X, y, sw = appended(self, *validate_Xy(None, X, y, **self._y_checks), sample_weight)  # the kept rows: valid
-        self._refuse_cold(self.solver_)
         alpha = getattr(self, "retained_dual_", None)
         if alpha is not None:
             alpha = np.hstack([alpha, np.zeros((alpha.shape[0], X.shape[0] - alpha.shape[1]))])
@@ -339,7 +331,8 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
         `partial_fit` and `forget` update the model exactly; costs the rows' memory. `partial_fit`
         keeps them always. An update warm-starts the dual coordinate descent from the kept α
-        (`retained_dual_`) or the primal Newton from w; penalty='l1' and crammer_singer refuse.
+        (`retained_dual_`) or the primal Newton from w; penalty='l1' and crammer_singer have no
+        warm start and fit every row again, as exact and no faster.
 
     Attributes
     ----------
@@ -401,8 +394,6 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         dual = resolve_dual(self.dual, self.loss, self.penalty, self.multi_class, X)
         cw = class_weights(self.class_weight, self.classes_, y_enc, sample_weight=sw)
         solver = solver_number(self.multi_class, self.penalty, self.loss, dual)
-        if update is not None:
-            self._refuse_cold(solver)
         c = self.C * cw[y_enc] * sw
         keep = positive_rows(c, "class_weight × sample_weight" if self.class_weight is not None else "sample_weight")
         Xk, c, y_enc = _rows_of(X, keep), c[keep], y_enc[keep]
