@@ -2,16 +2,14 @@
 checks naming the field, the fields a model does not read refused naming both, and the model
 files that keep them as the parameters they were before."""
 
-import json
-
 import numpy as np
 import pytest
 from sklearn.base import clone
 
 import svmkit
 from conftest import iris
+from test_file_faults import _native_header, _rewrite_header
 from svmkit import Options
-from svmkit.io.native import MAGIC
 from svmkit.options import FIELDS, options_of
 
 #: Each model that takes options, and the fields it reads.
@@ -66,27 +64,16 @@ def test_the_old_parameters_are_gone():
         svmkit.KernelRidge(scheduler_address="tcp://127.0.0.1:8786")
 
 
-def _header(path):
-    blob = path.read_bytes()
-    n = int.from_bytes(blob[len(MAGIC):len(MAGIC) + 8], "little")
-    return json.loads(blob[len(MAGIC) + 8:len(MAGIC) + 8 + n]), blob[len(MAGIC) + 8 + n:]
-
-
-def _write(path, header, arrays):
-    text = json.dumps(header).encode()
-    path.write_bytes(MAGIC + len(text).to_bytes(8, "little") + text + arrays)
-
-
 def test_a_model_file_keeps_the_changed_fields_as_the_parameters_they_were(tmp_path):
     X, y = iris()
     est = svmkit.SVC(options=Options(max_rounds=3)).fit(X, y)
     svmkit.save(est, tmp_path / "m.svm")
-    header, _ = _header(tmp_path / "m.svm")
+    header, _ = _native_header(tmp_path / "m.svm")
     assert "options" not in header["params"] and header["params"]["max_rounds"] == 3
     back = svmkit.load(tmp_path / "m.svm")
     assert back.get_params() == est.get_params()
     svmkit.save(svmkit.SVC().fit(X, y), tmp_path / "plain.svm")
-    assert not set(FIELDS) & set(_header(tmp_path / "plain.svm")[0]["params"])
+    assert not set(FIELDS) & set(_native_header(tmp_path / "plain.svm")[0]["params"])
     assert svmkit.load(tmp_path / "plain.svm").options is None
 
 
@@ -99,8 +86,8 @@ def test_a_model_file_written_before_options_loads(tmp_path, name, old):
     X, y = iris()
     est = getattr(svmkit, name)().fit(X, y)
     svmkit.save(est, tmp_path / "new.svm")
-    header, arrays = _header(tmp_path / "new.svm")
-    _write(tmp_path / "old.svm", {**header, "params": {**header["params"], **old}}, arrays)
+    header, arrays = _native_header(tmp_path / "new.svm")
+    _rewrite_header(tmp_path / "old.svm", {**header, "params": {**header["params"], **old}}, arrays)
     back = svmkit.load(tmp_path / "old.svm")
     assert options_of(back) == Options(**old)
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
@@ -109,8 +96,8 @@ def test_a_model_file_written_before_options_loads(tmp_path, name, old):
 def test_an_old_file_with_an_unknown_device_is_refused_naming_it(tmp_path):
     X, y = iris()
     svmkit.save(svmkit.SVC().fit(X, y), tmp_path / "new.svm")
-    header, arrays = _header(tmp_path / "new.svm")
-    _write(tmp_path / "bad.svm", {**header, "params": {**header["params"], "device": "tpu"}}, arrays)
+    header, arrays = _native_header(tmp_path / "new.svm")
+    _rewrite_header(tmp_path / "bad.svm", {**header, "params": {**header["params"], "device": "tpu"}}, arrays)
     with pytest.raises(svmkit.ModelFileError, match=r"bad.svm.*options\.device must be one of"):
         svmkit.load(tmp_path / "bad.svm")
 

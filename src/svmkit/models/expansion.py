@@ -79,7 +79,7 @@ def open_session(estimator, X, y=None, sample_weight=None, *, rows=None, row_ind
     serves it and every estimator differing from it in C or ν only. `rows`: a row source of
     the kernel this estimator resolves on the data from which X's rows are taken, X's row i
     being row `row_index[i]` of it."""
-    check_params(estimator, estimator._constraints)
+    estimator.check_parameters()
     kernel_kind(estimator.kernel).check_solver(getattr(estimator, "solver", None))
     targets = estimator._targets(X, y, sample_weight)
     X = targets.X
@@ -87,7 +87,7 @@ def open_session(estimator, X, y=None, sample_weight=None, *, rows=None, row_ind
     kernel.check_input(X)
     fitted = {name: getattr(estimator, name) for name in _FROM_DATA if hasattr(estimator, name)}
     fitted.update(targets.fitted, gamma_=kernel.gamma)
-    return FitSession(backend_for(options_of(estimator).device), kernel, X, kernel.training_input(X),
+    return FitSession(estimator._backend(), kernel, X, kernel.training_input(X),
                       targets.target, targets.weight, fitted, rows, row_index)
 
 

@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 
 from svmkit._arrays import data_fingerprint, in_layout_of
 from svmkit._threads import one_blas_thread
-from svmkit._validation import check_bool, check_max_iter, check_params, check_seed, check_verbose, real
+from svmkit._validation import check_bool, check_max_iter, check_seed, check_verbose, real
 from svmkit.exceptions import warn
 from svmkit.kernels.kinds import kernel_kind
 from svmkit.models.smo import calibration
@@ -76,7 +76,7 @@ class SMOModel(KernelExpansion):
         only) and store the fitted state. `starts`: per problem, points to start from
         (`_starts_from`); with `warm_start`, a refit on the same data and kernel starts from
         the last fit."""
-        check_params(self, self._constraints)
+        self.check_parameters()
         form = self._formulation(self, session.fitted)
         # every BLAS call of the fit on one thread, whichever thread fits: the starts, the
         # separability test and the calibration read kernel rows as the solver does
