@@ -77,8 +77,8 @@ def test_float32_training_rows_give_identical_rows_a_kernel_of_exactly_one():
     spec = make_kernel("rbf", X, 8.0 / 30)
     kernel = TrainingKernel(spec, X)
     out = np.empty((X.shape[0], kernel.n_columns), dtype=np.float32)
-    kernel.rows_into(np.arange(X.shape[0]), out, np.arange(X.shape[0]))
-    out = out[:, kernel.column_of]  # each data row's column: its point's
+    kernel.rows_into(kernel.column_of, out, np.arange(X.shape[0]))  # a row is asked for by its point's column
+    out = out[:, kernel.column_of]
     same = np.all(X[:, None, :] == X[None, :, :], axis=2)
     assert same.sum() == X.shape[0] + 10
     assert (out[same] == 1.0).all()
@@ -126,6 +126,51 @@ def test_rows_of_equal_points_share_one_cache_slot_and_hold_their_columns_once(f
     everything = np.arange(X.shape[0])
     np.testing.assert_allclose(rows_block(rows, everything, everything), pairwise_kernels(X, metric="rbf", gamma=0.02),
                                atol=1e-6)
+
+
+def _points(features, sparse, n=120, seed=3):
+    rng = np.random.default_rng(seed)
+    if sparse:
+        X = sp.random(n, features, density=0.03, format="csr", random_state=seed, dtype=np.float64)
+        X.sort_indices()
+        return X, lambda rows: sp.vstack(rows, format="csr")
+    return rng.normal(size=(n, features)), np.vstack
+
+
+@pytest.mark.parametrize("features, sparse", [(13, False), (30, False), (400, True)])
+def test_updated_rows_hold_the_values_of_rows_made_afresh(features, sparse):
+    """13 features: rows from the differences; 30: a float32 GEMM; 400 sparse: the scatter. An
+    update's source takes the earlier store over: rows held keep their values at the earlier
+    points (a forgotten row's point stays a column, so its copy added later reads it), the
+    added points' columns are computed, and only added points no column equals get rows."""
+    from svmkit.solvers.smo.row_source import CachedRows, columns, rows_block
+
+    X, stack = _points(features, sparse)
+    X = stack([X, X[:4]])  # copies among the earlier rows
+    spec = make_kernel("rbf", X, 0.5 / features)
+    rows = CachedRows(TrainingKernel(spec, X), cache_size=1.0, room=8)
+    earlier = np.arange(X.shape[0])
+    rows.fetch(earlier)
+    store, computed = rows.store, rows.computed_rows
+    gone = np.array([2, 7, 50])
+    fresh, _ = _points(features, sparse, n=3, seed=5)
+    added = stack([fresh, X[[4]], X[[7]], fresh[[1]]])  # new points, a kept row's copy, a forgotten row's
+    earlier_row = np.r_[np.setdiff1d(earlier, gone), [-1] * added.shape[0]]
+    updated = rows.updated(earlier_row, added)
+    assert updated.store is store and rows.store is None
+    data = stack([X[earlier_row[earlier_row >= 0]], added])
+    everything = np.arange(data.shape[0])
+    np.testing.assert_allclose(rows_block(updated, everything, everything),
+                               pairwise_kernels(data.toarray() if sparse else data, metric="rbf", gamma=spec.gamma),
+                               atol=2e-6)
+    assert updated.computed_rows - computed == 3
+    assert columns(updated, everything).max() == updated.kernel.n_columns - 1 == 120 + 3 - 1
+
+    room_left = updated.width - updated.kernel.n_columns
+    more, _ = _points(features, sparse, n=room_left + 1, seed=6)
+    assert updated.updated(np.r_[everything, [-1] * more.shape[0]], more) is None
+    assert updated.updated(everything[: everything.size // 2], data[:0]) is None  # half the points unused
+    assert updated.store is store
 
 
 @pytest.mark.parametrize("threads", ["serial", "parallel"])

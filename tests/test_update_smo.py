@@ -118,3 +118,66 @@ def test_save_load_then_partial_fit(tmp_path):
     assert loaded.retained_X_.shape[0] == 200
     loaded.partial_fit(X[200:], y[200:])
     _same(loaded, svmkit.SVC(tol=TOL).fit(X, y), X)
+
+
+def _sparse_data():
+    X = sp.random(300, 400, density=0.03, format="csr", random_state=0)
+    y = np.where(np.asarray(X.sum(axis=1)).ravel() > np.median(np.asarray(X.sum(axis=1))), 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize("data", ["heart", "breast", "sparse"])
+def test_updates_take_the_kernel_rows_over_and_equal_a_refit(data):
+    """A model that keeps its data keeps its kernel rows with room for new points: an update
+    adding a few rows (one a copy of an earlier row), forgetting some, adding back a copy of a
+    forgotten one, reads the earlier rows from the same store, and each equals a refit."""
+    if data == "breast":
+        from sklearn.datasets import load_breast_cancer
+
+        X, y = load_breast_cancer(return_X_y=True)
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
+    else:
+        X, y = heart_scale() if data == "heart" else _sparse_data()
+    n = X.shape[0]
+    stack = sp.vstack if sp.issparse(X) else np.vstack
+    make = lambda: svmkit.SVC(C=2.0, gamma=0.05, tol=TOL, keep_data=True)  # noqa: E731
+    model = make().fit(X[: n - 8], y[: n - 8])
+    store = model._kept_rows.store
+    computed = model._kept_rows.computed_rows
+    rows = [X[n - 8:], X[[3]]]
+    model.partial_fit(stack(rows), np.r_[y[n - 8:], y[3]])
+    assert model._kept_rows.store is store
+    assert model._kept_rows.computed_rows - computed <= 8
+    Xs, ys = stack([X, X[[3]]]), np.r_[y, y[3]]
+    _same(model, make().fit(Xs, ys), X)
+
+    gone = np.array([0, 10, 100])
+    keep = np.setdiff1d(np.arange(n + 1), gone)
+    model.forget(gone)
+    assert model._kept_rows.store is store
+    _same(model, make().fit(Xs[keep], ys[keep]), X)
+
+    model.partial_fit(Xs[[10]], ys[[10]])
+    assert model._kept_rows.store is store
+    order = np.r_[keep, 10]
+    _same(model, make().fit(Xs[order], ys[order]), X)
+
+
+def test_kept_rows_are_neither_pickled_nor_shared_by_copies():
+    """The kernel rows a model keeps for its next update are left out of a pickle, and a copy
+    sharing them updates exactly: the first update takes the store, the other computes its rows."""
+    import copy
+    import pickle
+
+    X, y = heart_scale()
+    model = svmkit.SVC(gamma=0.1, tol=TOL).partial_fit(X[:250], y[:250])
+    restored = pickle.loads(pickle.dumps(model))
+    assert "_kept_rows" not in vars(restored)
+    twin = copy.copy(model)
+    model.partial_fit(X[250:260], y[250:260])
+    twin.partial_fit(X[260:], y[260:])
+    restored.partial_fit(X[250:], y[250:])
+    _same(model, svmkit.SVC(gamma=0.1, tol=TOL).fit(X[:260], y[:260]), X)
+    rows = np.r_[np.arange(250), np.arange(260, 270)]
+    _same(twin, svmkit.SVC(gamma=0.1, tol=TOL).fit(X[rows], y[rows]), X)
+    _same(restored, svmkit.SVC(gamma=0.1, tol=TOL).fit(X, y), X)

@@ -1,7 +1,8 @@
 // Kernel transforms of inner-product blocks, and the sparse scatter of inner products.
 //
 // Each transform takes the inner-product block P = A Bᵀ and writes kernel values into rows
-// `out_rows` of `out`, in parallel over rows. The RBF exponential is evaluated inline (range
+// `out_rows` of `out`, in parallel over rows; `out` may be wider than P (a row cache with room
+// for columns to come), its first columns written. The RBF exponential is evaluated inline (range
 // reduction to 2^k · e^r with |r| ≤ ln2/2 and a degree-11 Taylor polynomial, relative error
 // < 1e-14) so that the loops vectorise; a library `exp` call would not. Its multiply-adds are
 // fused (std::fma): one rounding each, the same on every host, in half the instructions where
@@ -212,8 +213,8 @@ void check_rows(const i64 *rows, i64 count, i64 n, const char *what) {
 template <class P, class O>
 void finish_rbf(Mat<const P> Pm, Vec<const P> a_sq, Vec<const P> b_sq, double gamma, Mat<O> out,
                 Vec<const i64> out_rows, i64 size) {
-    const i64 q = i64(Pm.shape(0)), n = i64(Pm.shape(1));
-    require(i64(out.shape(1)) == n && i64(out_rows.shape(0)) == q, "out and out_rows must match P's shape");
+    const i64 q = i64(Pm.shape(0)), n = i64(Pm.shape(1)), stride = i64(out.shape(1));
+    require(stride >= n && i64(out_rows.shape(0)) == q, "out and out_rows must fit P's shape");
     require(i64(a_sq.shape(0)) == q && i64(b_sq.shape(0)) == n, "a_sq and b_sq must have P's rows and columns");
     require(size > 0, "size must be positive");
     check_rows(out_rows.data(), q, i64(out.shape(0)), "out_rows");
@@ -225,15 +226,15 @@ void finish_rbf(Mat<const P> Pm, Vec<const P> a_sq, Vec<const P> b_sq, double ga
     for (i64 c = 0; c < chunks; ++c) {
         const i64 end = std::min(q, (c + 1) * size);
         for (i64 r = c * size; r < end; ++r)
-            rbf_row(p + r * n, a[r], b, gamma, o + rows[r] * n, n);
+            rbf_row(p + r * n, a[r], b, gamma, o + rows[r] * stride, n);
     }
 }
 
 template <class P, class O>
 void finish_other(Mat<const P> Pm, int code, double gamma, double coef0, double degree, Mat<O> out,
                   Vec<const i64> out_rows) {
-    const i64 q = i64(Pm.shape(0)), n = i64(Pm.shape(1));
-    require(i64(out.shape(1)) == n && i64(out_rows.shape(0)) == q, "out and out_rows must match P's shape");
+    const i64 q = i64(Pm.shape(0)), n = i64(Pm.shape(1)), stride = i64(out.shape(1));
+    require(stride >= n && i64(out_rows.shape(0)) == q, "out and out_rows must fit P's shape");
     check_rows(out_rows.data(), q, i64(out.shape(0)), "out_rows");
     const P *p = Pm.data();
     const i64 *rows = out_rows.data();
@@ -241,14 +242,14 @@ void finish_other(Mat<const P> Pm, int code, double gamma, double coef0, double 
     const KernelParams params{code, gamma, coef0, degree};
 #pragma omp parallel for num_threads(threads()) schedule(static)
     for (i64 r = 0; r < q; ++r)
-        other_row(p + r * n, params, o + rows[r] * n, n);
+        other_row(p + r * n, params, o + rows[r] * stride, n);
 }
 
 template <class O>
 void rbf_rows_direct(Mat<const double> Xt, Vec<const i64> idx, double gamma, Mat<O> out, Vec<const i64> out_rows,
                      i64 size) {
-    const i64 d = i64(Xt.shape(0)), n = i64(Xt.shape(1)), q = i64(idx.shape(0));
-    require(i64(out.shape(1)) == n && i64(out_rows.shape(0)) == q, "out and out_rows must match Xt's columns and idx");
+    const i64 d = i64(Xt.shape(0)), n = i64(Xt.shape(1)), q = i64(idx.shape(0)), stride = i64(out.shape(1));
+    require(stride >= n && i64(out_rows.shape(0)) == q, "out and out_rows must fit Xt's columns and idx");
     require(size >= 0, "size must not be negative");
     check_rows(idx.data(), q, n, "idx");
     check_rows(out_rows.data(), q, i64(out.shape(0)), "out_rows");
@@ -261,7 +262,7 @@ void rbf_rows_direct(Mat<const double> Xt, Vec<const i64> idx, double gamma, Mat
     for (i64 c = 0; c < chunks; ++c) {
         const i64 end = std::min(q, (c + 1) * step);
         for (i64 r = c * step; r < end; ++r)
-            direct_row(xt, d, n, points[r], gamma, o + rows[r] * n);
+            direct_row(xt, d, n, points[r], gamma, o + rows[r] * stride);
     }
 }
 
@@ -274,8 +275,8 @@ constexpr i64 PARALLEL_VALUES = 1 << 16;
 template <class O>
 void refine_rbf_rows(Mat<O> out, Vec<const i64> out_rows, Vec<const i64> idx, Mat<const double> X,
                      Vec<const double> sq, double gamma, double noise) {
-    const i64 n = i64(X.shape(0)), d = i64(X.shape(1)), q = i64(idx.shape(0));
-    require(i64(out.shape(1)) == n && i64(out_rows.shape(0)) == q, "out and out_rows must match X's rows and idx");
+    const i64 n = i64(X.shape(0)), d = i64(X.shape(1)), q = i64(idx.shape(0)), stride = i64(out.shape(1));
+    require(stride >= n && i64(out_rows.shape(0)) == q, "out and out_rows must fit X's rows and idx");
     require(i64(sq.shape(0)) == n, "sq must have X's rows");
     check_rows(idx.data(), q, n, "idx");
     check_rows(out_rows.data(), q, i64(out.shape(0)), "out_rows");
@@ -291,7 +292,7 @@ void refine_rbf_rows(Mat<O> out, Vec<const i64> out_rows, Vec<const i64> idx, Ma
 #pragma omp parallel for num_threads(threads()) schedule(static) if (q * n >= PARALLEL_VALUES)
     for (i64 r = 0; r < q; ++r) {
         const i64 i = points[r];
-        O *row = o + rows[r] * n;
+        O *row = o + rows[r] * stride;
         // no value below this one is close enough to look at; most rows have none above it
         const double floor = std::exp(-gamma * noise * (s2[i] + sq_max));
         for (i64 lo = 0; lo < n; lo += REFINE_TILE) {
@@ -359,10 +360,10 @@ constexpr i64 ROW_TILE_ROWS = 128, ROW_TILE_COLS = 1024;
 // runs on one thread, so the values are the same on any number of threads.
 void rbf_rows_gemm(Mat<const float> A, Vec<const float> a_sq, Mat<const float> C, Vec<const float> c_sq, double gamma,
                    Mat<float> out, Vec<const i64> out_rows) {
-    const i64 q = i64(A.shape(0)), d = i64(A.shape(1)), n = i64(C.shape(0));
+    const i64 q = i64(A.shape(0)), d = i64(A.shape(1)), n = i64(C.shape(0)), stride = i64(out.shape(1));
     require(i64(C.shape(1)) == d, "A and C must have the same features");
     require(i64(a_sq.shape(0)) == q && i64(c_sq.shape(0)) == n, "a_sq and c_sq must have A's and C's rows");
-    require(i64(out.shape(1)) == n && i64(out_rows.shape(0)) == q, "out and out_rows must match C's rows and A's");
+    require(stride >= n && i64(out_rows.shape(0)) == q, "out and out_rows must fit C's rows and A's");
     check_rows(out_rows.data(), q, i64(out.shape(0)), "out_rows");
     const float *a = A.data(), *c = C.data(), *as = a_sq.data(), *cs = c_sq.data();
     const i64 *rows = out_rows.data();
@@ -377,7 +378,7 @@ void rbf_rows_gemm(Mat<const float> A, Vec<const float> a_sq, Mat<const float> C
             const i64 m = std::min(ROW_TILE_ROWS, q - r0), w = std::min(ROW_TILE_COLS, n - c0);
             gemm(false, true, m, w, d, 1.0f, a + r0 * d, d, c + c0 * d, d, 0.0f, buf.data(), w);
             for (i64 r = 0; r < m; ++r)
-                rbf_row(buf.data() + r * w, as[r0 + r], cs + c0, gamma, o + rows[r0 + r] * n + c0, w);
+                rbf_row(buf.data() + r * w, as[r0 + r], cs + c0, gamma, o + rows[r0 + r] * stride + c0, w);
         }
     }
 }

@@ -95,19 +95,22 @@ class HostBackend:
         return kernel.auto_solver(n, exact_max)
 
     def training_rows(self, kernel, Xk, cache_size: float, min_rows: int = MIN_ROWS,
-                      per_problem: bool = False) -> RowSource:
+                      per_problem: bool = False, room: int = 0) -> RowSource:
         """The training kernel's rows for the solver: a given matrix whole, else computed into a
         cache of `cache_size` MB holding at least `min_rows` rows. `per_problem`: the rows are
-        the fit's own, not shared with other fits, so that `problem_rows` may narrow them."""
+        the fit's own, not shared with other fits, so that `problem_rows` may narrow them.
+        `room`: columns each row leaves for the points of an update (`RowSource.updated`)."""
         matrix = kernel.given_matrix(Xk)
         if matrix is not None:
             return row_source(matrix=matrix)
-        return self._cached(kernel.training_rows(Xk, self._arrays(kernel)), cache_size, min_rows, per_problem)
+        return self._cached(kernel.training_rows(Xk, self._arrays(kernel)), cache_size, min_rows, per_problem,
+                            room=room)
 
-    def _cached(self, kernel_rows, cache_size, min_rows, narrowable):
+    def _cached(self, kernel_rows, cache_size, min_rows, narrowable, room=0):
         """A row source of `kernel_rows` in a cache of `cache_size` MB holding at least `min_rows`
-        rows; the host's are never narrowed (`problem_rows`), whatever `narrowable` says."""
-        return row_source(kernel_rows, cache_size, min_rows=min_rows)
+        rows, `room` columns to spare in each; the host's are never narrowed (`problem_rows`),
+        whatever `narrowable` says."""
+        return row_source(kernel_rows, cache_size, min_rows=min_rows, room=room)
 
     def problem_rows(self, rows: RowSource, kidx: np.ndarray, share: float = 1.0):
         """(row source, kidx in it) for a problem on the rows `kidx` of `rows`: the host keeps
@@ -221,9 +224,10 @@ class CudaBackend(HostBackend):
     def auto_solver(self, kernel, n, exact_max):
         return "cholesky"
 
-    def _cached(self, device_kernel, cache_size, min_rows, narrowable, share=1.0):
+    def _cached(self, device_kernel, cache_size, min_rows, narrowable, share=1.0, room=0):
         """The device's rows cached there in at most `cache_size` MB and at most CACHE_SHARE of
-        the device memory left once the data is placed (or streamed: `kernels.device.DeviceKernel`)."""
+        the device memory left once the data is placed (or streamed: `kernels.device.DeviceKernel`);
+        they keep no `room`: updates run on the host."""
         cache_size = min(cache_size, share * CACHE_SHARE * device_memory_free(self.xp) / 2**20)
         rows = row_source(device_kernel, cache_size, min_rows=min_rows)
         rows.narrowable = narrowable

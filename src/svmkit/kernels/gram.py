@@ -142,19 +142,23 @@ def _slab_product(A, X, P, lo, hi):
 def first_equal_rows(X) -> np.ndarray | None:
     """For each row of X (dense, or canonical CSR), the index of the first row equal to it, bit
     for bit (for CSR: the same stored indices and values); None when every row differs. Rows are
-    grouped by one random projection, then compared within the groups that share a projection,
-    so distinct data costs one product and a sort."""
+    grouped by a hash of their bits (in wrapping 64-bit integers: exact, so that equal rows hash
+    alike wherever they sit, as a floating-point product's rounding need not), then compared
+    within the groups that share a hash, so distinct data costs one pass and a sort."""
     n = X.shape[0]
     if n < 2 or X.shape[1] == 0:
         return None
-    rng = np.random.default_rng(0)
     if sp.issparse(X):
-        # over the columns used only: an index near 2³¹ must not size the projection
-        used, at = np.unique(X.indices, return_inverse=True)
-        h = np.bincount(np.repeat(np.arange(n), np.diff(X.indptr)),
-                        weights=X.data * rng.standard_normal(used.size)[at.ravel()], minlength=n)
+        sums = np.concatenate([np.zeros(1, dtype=np.uint64),
+                               np.cumsum(_mixed(as_float64(X.data).view(np.uint64), X.indices))])
+        h = sums[X.indptr[1:]] - sums[X.indptr[:-1]]
     else:
-        h = X @ rng.standard_normal(X.shape[1])
+        # dense rows: the values' bits folded (high half into low) times odd random weights
+        # per column, one integer product
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        w = _mixed(np.arange(X.shape[1], dtype=np.uint64), np.zeros(1, dtype=np.uint64)) | np.uint64(1)
+        step = max(1, _CHUNK_ELEMENTS // X.shape[1])
+        h = np.concatenate([_folded(X[s:s + step]) @ w for s in range(0, n, step)])
     order = np.argsort(h, kind="stable")
     tied = h[order[1:]] == h[order[:-1]]
     if not tied.any():
@@ -164,8 +168,16 @@ def first_equal_rows(X) -> np.ndarray | None:
     cand = np.flatnonzero(candidates)
     same = np.arange(n, dtype=np.int64)
     if sp.issparse(X):
+        # neighbours in hash order that are equal join one run, whose first is its earliest row
+        # (the sort is stable); a group whose hash two different rows share is compared row by row
+        a, b = order[:-1], order[1:]
+        link = tied.copy()
+        link[tied] = _equal_csr_rows(X, a[tied], b[tied])
+        start = np.r_[True, ~link]
+        same[order] = order[np.flatnonzero(start)][np.cumsum(start) - 1]
+        collided = np.isin(h, h[a[tied & ~link]])
         first = {}
-        for i in cand:
+        for i in np.flatnonzero(collided):
             row = slice(X.indptr[i], X.indptr[i + 1])
             same[i] = first.setdefault((X.indices[row].tobytes(), X.data[row].tobytes()), i)
     else:
@@ -175,6 +187,44 @@ def first_equal_rows(X) -> np.ndarray | None:
         # np.unique's first index of a group is its earliest row: cand is sorted
         same[cand] = cand[first[inverse.ravel()]]
     return None if (same == np.arange(n)).all() else same
+
+
+def _mixed(bits: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (Steele, Lea & Flood, OOPSLA 2014) of each value's bits and its
+    column: every bit of the input moves about half the bits of the output, so that sums over
+    rows of few distinct values (0/1 data) do not collide as sums of the raw bits would."""
+    z = bits ^ (columns.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _folded(X: np.ndarray) -> np.ndarray:
+    """The bits of float64 X with their high half folded into the low one: the values of 0/1
+    data differ in their high bits only, which products with the weights would drop."""
+    bits = X.view(np.uint64)
+    return bits ^ (bits >> np.uint64(32))
+
+
+def _equal_csr_rows(X, a, b) -> np.ndarray:
+    """Whether rows a[k] and b[k] of the canonical CSR X store the same indices and values, bit
+    for bit, for every k."""
+    nnz = np.diff(X.indptr)
+    equal = nnz[a] == nnz[b]
+    lens = nnz[a][equal]
+    total = int(lens.sum())
+    if total == 0:
+        return equal
+    offsets = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+    ia, ib = np.repeat(X.indptr[a][equal], lens) + offsets, np.repeat(X.indptr[b][equal], lens) + offsets
+    data = as_float64(X.data).view(np.uint64)
+    same = (X.indices[ia] == X.indices[ib]) & (data[ia] == data[ib])
+    nonempty = lens > 0
+    starts = (np.cumsum(lens) - lens)[nonempty]
+    whole = np.ones(lens.size, dtype=bool)
+    whole[nonempty] = np.logical_and.reduceat(same, starts)
+    equal[equal] = whole
+    return equal
 
 
 def column_overlap(X) -> float:
@@ -333,29 +383,39 @@ class TrainingKernel:
     take float64 inner products, rounded once when stored, so that they give the rows a
     precomputed Gram matrix of the same kernel gives.
 
-    `same_row[i]` is the first data row equal to row i (None when every row differs, and for
-    callable kernels): equal rows have equal kernel rows, computed once, and
-    equal columns: a row is computed over the distinct points only, `n_columns` of them, data
-    row j's value at column `column_of[j]` (column j when `column_of` is None).
+    Equal data rows have equal kernel rows, computed once, and equal columns: the kernel's
+    columns are its distinct points, `n_columns` of them (callable kernels: every row), data
+    row j's value at column `column_of[j]` (column j when `column_of` is None). A row is asked
+    for by its column (`rows_into`).
+
+    `point_of`: data row i is row `point_of[i]` of X (None: row i), so that X may hold points
+    no data row has (an update's forgotten rows, `updated`).
     """
 
-    def __init__(self, spec: KernelSpec, X, dtype=np.float32):
+    def __init__(self, spec: KernelSpec, X, dtype=np.float32, point_of=None):
         self.spec = spec
-        self.n = X.shape[0]
-        self.diag = kernel_diag(spec, X)
-        self.same_row = None if spec.is_callable else first_equal_rows(X)
+        self.dtype = np.dtype(dtype)
+        same_point = None if spec.is_callable else first_equal_rows(X)
         dense_rbf = spec.uses_norms and not sp.issparse(X)
         direct = dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES
-        # centred by every row's mean, whichever rows are kept as columns
+        # centred by every point's mean, whichever are kept as columns
         centre = X.mean(axis=0) if dense_rbf and not direct else None
-        self.column_of = None
-        if self.same_row is not None:
-            distinct = np.flatnonzero(self.same_row == np.arange(self.n))
-            self.column_of = np.searchsorted(distinct, self.same_row)
+        column_of_point = None
+        if same_point is not None:
+            distinct = np.flatnonzero(same_point == np.arange(X.shape[0]))
+            column_of_point = np.searchsorted(distinct, same_point)
             X = X[distinct]
+        if point_of is None:
+            self.column_of = column_of_point
+        else:
+            self.column_of = point_of if column_of_point is None else column_of_point[point_of]
         self.n_columns = X.shape[0]
+        self.n = self.n_columns if self.column_of is None else self.column_of.size
+        # the distinct points as given, from which `updated` and the exact blocks start
+        self.given = X
+        self.diag = kernel_diag(spec, X) if self.column_of is None else kernel_diag(spec, X)[self.column_of]
         self.X = X
-        self._dtype = np.dtype(dtype) if dense_rbf else np.dtype(np.float64)
+        self._dtype = self.dtype if dense_rbf else np.dtype(np.float64)
         self._Xt = None
         self._exact = None
         if sp.issparse(X):
@@ -368,9 +428,24 @@ class TrainingKernel:
             if self._dtype == np.float32:
                 # the recomputed distances come from the rows as given (no copy), the noise
                 # bound from the centred norms the GEMM's rounding scales with
-                self._exact = (np.ascontiguousarray(X, dtype=np.float64), row_sq_norms(self.X).astype(np.float64),
-                               F32_NOISE * np.sqrt(X.shape[1]))
+                self.given = np.ascontiguousarray(X, dtype=np.float64)
+                self._exact = (row_sq_norms(self.X).astype(np.float64), F32_NOISE * np.sqrt(X.shape[1]))
         self.sq = row_sq_norms(self.X) if spec.uses_norms and self._Xt is None else None
+
+    def updated(self, earlier_row: np.ndarray, X_added) -> TrainingKernel | None:
+        """The kernel of the same spec on changed data rows: data row i is this kernel's data
+        row earlier_row[i], or (−1) the next row of `X_added`. Its columns are this kernel's, in
+        their order, then the added points no column equals: rows kept from this kernel hold
+        their values at every earlier column. None when X_added is not in this kernel's
+        layout (dense or CSR)."""
+        if sp.issparse(X_added) != sp.issparse(self.given):
+            return None
+        earlier = earlier_row >= 0
+        point_of = np.cumsum(~earlier) - 1 + self.n_columns
+        point_of[earlier] = self._columns(earlier_row[earlier])
+        points = (sp.vstack([self.given, X_added], format="csr") if sp.issparse(self.given)
+                  else np.concatenate([self.given, np.asarray(X_added, dtype=self.given.dtype)]))
+        return TrainingKernel(self.spec, points, self.dtype, point_of)
 
     def _columns(self, idx) -> np.ndarray:
         """The kernel's columns (its distinct points) of data rows idx."""
@@ -392,28 +467,32 @@ class TrainingKernel:
         return P
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray:
-        """K(X[idx], X[idx]) in float64 from the data as given (RBF: centred, which leaves
-        distances as they are)."""
-        X = self.X if self._exact is None else self._exact[0]
+        """K(X[idx], X[idx]) of data rows idx in float64 from the data as given."""
         at = self._columns(idx)
-        return kernel_block(self.spec, X[at], X[at])
+        return self.columns_block(at, at)
+
+    def columns_block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """K between the kernel's columns (its distinct points) `rows` and `cols`, in float64
+        from the data as given."""
+        return kernel_block(self.spec, self.given[np.asarray(rows, dtype=np.int64)],
+                            self.given[np.asarray(cols, dtype=np.int64)])
 
     def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:
-        """Write K(X[idx], ·) over the kernel's columns (`column_of`) into rows `out_rows` of `out`."""
-        idx = self._columns(idx)
+        """Write K(point, ·) of the kernel's columns `idx` into rows `out_rows` of `out`, in its
+        first `n_columns` columns (`out` may be wider)."""
+        idx = np.asarray(idx, dtype=np.int64)
         if self.spec.is_callable:
-            out[out_rows] = call_kernel(self.spec, self.X[idx], self.X)
+            out[out_rows, : self.n_columns] = call_kernel(self.spec, self.X[idx], self.X)
             return
         if self._Xt is not None:
-            rbf_rows_direct(self._Xt, np.asarray(idx, dtype=np.int64), self.spec.gamma, out,
-                            np.asarray(out_rows, dtype=np.int64))
+            rbf_rows_direct(self._Xt, idx, self.spec.gamma, out, np.asarray(out_rows, dtype=np.int64))
             return
         if self._exact is not None:
             # float32 RBF: the exponential taken tile by tile while the GEMM's values are in cache
             with one_blas_thread():
                 rbf_rows_gemm(self.X[idx], self.sq[idx], self.X, self.sq, self.spec.gamma, out, out_rows)
-            refine_rbf_rows(out, np.asarray(out_rows, dtype=np.int64), idx, *self._exact[:2], self.spec.gamma,
-                            self._exact[2])
+            sq, noise = self._exact
+            refine_rbf_rows(out, np.asarray(out_rows, dtype=np.int64), idx, self.given, sq, self.spec.gamma, noise)
             return
         step = max(1, min(idx.size, _CHUNK_ELEMENTS // max(self.n_columns, 1)))
         buf = SCRATCH.take((step, self.n_columns), self._dtype)

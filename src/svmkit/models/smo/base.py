@@ -24,7 +24,6 @@ from svmkit.models.expansion import FitSession, KernelExpansion, open_session
 from svmkit.models.retained import appended, remaining, retained
 from svmkit.models.smo.formulations import BatchFits, DualSolver, Formulation, FitsSummary
 from svmkit.parallel.tasks import beside
-from svmkit.solvers.smo.row_source import rows_block
 from svmkit.solvers.smo.solver import _add_kernel_terms, gap_observer
 from svmkit.solvers.smo.starts import Settings, _constraint_groups
 
@@ -54,6 +53,11 @@ def available_if(check):
     return lambda fn: _AvailableIf(fn, check)
 
 
+#: Share of the training rows for which a fit that keeps its kernel rows leaves room in each:
+#: an update adding at most as many points carries the rows over (`_own_rows`).
+UPDATE_ROOM = 0.05
+
+
 class SMOModel(KernelExpansion):
     """Base of the SMO-type estimators; each names its formulation (`_formulation`), which
     poses its duals and reads them back."""
@@ -71,11 +75,12 @@ class SMOModel(KernelExpansion):
         """The formulation's targets of the data (`open_session` asks for them)."""
         return self._formulation(self).targets(X, y, sample_weight)
 
-    def _fit_session(self, session: FitSession, starts=None):
+    def _fit_session(self, session: FitSession, starts=None, keep_rows=False):
         """Solve the model's duals on `session` (made for this model or one differing in C or ν
         only) and store the fitted state. `starts`: per problem, points to start from
         (`_starts_from`); with `warm_start`, a refit on the same data and kernel starts from
-        the last fit."""
+        the last fit. `keep_rows`: keep the fit's own kernel rows, with room for an update's
+        points, for the next update to carry over (`_update_starts`)."""
         self.check_parameters()
         form = self._formulation(self, session.fitted)
         # every BLAS call of the fit on one thread, whichever thread fits: the starts, the
@@ -83,7 +88,7 @@ class SMOModel(KernelExpansion):
         with one_blas_thread():
             rows = session.rows
             if rows is None:
-                rows = session.backend.training_rows(session.kernel, session.Xk, self.cache_size, per_problem=True)
+                rows = self._own_rows(session, starts, keep_rows)
             row_index = session.index()
             side_by_side = not self.verbose and gap_observer.get() is None
             solver = DualSolver(session.backend, session.kernel, rows, Settings(self.tol, self.max_iter, self.shrinking),
@@ -105,7 +110,23 @@ class SMOModel(KernelExpansion):
                 state = self._assemble(form, session, fits)
                 probabilities = calibration.WITHOUT.get(form.calibration, {}) if calibrate is None else calibrate(state)
         self._store(session, fits, {**state, **probabilities}, warm_key, form)
+        self._kept_rows = rows if keep_rows and session.rows is None else None
         return self
+
+    def _own_rows(self, session, starts, keep):
+        """The fit's own kernel rows: an update's, carried over from the fit before
+        (`_update_starts`), else new ones, leaving room in each for the points of an update
+        (`UPDATE_ROOM`) when they are kept."""
+        if isinstance(starts, _LaidOut) and starts.rows is not None:
+            return starts.rows
+        room = int(np.ceil(UPDATE_ROOM * session.X.shape[0])) if keep else 0
+        return session.backend.training_rows(session.kernel, session.Xk, self.cache_size, per_problem=True, room=room)
+
+    def __getstate__(self):
+        """The state pickled: the kernel rows kept for an update (up to `cache_size` MB) are not."""
+        state = super().__getstate__()
+        state.pop("_kept_rows", None)
+        return state
 
     def _solve(self, form: Formulation, solver: DualSolver, session, row_index, starts):
         """Every dual of the fit: all at once where the formulation batches them and the backend
@@ -237,7 +258,7 @@ class SMOModel(KernelExpansion):
             kernel_kind(self.kernel).check_updatable()
         session = open_session(self, X, y, sample_weight)
         starts = None if new_row is None else self._update_starts(new_row, session)
-        self._fit_session(session, starts)
+        self._fit_session(session, starts, keep_rows=keep)
         if keep:
             vars(self).update(retained(session.X, y, sample_weight))
         return self
@@ -279,22 +300,31 @@ class SMOModel(KernelExpansion):
         same_kernel = session.fitted["gamma_"] == self.gamma_ and self.kernel != "precomputed"
         earlier = [_Earlier(_row_keys(new_row[f.var_rows]), *f.point(), f.result.grad_bar, f.at_upper, f.y,
                             f.var_rows) for f in fits]
-        return _LaidOut(earlier, _Forgotten(session, self.retained_X_) if same_kernel else None)
+        if not same_kernel:
+            return _LaidOut(earlier, None)
+        earlier_row = np.full(session.X.shape[0], -1, dtype=np.int64)
+        earlier_row[new_row[new_row >= 0]] = np.flatnonzero(new_row >= 0)
+        kept = vars(self).get("_kept_rows")
+        rows = None if kept is None else kept.updated(earlier_row, session.Xk[earlier_row < 0])
+        return _LaidOut(earlier, _Terms(session, self.retained_X_), rows)
 
 
 @dataclass
 class _LaidOut:
     """An update's starts: the earlier fit's problems (`earlier`) laid out on the problems as
-    posed, the forgotten rows' terms taken out of Qα (`forgotten`; None: Qα read anew)."""
+    posed, Qα and Ḡ carried over by the kernel terms of the new and forgotten rows (`terms`;
+    None: Qα read anew, the kernel having changed); the earlier fit's kernel rows carried
+    over to the new rows (`rows`; None: none)."""
 
     earlier: list
-    forgotten: object
+    terms: object
+    rows: object = None
 
     def on(self, posed, rows):
         """Each posed problem's points (None when the problems are not the earlier ones)."""
         if len(posed) != len(self.earlier):
             return None
-        return [_laid_out(p, rows, _row_keys(var_rows), old, self.forgotten)
+        return [_laid_out(p, rows, _row_keys(var_rows), old, self.terms)
                 for (var_rows, p), old in zip(posed, self.earlier)]
 
 
@@ -325,38 +355,51 @@ class _Earlier:
 
 
 @dataclass
-class _Forgotten:
-    """What takes the forgotten variables out of Qα and Ḡ: the update's session (the kernel
-    and the new rows) and the earlier rows."""
+class _Terms:
+    """What computes an update's kernel terms from the data (the kernel between few rows and
+    many, not whole kernel rows): the update's session (the kernel and the new rows) and the
+    earlier rows."""
 
     session: FitSession
     X: object
 
-    def products(self, problem, rows, coef) -> np.ndarray:
+    def forgotten(self, problem, rows, coef) -> np.ndarray:
         """Σ_j Q[i, j] coef_j for every variable i of `problem`, j over the earlier variables of
-        training rows `rows` with labels in coef's sign (coef_j = y_j c_j): from the kernel
-        between the earlier rows and the new, `PRODUCT_ROWS` earlier rows at a time."""
-        kernel, Xk = self.session.kernel, self.session.Xk
+        training rows `rows` with labels in coef's sign (coef_j = y_j c_j)."""
         points, at = np.unique(problem.kidx, return_inverse=True)
-        B = Xk[points]
-        A_all = in_layout_of(self.X, Xk)
-        out = np.zeros(points.size)
-        for s in range(0, rows.size, PRODUCT_ROWS):
-            out += coef[s:s + PRODUCT_ROWS] @ kernel.block(A_all[rows[s:s + PRODUCT_ROWS]], B)
-        return problem.y * out[at]
+        A = in_layout_of(self.X, self.session.Xk)[rows]
+        return problem.y * self._products(A, coef, self.session.Xk[points])[at]
+
+    def carried(self, problem, found, old_values, coef) -> np.ndarray:
+        """Q·coef over the variables of `problem` from `old_values` (exact for coef, which is 0
+        on the new variables) where `found`, and from the kernel between the new variables'
+        rows and those of the nonzero coef elsewhere."""
+        out = np.where(found, old_values, 0.0)
+        new, nz = np.flatnonzero(~found), np.flatnonzero(coef)
+        if new.size and nz.size:
+            Xk, y = self.session.Xk, problem.y
+            out[new] = y[new] * self._products(Xk[problem.kidx[nz]], (y * coef)[nz], Xk[problem.kidx[new]])
+        return out
+
+    def _products(self, A, coef, B) -> np.ndarray:
+        """Σ_j coef_j K(a_j, b) for every row b of B, `PRODUCT_ROWS` rows of A at a time."""
+        out = np.zeros(B.shape[0])
+        for s in range(0, A.shape[0], PRODUCT_ROWS):
+            out += coef[s:s + PRODUCT_ROWS] @ self.session.kernel.block(A[s:s + PRODUCT_ROWS], B)
+        return out
 
 
-#: Forgotten rows whose kernel values against the new rows are computed at once.
+#: Rows whose kernel values against an update's rows are computed at once.
 PRODUCT_ROWS = 256
 
 
-def _laid_out(posed, rows, keys, earlier: _Earlier, forgotten: _Forgotten | None) -> list:
+def _laid_out(posed, rows, keys, earlier: _Earlier, terms: _Terms | None) -> list:
     """[(α, Qα[, None, Ḡ])]: the earlier fit's on the variables `keys` of `posed`, feasible for
     its equality constraints; [] when they cannot be restored. Where the kernel is the same
-    (`forgotten` given), the earlier Qα and Ḡ serve: the new variables' entries from their
-    kernel rows, the forgotten variables' terms taken out from the kernel between their rows
-    and the new, the restoring's from the rows of the variables it moved; else Qα is read
-    from the kernel rows of the nonzero α."""
+    (`terms` given), the earlier Qα and Ḡ serve: the new variables' entries from the kernel
+    between their rows and the support's, the forgotten variables' terms taken out from the
+    kernel between their rows and the new, the restoring's from the rows of the variables it
+    moved; else Qα is read from the kernel rows of the nonzero α."""
     problem = posed.problem
     kept = earlier.keys >= 0
     order = np.argsort(earlier.keys[kept])
@@ -376,7 +419,7 @@ def _laid_out(posed, rows, keys, earlier: _Earlier, forgotten: _Forgotten | None
         if not _shift(alpha, problem.upper, members, weights, weights[members] @ (reference - alpha)[members]):
             return []
     everything = np.arange(problem.n)
-    if forgotten is None:
+    if terms is None:
         q_alpha = np.zeros(problem.n)
         _add_kernel_terms(q_alpha, rows, problem, alpha, np.flatnonzero(alpha), everything)
         return [(alpha, q_alpha)]
@@ -384,32 +427,21 @@ def _laid_out(posed, rows, keys, earlier: _Earlier, forgotten: _Forgotten | None
 
     def without_forgotten(values, coef):
         if out.any():
-            values -= forgotten.products(problem, earlier.rows[out], (earlier.y * coef)[out])
+            values -= terms.forgotten(problem, earlier.rows[out], (earlier.y * coef)[out])
         return values
 
-    q_alpha = without_forgotten(_carried(problem, rows, found, mapped(earlier.q_alpha), before), earlier.alpha)
+    q_alpha = without_forgotten(terms.carried(problem, found, mapped(earlier.q_alpha), before), earlier.alpha)
     _add_kernel_terms(q_alpha, rows, problem, alpha - before, np.flatnonzero(alpha != before), everything)
     if earlier.grad_bar is None:
         return [(alpha, q_alpha)]
     # Ḡ's coefficients: U_i of the variables at their bound (the solver's α is U_i there)
     bar_before = np.where(found & mapped(earlier.at_upper), before, 0.0)
     bar_after = np.where(alpha >= problem.upper, problem.upper, 0.0)
-    grad_bar = without_forgotten(_carried(problem, rows, found, mapped(earlier.grad_bar), bar_before),
+    grad_bar = without_forgotten(terms.carried(problem, found, mapped(earlier.grad_bar), bar_before),
                                  np.where(earlier.at_upper, earlier.alpha, 0.0))
     _add_kernel_terms(grad_bar, rows, problem, bar_after - bar_before, np.flatnonzero(bar_after != bar_before),
                       everything)
     return [(alpha, q_alpha, None, grad_bar)]
-
-
-def _carried(problem, rows, found, old_values, coef) -> np.ndarray:
-    """Q·coef over the variables of `problem` from `old_values` (exact for coef, which is 0 on
-    the new variables) where `found`, and from the new variables' kernel rows elsewhere."""
-    out = np.where(found, old_values, 0.0)
-    new, nz = np.flatnonzero(~found), np.flatnonzero(coef)
-    if new.size and nz.size:
-        y = problem.y
-        out[new] = y[new] * (rows_block(rows, problem.kidx[new], problem.kidx[nz]) @ (y * coef)[nz])
-    return out
 
 
 def _shift(alpha, U, members, weights, change) -> bool:

@@ -21,19 +21,23 @@ from svmkit._arrays import SCRATCH, to_host
 MIN_ROWS = 64
 #: Rows fetched at once when a dense block is assembled.
 _BLOCK_ROWS = 1024
+#: Kernel values computed at once for the added columns of the rows an update takes over.
+_BLOCK_ELEMENTS = 2**22
 
 
 class Kernel(Protocol):
-    """What `CachedRows` needs of a kernel: its size, its diagonal, a way to write rows and,
-    where known, `same_row[i]`, a data row whose kernel row equals row i's (None: none known),
-    with `n_columns` and `column_of` when its rows hold only the distinct points' columns
-    (see `RowSource`); `xp`, where given, is the array module of the device its rows are
-    computed on: the cache is kept there."""
+    """What `CachedRows` needs of a kernel: its data rows `n`, their diagonal, a way to write
+    the row of a column, and where its rows hold only the distinct points' columns,
+    `n_columns` and `column_of` (see `RowSource`); `xp`, where given, is the array module of
+    the device its rows are computed on: the cache is kept there."""
 
     n: int
     diag: np.ndarray
 
-    def rows_into(self, idx: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None: ...
+    def rows_into(self, cols: np.ndarray, out: np.ndarray, out_rows: np.ndarray) -> None:
+        """Write the kernel rows of columns `cols` into rows `out_rows` of `out`, in its first
+        columns (`out` may be wider)."""
+        ...
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray: ...
 
@@ -73,6 +77,12 @@ class RowSource(Protocol):
         labelling looks separable."""
         ...
 
+    def updated(self, earlier_row: np.ndarray, added) -> RowSource | None:
+        """The rows of the same kernel on changed data rows (data row i being row
+        earlier_row[i] here, or, −1, the next row of `added`), holding the rows held here;
+        None where they cannot be carried over."""
+        ...
+
 
 def columns(rows: RowSource, idx):
     """The columns of the rows of `rows` that hold data points idx."""
@@ -88,7 +98,7 @@ def rows_block(rows: RowSource, idx: np.ndarray, cols: np.ndarray) -> np.ndarray
     cols_there = rows.xp.asarray(columns(rows, cols))
     for s in range(0, idx.size, step):
         store, pos = rows.fetch(idx[s:s + step])
-        out[s:s + step] = to_host(store[rows.xp.asarray(pos)][:, cols_there])
+        out[s:s + step] = to_host(store[rows.xp.ix_(rows.xp.asarray(pos), cols_there)])
     return out
 
 
@@ -98,13 +108,13 @@ def dense_block(rows: RowSource, idx: np.ndarray) -> np.ndarray:
 
 
 def row_source(kernel: Kernel | None = None, cache_size: float = 0.0, matrix: np.ndarray | None = None,
-               min_rows: int = MIN_ROWS) -> RowSource:
+               min_rows: int = MIN_ROWS, room: int = 0) -> RowSource:
     """The row source of a kernel: every row of a given kernel `matrix` (a precomputed kernel),
     else the rows of `kernel` computed on demand into a cache of `cache_size` MB that holds
-    at least `min_rows` rows."""
+    at least `min_rows` rows, with `room` columns to spare in each (`CachedRows`)."""
     if matrix is not None:
         return FullRows(matrix, np.diag(matrix).astype(np.float64))
-    return CachedRows(kernel, cache_size, min_rows)
+    return CachedRows(kernel, cache_size, min_rows, room)
 
 
 class FullRows:
@@ -132,13 +142,18 @@ class FullRows:
     def exact_block(self, idx: np.ndarray) -> np.ndarray:
         return np.asarray(self.given[np.ix_(idx, idx)], dtype=np.float64)
 
+    def updated(self, earlier_row, added) -> None:
+        """None: a given matrix has no rows for new data."""
+        return None
+
 
 class CachedRows:
-    """Kernel rows computed in blocks on demand and kept in float32, least recently used evicted;
-    rows of equal data points (the kernel's `same_row`) share one slot, computed once.
+    """Kernel rows computed in blocks on demand and kept in float32, least recently used evicted,
+    one slot per kernel column (equal data points share one, computed once).
 
     `cache_size` bounds the store in MB; it holds at least `min_rows` rows. The solver sizes
-    its working sets to `capacity`. The store is kept where the kernel computes its rows.
+    its working sets to `capacity`. The store is kept where the kernel computes its rows; its
+    rows have `room` columns beyond the kernel's, for points an update adds (`updated`).
     `narrowable`: whether a problem on a subset of the rows may be given a source of its own,
     over those rows' columns only (set by the backend that made it; see
     `backend.CudaBackend.problem_rows`).
@@ -146,25 +161,27 @@ class CachedRows:
 
     narrowable = False
 
-    def __init__(self, kernel: Kernel, cache_size: float, min_rows: int = MIN_ROWS):
+    def __init__(self, kernel: Kernel, cache_size: float, min_rows: int = MIN_ROWS, room: int = 0):
         self.kernel = kernel
+        self.cache_size, self.min_rows = cache_size, min_rows
         self.n = kernel.n
         self.diag = kernel.diag
-        self.same_row = getattr(kernel, "same_row", None)
         self.column_of = getattr(kernel, "column_of", None)
-        self.width = getattr(kernel, "n_columns", self.n)
         self.xp = getattr(kernel, "xp", np)
-        # a cache_size of 1e308 MB is inf bytes: every row fits
-        budget_rows = int(min(cache_size * 2**20 / (4 * max(self.width, 1)), self.n))
-        self.capacity = int(min(self.n, max(budget_rows, min_rows, 2)))
+        room = room if self.xp is np else 0
+        self.width = getattr(kernel, "n_columns", self.n) + room
+        # a cache_size of 1e308 MB is inf bytes: every row fits, the added points' too
+        budget_rows = int(min(cache_size * 2**20 / (4 * max(self.width, 1)), self.n + room))
+        self.capacity = int(min(self.n + room, max(budget_rows, min_rows, 2)))
+        self._give = None
         if self.xp is np:
             self.store = SCRATCH.take((self.capacity, self.width), np.float32)
-            weakref.finalize(self, SCRATCH.give, self.store)
+            self._give = weakref.finalize(self, SCRATCH.give, self.store)
         else:
             # taken at the first fetch: a device source whose problems each get a narrower one
             # of their own (one-vs-one pairs) never holds the memory
             self.store = None
-        self.slot_of = np.full(self.n, -1, dtype=np.int64)
+        self.slot_of = np.full(self.width, -1, dtype=np.int64)
         self.owner = np.full(self.capacity, -1, dtype=np.int64)
         self.last_used = np.zeros(self.capacity, dtype=np.int64)
         self.clock = 0
@@ -176,24 +193,24 @@ class CachedRows:
     def fetch(self, idx: np.ndarray):
         with self._lock:
             idx = np.asarray(to_host(idx), dtype=np.int64)
-            return self._fetch(idx if self.same_row is None else self.same_row[idx])
+            return self._fetch(idx if self.column_of is None else self.column_of[idx])
 
-    def _fetch(self, idx: np.ndarray):
+    def _fetch(self, cols: np.ndarray):
         self.clock += 1
-        slots = self.slot_of[idx]
+        slots = self.slot_of[cols]
         missing = np.flatnonzero(slots < 0)
         if self.store is None:
             self.store = self.xp.empty((self.capacity, self.width), dtype=np.float32)
         if missing.size:
-            miss_idx = np.unique(idx[missing])
-            new_slots = self._claim(miss_idx.size, protect=slots[slots >= 0])
+            miss = np.unique(cols[missing])
+            new_slots = self._claim(miss.size, protect=slots[slots >= 0])
             old = self.owner[new_slots]
             self.slot_of[old[old >= 0]] = -1
-            self.owner[new_slots] = miss_idx
-            self.slot_of[miss_idx] = new_slots
-            self.kernel.rows_into(miss_idx, self.store, new_slots)
-            self.computed_rows += miss_idx.size
-            slots = self.slot_of[idx]
+            self.owner[new_slots] = miss
+            self.slot_of[miss] = new_slots
+            self.kernel.rows_into(miss, self.store, new_slots)
+            self.computed_rows += miss.size
+            slots = self.slot_of[cols]
         self.last_used[slots] = self.clock
         return self.store, slots
 
@@ -201,6 +218,44 @@ class CachedRows:
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray:
         return self.kernel.exact_block(idx)
+
+    def updated(self, earlier_row: np.ndarray, added) -> CachedRows | None:
+        """The rows of the kernel `kernel.updated` makes for changed data rows (data row i being
+        data row earlier_row[i] here, or, −1, the next row of `added`), in this store, which it
+        takes over: the rows held here keep their values at the earlier columns, the columns of
+        added points are computed for them. None (nothing taken) on a device, when the added
+        points need more than the room left, or when a quarter of the columns would belong to
+        no data row (forgotten rows' points), so that a fresh store drops them, or when the
+        kernel cannot give them (`kernel.updated`)."""
+        if self.xp is not np or self.store is None:
+            return None
+        kernel = self.kernel.updated(earlier_row, added)
+        if kernel is None:
+            return None
+        used = np.zeros(kernel.n_columns, dtype=bool)
+        used[np.arange(kernel.n) if kernel.column_of is None else kernel.column_of] = True
+        if kernel.n_columns > self.width or 4 * np.count_nonzero(~used) > kernel.n_columns:
+            return None
+        rows = object.__new__(CachedRows)
+        vars(rows).update(vars(self))
+        rows.kernel, rows.n, rows.diag, rows.column_of = kernel, kernel.n, kernel.diag, kernel.column_of
+        rows.concurrent = rows.capacity >= rows.n
+        rows._lock = threading.Lock()
+        # the store is the new source's now: this one gives it back to the pool no more
+        self._give.detach()
+        rows._give = weakref.finalize(rows, SCRATCH.give, rows.store)
+        self.store, self._give = None, None
+        self.slot_of = np.full(self.width, -1, dtype=np.int64)
+        self.n_used = 0
+        earlier_width = getattr(self.kernel, "n_columns", self.n)
+        held = np.flatnonzero(rows.owner >= 0)
+        if kernel.n_columns > earlier_width and held.size:
+            new = np.arange(earlier_width, kernel.n_columns)
+            step = max(1, _BLOCK_ELEMENTS // new.size)
+            for s in range(0, held.size, step):
+                slots = held[s:s + step]
+                rows.store[slots, earlier_width:kernel.n_columns] = kernel.columns_block(rows.owner[slots], new)
+        return rows
 
     def _claim(self, k: int, protect: np.ndarray) -> np.ndarray:
         free = self.capacity - self.n_used
