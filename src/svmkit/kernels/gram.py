@@ -14,6 +14,7 @@ would not.
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -139,26 +140,32 @@ def _slab_product(A, X, P, lo, hi):
     np.matmul(A, X[lo:hi].T, out=P[:, lo:hi])
 
 
-def first_equal_rows(X) -> np.ndarray | None:
-    """For each row of X (dense, or canonical CSR), the index of the first row equal to it, bit
-    for bit (for CSR: the same stored indices and values); None when every row differs. Rows are
-    grouped by a hash of their bits (in wrapping 64-bit integers: exact, so that equal rows hash
-    alike wherever they sit, as a floating-point product's rounding need not), then compared
-    within the groups that share a hash, so distinct data costs one pass and a sort."""
-    n = X.shape[0]
-    if n < 2 or X.shape[1] == 0:
-        return None
+def row_hashes(X) -> np.ndarray:
+    """A hash of each row's bits (dense, or canonical CSR: its stored indices and values), in
+    wrapping 64-bit integers: exact, so that equal rows hash alike wherever they sit, as a
+    floating-point product's rounding need not."""
     if sp.issparse(X):
         sums = np.concatenate([np.zeros(1, dtype=np.uint64),
                                np.cumsum(_mixed(as_float64(X.data).view(np.uint64), X.indices))])
-        h = sums[X.indptr[1:]] - sums[X.indptr[:-1]]
-    else:
-        # dense rows: the values' bits folded (high half into low) times odd random weights
-        # per column, one integer product
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        w = _mixed(np.arange(X.shape[1], dtype=np.uint64), np.zeros(1, dtype=np.uint64)) | np.uint64(1)
-        step = max(1, _CHUNK_ELEMENTS // X.shape[1])
-        h = np.concatenate([_folded(X[s:s + step]) @ w for s in range(0, n, step)])
+        return sums[X.indptr[1:]] - sums[X.indptr[:-1]]
+    # dense rows: the values' bits folded (high half into low) times odd random weights per
+    # column, one integer product
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    w = _mixed(np.arange(X.shape[1], dtype=np.uint64), np.zeros(1, dtype=np.uint64)) | np.uint64(1)
+    step = max(1, _CHUNK_ELEMENTS // max(X.shape[1], 1))
+    return np.concatenate([_folded(X[s:s + step]) @ w for s in range(0, X.shape[0], step)] or
+                          [np.zeros(0, dtype=np.uint64)])
+
+
+def first_equal_rows(X, hashes=None) -> np.ndarray | None:
+    """For each row of X (dense, or canonical CSR), the index of the first row equal to it, bit
+    for bit (for CSR: the same stored indices and values); None when every row differs. Rows are
+    grouped by their hashes (`row_hashes`, or `hashes` when known), then compared within the
+    groups that share one, so distinct data costs one pass and a sort."""
+    n = X.shape[0]
+    if n < 2 or X.shape[1] == 0:
+        return None
+    h = row_hashes(X) if hashes is None else hashes
     order = np.argsort(h, kind="stable")
     tied = h[order[1:]] == h[order[:-1]]
     if not tied.any():
@@ -392,45 +399,59 @@ class TrainingKernel:
     no data row has (an update's forgotten rows, `updated`).
     """
 
-    def __init__(self, spec: KernelSpec, X, dtype=np.float32, point_of=None):
+    def __init__(self, spec: KernelSpec, X, dtype=np.float32):
         self.spec = spec
         self.dtype = np.dtype(dtype)
-        same_point = None if spec.is_callable else first_equal_rows(X)
         dense_rbf = spec.uses_norms and not sp.issparse(X)
-        direct = dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES
-        # centred by every point's mean, whichever are kept as columns
-        centre = X.mean(axis=0) if dense_rbf and not direct else None
-        column_of_point = None
+        self._direct = dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES
+        self._dtype = self.dtype if dense_rbf else np.dtype(np.float64)
+        # centred by every point's mean, whichever are kept as columns (and the added points of
+        # `updated` by the same: any centre leaves distances as they are)
+        self._centre = X.mean(axis=0) if dense_rbf and not self._direct else None
+        # the points' `row_hashes`, kept for the kernel `updated` makes (None: not computed)
+        self.hashes = None
+        if not spec.is_callable and X.shape[1] and X.shape[0] > 1:
+            self.hashes = row_hashes(X)
+        same_point = None if self.hashes is None else first_equal_rows(X, self.hashes)
+        column_of = None
         if same_point is not None:
             distinct = np.flatnonzero(same_point == np.arange(X.shape[0]))
-            column_of_point = np.searchsorted(distinct, same_point)
+            column_of = np.searchsorted(distinct, same_point)
             X = X[distinct]
-        if point_of is None:
-            self.column_of = column_of_point
-        else:
-            self.column_of = point_of if column_of_point is None else column_of_point[point_of]
-        self.n_columns = X.shape[0]
-        self.n = self.n_columns if self.column_of is None else self.column_of.size
-        # the distinct points as given, from which `updated` and the exact blocks start
-        self.given = X
-        self.diag = kernel_diag(spec, X) if self.column_of is None else kernel_diag(spec, X)[self.column_of]
-        self.X = X
-        self._dtype = self.dtype if dense_rbf else np.dtype(np.float64)
-        self._Xt = None
-        self._exact = None
-        if sp.issparse(X):
-            self._split = SparseColumns(X, dense_fraction=np.inf)
-            self._parts = self._split.prepare(X)
-        elif direct:
-            self._Xt = np.ascontiguousarray(X.T, dtype=np.float64)
-        elif dense_rbf:
-            self.X = np.ascontiguousarray(X - centre, dtype=self._dtype)
-            if self._dtype == np.float32:
-                # the recomputed distances come from the rows as given (no copy), the noise
-                # bound from the centred norms the GEMM's rounding scales with
-                self.given = np.ascontiguousarray(X, dtype=np.float64)
-                self._exact = (row_sq_norms(self.X).astype(np.float64), F32_NOISE * np.sqrt(X.shape[1]))
-        self.sq = row_sq_norms(self.X) if spec.uses_norms and self._Xt is None else None
+            self.hashes = self.hashes[distinct]
+        self._points(*self._of_points(X))
+        self._data_rows(column_of)
+
+    def _of_points(self, G) -> tuple:
+        """What the rows are computed from, for the points G as given: G (float64 where the
+        exact blocks read it), the operand of the inner products (dense RBF of many features:
+        centred, in `dtype`), its squared row norms where the kernel uses them, and K(g, g)."""
+        G = G if sp.issparse(G) or self._centre is None else np.ascontiguousarray(G, dtype=np.float64)
+        operand = G if self._centre is None else np.ascontiguousarray(G - self._centre, dtype=self._dtype)
+        sq = row_sq_norms(operand) if self.spec.uses_norms and not self._direct else None
+        return G, operand, sq, kernel_diag(self.spec, G)
+
+    def _points(self, given, operand, sq, diag) -> None:
+        """Hold the kernel's columns (its distinct points) and what their rows are computed from
+        (`_of_points`)."""
+        self.given, self.X, self.sq, self._point_diag = given, operand, sq, diag
+        self.n_columns = given.shape[0]
+        self._Xt = self._split = self._parts = self._exact = None
+        if sp.issparse(given):
+            self._split = SparseColumns(given, dense_fraction=np.inf)
+            self._parts = self._split.prepare(given)
+        elif self._direct:
+            self._Xt = np.ascontiguousarray(given.T, dtype=np.float64)
+        elif self._centre is not None and self._dtype == np.float32:
+            # the recomputed distances come from the rows as given, the noise bound from the
+            # centred norms the GEMM's rounding scales with
+            self._exact = (sq.astype(np.float64), F32_NOISE * np.sqrt(given.shape[1]))
+
+    def _data_rows(self, column_of) -> None:
+        """Data row i is column column_of[i] (None: column i)."""
+        self.column_of = column_of
+        self.n = self.n_columns if column_of is None else column_of.size
+        self.diag = self._point_diag if column_of is None else self._point_diag[column_of]
 
     def updated(self, earlier_row: np.ndarray, X_added) -> TrainingKernel | None:
         """The kernel of the same spec on changed data rows: data row i is this kernel's data
@@ -443,9 +464,27 @@ class TrainingKernel:
         earlier = earlier_row >= 0
         point_of = np.cumsum(~earlier) - 1 + self.n_columns
         point_of[earlier] = self._columns(earlier_row[earlier])
-        points = (sp.vstack([self.given, X_added], format="csr") if sp.issparse(self.given)
-                  else np.concatenate([self.given, np.asarray(X_added, dtype=self.given.dtype)]))
-        return TrainingKernel(self.spec, points, self.dtype, point_of)
+        kernel = copy.copy(self)
+        if X_added.shape[0]:
+            added = X_added if sp.issparse(X_added) else np.asarray(X_added, dtype=np.float64)
+            stack = (lambda parts: sp.vstack(parts, format="csr")) if sp.issparse(added) else np.concatenate
+            hashes = None if self.hashes is None else np.concatenate([self.hashes, row_hashes(added)])
+            same = first_equal_rows(stack([self.given, added]), hashes) if hashes is not None else None
+            column_of = np.arange(self.n_columns + added.shape[0])
+            if same is not None:
+                new = np.flatnonzero(same[self.n_columns:] == column_of[self.n_columns:])
+                column_of = np.searchsorted(np.r_[np.arange(self.n_columns), self.n_columns + new], same)
+                added = added[new]
+                hashes = None if hashes is None else np.r_[self.hashes, hashes[self.n_columns + new]]
+            kernel.hashes = hashes
+            given, operand, sq, diag = self._of_points(added)
+            joined = stack([self.given, given])
+            kernel._points(joined, joined if self.X is self.given else np.concatenate([self.X, operand]),
+                           None if sq is None else np.concatenate([self.sq, sq]),
+                           np.concatenate([self._point_diag, diag]))
+            point_of = column_of[point_of]
+        kernel._data_rows(point_of)
+        return kernel
 
     def _columns(self, idx) -> np.ndarray:
         """The kernel's columns (its distinct points) of data rows idx."""

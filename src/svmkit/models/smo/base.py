@@ -24,6 +24,7 @@ from svmkit.models.expansion import FitSession, KernelExpansion, open_session
 from svmkit.models.retained import appended, remaining, retained
 from svmkit.models.smo.formulations import BatchFits, DualSolver, Formulation, FitsSummary
 from svmkit.parallel.tasks import beside
+from svmkit.solvers.smo.row_source import rows_block
 from svmkit.solvers.smo.solver import _add_kernel_terms, gap_observer
 from svmkit.solvers.smo.starts import Settings, _constraint_groups
 
@@ -364,33 +365,29 @@ class _Terms:
     X: object
 
     def forgotten(self, problem, rows, coef) -> np.ndarray:
-        """Σ_j Q[i, j] coef_j for every variable i of `problem`, j over the earlier variables of
-        training rows `rows` with labels in coef's sign (coef_j = y_j c_j)."""
+        """Σ_j Q[i, j] coef[j, k] for every variable i of `problem` and column k of coef, j over
+        the earlier variables of training rows `rows` with labels in coef's sign
+        (coef[j] = y_j c_j)."""
         points, at = np.unique(problem.kidx, return_inverse=True)
         A = in_layout_of(self.X, self.session.Xk)[rows]
-        return problem.y * self._products(A, coef, self.session.Xk[points])[at]
+        return problem.y[:, None] * self._products(A, coef, self.session.Xk[points])[at]
 
-    def carried(self, problem, found, old_values, coef) -> np.ndarray:
-        """Q·coef over the variables of `problem` from `old_values` (exact for coef, which is 0
-        on the new variables) where `found`, and from the kernel between the new variables'
-        rows and those of the nonzero coef elsewhere."""
-        out = np.where(found, old_values, 0.0)
-        new, nz = np.flatnonzero(~found), np.flatnonzero(coef)
-        if new.size and nz.size:
-            Xk, y = self.session.Xk, problem.y
-            out[new] = y[new] * self._products(Xk[problem.kidx[nz]], (y * coef)[nz], Xk[problem.kidx[new]])
-        return out
 
     def _products(self, A, coef, B) -> np.ndarray:
-        """Σ_j coef_j K(a_j, b) for every row b of B, `PRODUCT_ROWS` rows of A at a time."""
-        out = np.zeros(B.shape[0])
-        for s in range(0, A.shape[0], PRODUCT_ROWS):
-            out += coef[s:s + PRODUCT_ROWS] @ self.session.kernel.block(A[s:s + PRODUCT_ROWS], B)
-        return out
+        """Σ_j K(b, a_j) coef[j] for every row b of B (a row per b), by blocks of at most
+        `PRODUCT_ELEMENTS` kernel values, each between a slice of the larger set and the whole
+        smaller one (whose layout a block prepares once)."""
+        block = self.session.kernel.block
+        if A.shape[0] <= B.shape[0]:
+            step = max(1, PRODUCT_ELEMENTS // max(A.shape[0], 1))
+            return np.concatenate([block(B[s:s + step], A) @ coef for s in range(0, B.shape[0], step)])
+        step = max(1, PRODUCT_ELEMENTS // max(B.shape[0], 1))
+        return sum((block(B, A[s:s + step]) @ coef[s:s + step] for s in range(0, A.shape[0], step)),
+                   np.zeros((B.shape[0], coef.shape[1])))
 
 
-#: Rows whose kernel values against an update's rows are computed at once.
-PRODUCT_ROWS = 256
+#: Kernel values an update computes at once between its rows and the support or the rest.
+PRODUCT_ELEMENTS = 2**22
 
 
 def _laid_out(posed, rows, keys, earlier: _Earlier, terms: _Terms | None) -> list:
@@ -423,25 +420,38 @@ def _laid_out(posed, rows, keys, earlier: _Earlier, terms: _Terms | None) -> lis
         q_alpha = np.zeros(problem.n)
         _add_kernel_terms(q_alpha, rows, problem, alpha, np.flatnonzero(alpha), everything)
         return [(alpha, q_alpha)]
+    # Qα, and Ḡ where tracked: its coefficients are U_i of the variables at their bound (the
+    # solver's α is U_i there)
+    tracked = earlier.grad_bar is not None
+    old = [mapped(earlier.q_alpha)] + ([mapped(earlier.grad_bar)] if tracked else [])
+    coef = [before] + ([np.where(found & mapped(earlier.at_upper), before, 0.0)] if tracked else [])
+    gone = [earlier.alpha] + ([np.where(earlier.at_upper, earlier.alpha, 0.0)] if tracked else [])
+    values = _carried(problem, rows, found, np.column_stack(old), np.column_stack(coef))
     out = earlier.alpha * ~kept != 0
-
-    def without_forgotten(values, coef):
-        if out.any():
-            values -= terms.forgotten(problem, earlier.rows[out], (earlier.y * coef)[out])
-        return values
-
-    q_alpha = without_forgotten(terms.carried(problem, found, mapped(earlier.q_alpha), before), earlier.alpha)
+    if out.any():
+        values -= terms.forgotten(problem, earlier.rows[out], (earlier.y[:, None] * np.column_stack(gone))[out])
+    q_alpha = np.ascontiguousarray(values[:, 0])
     _add_kernel_terms(q_alpha, rows, problem, alpha - before, np.flatnonzero(alpha != before), everything)
-    if earlier.grad_bar is None:
+    if not tracked:
         return [(alpha, q_alpha)]
-    # Ḡ's coefficients: U_i of the variables at their bound (the solver's α is U_i there)
-    bar_before = np.where(found & mapped(earlier.at_upper), before, 0.0)
+    bar_before = coef[1]
     bar_after = np.where(alpha >= problem.upper, problem.upper, 0.0)
-    grad_bar = without_forgotten(terms.carried(problem, found, mapped(earlier.grad_bar), bar_before),
-                                 np.where(earlier.at_upper, earlier.alpha, 0.0))
+    grad_bar = np.ascontiguousarray(values[:, 1])
     _add_kernel_terms(grad_bar, rows, problem, bar_after - bar_before, np.flatnonzero(bar_after != bar_before),
                       everything)
     return [(alpha, q_alpha, None, grad_bar)]
+
+
+def _carried(problem, rows, found, old_values, coef) -> np.ndarray:
+    """Q·coef[:, k] over the variables of `problem`, for every column k of coef (0 on the new
+    variables): `old_values` (exact for coef) where `found`, and from the new variables' kernel
+    rows elsewhere."""
+    out = np.where(found[:, None], old_values, 0.0)
+    new, nz = np.flatnonzero(~found), np.flatnonzero(coef.any(axis=1))
+    if new.size and nz.size:
+        y = problem.y
+        out[new] = y[new, None] * (rows_block(rows, problem.kidx[new], problem.kidx[nz]) @ (y[:, None] * coef)[nz])
+    return out
 
 
 def _shift(alpha, U, members, weights, change) -> bool:

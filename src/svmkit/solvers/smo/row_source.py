@@ -21,8 +21,6 @@ from svmkit._arrays import SCRATCH, to_host
 MIN_ROWS = 64
 #: Rows fetched at once when a dense block is assembled.
 _BLOCK_ROWS = 1024
-#: Kernel values computed at once for the added columns of the rows an update takes over.
-_BLOCK_ELEMENTS = 2**22
 
 
 class Kernel(Protocol):
@@ -247,15 +245,20 @@ class CachedRows:
         self.store, self._give = None, None
         self.slot_of = np.full(self.width, -1, dtype=np.int64)
         self.n_used = 0
-        earlier_width = getattr(self.kernel, "n_columns", self.n)
-        held = np.flatnonzero(rows.owner >= 0)
-        if kernel.n_columns > earlier_width and held.size:
-            new = np.arange(earlier_width, kernel.n_columns)
-            step = max(1, _BLOCK_ELEMENTS // new.size)
-            for s in range(0, held.size, step):
-                slots = held[s:s + step]
-                rows.store[slots, earlier_width:kernel.n_columns] = kernel.columns_block(rows.owner[slots], new)
+        rows._add_columns(getattr(self.kernel, "n_columns", self.n))
         return rows
+
+    def _add_columns(self, earlier: int) -> None:
+        """The values at the columns from `earlier` on (points an update added) of the rows held
+        of earlier columns, from the added points' own rows, which are computed (and held)
+        first: the same float32 values either way, K being symmetric."""
+        new = np.arange(earlier, self.kernel.n_columns)
+        step = max(1, self.capacity // 2)
+        for s in range(0, new.size, step):
+            cols = new[s:s + step]
+            _, pos = self._fetch(cols)
+            held = np.flatnonzero((self.owner >= 0) & (self.owner < earlier))
+            self.store[np.ix_(held, cols)] = self.store[np.ix_(pos, self.owner[held])].T
 
     def _claim(self, k: int, protect: np.ndarray) -> np.ndarray:
         free = self.capacity - self.n_used
