@@ -6,7 +6,7 @@ probabilities calibrated when asked (`models.smo.calibration`), the fitted state
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import update_wrapper
 from types import MethodType
 
@@ -117,10 +117,12 @@ class SMOModel(KernelExpansion):
     def _own_rows(self, session, starts, keep):
         """The fit's own kernel rows: an update's, carried over from the fit before
         (`_update_starts`), else new ones, leaving room in each for the points of an update
-        (`UPDATE_ROOM`) when they are kept."""
-        if isinstance(starts, _LaidOut) and starts.rows is not None:
-            return starts.rows
-        room = int(np.ceil(UPDATE_ROOM * session.X.shape[0])) if keep else 0
+        (`UPDATE_ROOM`, or the rows this update adds) when they are kept."""
+        update = starts if isinstance(starts, _LaidOut) else _LaidOut([], False)
+        if update.rows is not None:
+            return update.rows
+        # the next update is taken to add as many rows as this one, when that is more
+        room = max(int(np.ceil(UPDATE_ROOM * session.X.shape[0])), update.added) if keep else 0
         return session.backend.training_rows(session.kernel, session.Xk, self.cache_size, per_problem=True, room=room)
 
     def __getstate__(self):
@@ -289,9 +291,11 @@ class SMOModel(KernelExpansion):
         forgotten; the second variable of a row, α* of the tube models, matched to the second),
         new variables at 0; the equality constraints (yᵀα = 0, the ν models' sums) restored
         within the box (Cauwenberghs & Poggio, NIPS 2000: warm-started, the SMO reaches the same
-        optimum). Qα and Ḡ are this fit's where the kernel is the same (`_laid_out`), else Qα is
-        read from the kernel rows of the nonzero α. None (a cold fit) when the problems are not the same ones (the
-        classes changed) or this fit's α are not kept (a loaded model)."""
+        optimum). Where the kernel is the same, Qα and Ḡ are this fit's, the forgotten variables'
+        terms taken out (`_without_forgotten`), and the kernel rows this fit kept carry over
+        (`RowSource.updated`); else Qα is read from the kernel rows of the nonzero α. None (a
+        cold fit) when the problems are not the same ones (the classes changed) or this fit's α
+        are not kept (a loaded model)."""
         fits = getattr(self, "_problem_fits", None)
         classes = session.fitted.get("classes_")
         if fits is None or (classes is not None and not np.array_equal(classes, self.classes_)):
@@ -302,30 +306,36 @@ class SMOModel(KernelExpansion):
         earlier = [_Earlier(_row_keys(new_row[f.var_rows]), *f.point(), f.result.grad_bar, f.at_upper, f.y,
                             f.var_rows) for f in fits]
         if not same_kernel:
-            return _LaidOut(earlier, None)
+            return _LaidOut(earlier, False)
+        kept = vars(self).get("_kept_rows")
+        if kept is None and (new_row < 0).any():
+            # a fit that kept no rows (a loaded model): the forgotten rows' come from the data
+            kept = session.backend.training_rows(session.kernel, in_layout_of(self.retained_X_, session.Xk),
+                                                 self.cache_size)
+        earlier = [_without_forgotten(e, kept) for e in earlier]
         earlier_row = np.full(session.X.shape[0], -1, dtype=np.int64)
         earlier_row[new_row[new_row >= 0]] = np.flatnonzero(new_row >= 0)
-        kept = vars(self).get("_kept_rows")
         rows = None if kept is None else kept.updated(earlier_row, session.Xk[earlier_row < 0])
-        return _LaidOut(earlier, _Terms(session, self.retained_X_), rows)
+        return _LaidOut(earlier, True, rows, int(np.count_nonzero(earlier_row < 0)))
 
 
 @dataclass
 class _LaidOut:
     """An update's starts: the earlier fit's problems (`earlier`) laid out on the problems as
-    posed, Qα and Ḡ carried over by the kernel terms of the new and forgotten rows (`terms`;
-    None: Qα read anew, the kernel having changed); the earlier fit's kernel rows carried
-    over to the new rows (`rows`; None: none)."""
+    posed, Qα and Ḡ carried over where the kernel is the same (`carried`; else Qα read anew);
+    the earlier fit's kernel rows carried over to the new rows (`rows`; None: none); the rows
+    the update adds (`added`)."""
 
     earlier: list
-    terms: object
+    carried: bool
     rows: object = None
+    added: int = 0
 
     def on(self, posed, rows):
         """Each posed problem's points (None when the problems are not the earlier ones)."""
         if len(posed) != len(self.earlier):
             return None
-        return [_laid_out(p, rows, _row_keys(var_rows), old, self.terms)
+        return [_laid_out(p, rows, _row_keys(var_rows), old, self.carried)
                 for (var_rows, p), old in zip(posed, self.earlier)]
 
 
@@ -355,48 +365,24 @@ class _Earlier:
     rows: np.ndarray
 
 
-@dataclass
-class _Terms:
-    """What computes an update's kernel terms from the data (the kernel between few rows and
-    many, not whole kernel rows): the update's session (the kernel and the new rows) and the
-    earlier rows."""
-
-    session: FitSession
-    X: object
-
-    def forgotten(self, problem, rows, coef) -> np.ndarray:
-        """Σ_j Q[i, j] coef[j, k] for every variable i of `problem` and column k of coef, j over
-        the earlier variables of training rows `rows` with labels in coef's sign
-        (coef[j] = y_j c_j)."""
-        points, at = np.unique(problem.kidx, return_inverse=True)
-        A = in_layout_of(self.X, self.session.Xk)[rows]
-        return problem.y[:, None] * self._products(A, coef, self.session.Xk[points])[at]
+def _without_forgotten(earlier: _Earlier, rows) -> _Earlier:
+    """`earlier` with the terms of its forgotten variables of nonzero α taken out of Qα and Ḡ,
+    from their kernel rows in the earlier fit's row source `rows`."""
+    gone = (earlier.keys < 0) & (earlier.alpha != 0)
+    if not gone.any():
+        return earlier
+    coef = np.column_stack([earlier.alpha, np.where(earlier.at_upper, earlier.alpha, 0.0)])[gone]
+    terms = earlier.y[:, None] * (rows_block(rows, earlier.rows[gone], earlier.rows).T @ (earlier.y[gone, None] * coef))
+    grad_bar = None if earlier.grad_bar is None else earlier.grad_bar - terms[:, 1]
+    return replace(earlier, q_alpha=earlier.q_alpha - terms[:, 0], grad_bar=grad_bar)
 
 
-    def _products(self, A, coef, B) -> np.ndarray:
-        """Σ_j K(b, a_j) coef[j] for every row b of B (a row per b), by blocks of at most
-        `PRODUCT_ELEMENTS` kernel values, each between a slice of the larger set and the whole
-        smaller one (whose layout a block prepares once)."""
-        block = self.session.kernel.block
-        if A.shape[0] <= B.shape[0]:
-            step = max(1, PRODUCT_ELEMENTS // max(A.shape[0], 1))
-            return np.concatenate([block(B[s:s + step], A) @ coef for s in range(0, B.shape[0], step)])
-        step = max(1, PRODUCT_ELEMENTS // max(B.shape[0], 1))
-        return sum((block(B, A[s:s + step]) @ coef[s:s + step] for s in range(0, A.shape[0], step)),
-                   np.zeros((B.shape[0], coef.shape[1])))
-
-
-#: Kernel values an update computes at once between its rows and the support or the rest.
-PRODUCT_ELEMENTS = 2**22
-
-
-def _laid_out(posed, rows, keys, earlier: _Earlier, terms: _Terms | None) -> list:
+def _laid_out(posed, rows, keys, earlier: _Earlier, carried: bool) -> list:
     """[(α, Qα[, None, Ḡ])]: the earlier fit's on the variables `keys` of `posed`, feasible for
     its equality constraints; [] when they cannot be restored. Where the kernel is the same
-    (`terms` given), the earlier Qα and Ḡ serve: the new variables' entries from the kernel
-    between their rows and the support's, the forgotten variables' terms taken out from the
-    kernel between their rows and the new, the restoring's from the rows of the variables it
-    moved; else Qα is read from the kernel rows of the nonzero α."""
+    (`carried`), the earlier Qα and Ḡ (without the forgotten variables' terms) serve: the new
+    variables' entries from their kernel rows, the restoring's from the rows of the variables
+    it moved; else Qα is read from the kernel rows of the nonzero α."""
     problem = posed.problem
     kept = earlier.keys >= 0
     order = np.argsort(earlier.keys[kept])
@@ -416,7 +402,7 @@ def _laid_out(posed, rows, keys, earlier: _Earlier, terms: _Terms | None) -> lis
         if not _shift(alpha, problem.upper, members, weights, weights[members] @ (reference - alpha)[members]):
             return []
     everything = np.arange(problem.n)
-    if terms is None:
+    if not carried:
         q_alpha = np.zeros(problem.n)
         _add_kernel_terms(q_alpha, rows, problem, alpha, np.flatnonzero(alpha), everything)
         return [(alpha, q_alpha)]
@@ -425,11 +411,7 @@ def _laid_out(posed, rows, keys, earlier: _Earlier, terms: _Terms | None) -> lis
     tracked = earlier.grad_bar is not None
     old = [mapped(earlier.q_alpha)] + ([mapped(earlier.grad_bar)] if tracked else [])
     coef = [before] + ([np.where(found & mapped(earlier.at_upper), before, 0.0)] if tracked else [])
-    gone = [earlier.alpha] + ([np.where(earlier.at_upper, earlier.alpha, 0.0)] if tracked else [])
     values = _carried(problem, rows, found, np.column_stack(old), np.column_stack(coef))
-    out = earlier.alpha * ~kept != 0
-    if out.any():
-        values -= terms.forgotten(problem, earlier.rows[out], (earlier.y[:, None] * np.column_stack(gone))[out])
     q_alpha = np.ascontiguousarray(values[:, 0])
     _add_kernel_terms(q_alpha, rows, problem, alpha - before, np.flatnonzero(alpha != before), everything)
     if not tracked:
