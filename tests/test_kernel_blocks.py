@@ -160,9 +160,11 @@ def test_updated_rows_hold_the_values_of_rows_made_afresh(features, sparse):
     assert updated.store is store and rows.store is None
     data = stack([X[earlier_row[earlier_row >= 0]], added])
     everything = np.arange(data.shape[0])
-    np.testing.assert_allclose(rows_block(updated, everything, everything),
-                               pairwise_kernels(data.toarray() if sparse else data, metric="rbf", gamma=spec.gamma),
-                               atol=2e-6)
+    expected = pairwise_kernels(data.toarray() if sparse else data, metric="rbf", gamma=spec.gamma)
+    some, new = everything[::7], everything[-added.shape[0]:]
+    np.testing.assert_allclose(updated.cross(some, new), expected[np.ix_(some, new)], atol=2e-6)
+    np.testing.assert_allclose(updated.cross(new, some), expected[np.ix_(new, some)], atol=2e-6)
+    np.testing.assert_allclose(rows_block(updated, everything, everything), expected, atol=2e-6)
     assert updated.computed_rows - computed == 3
     assert columns(updated, everything).max() == updated.kernel.n_columns - 1 == 120 + 3 - 1
 

@@ -446,6 +446,9 @@ class TrainingKernel:
             # the recomputed distances come from the rows as given, the noise bound from the
             # centred norms the GEMM's rounding scales with
             self._exact = (sq.astype(np.float64), F32_NOISE * np.sqrt(given.shape[1]))
+        # whole rows from a float32 GEMM fused with the exponential on every core come faster
+        # than a float64 block (`columns_block`) of a few times fewer values on one
+        self.fast_rows = self._exact is not None
 
     def _data_rows(self, column_of) -> None:
         """Data row i is column column_of[i] (None: column i)."""

@@ -21,6 +21,8 @@ from svmkit._arrays import SCRATCH, to_host
 MIN_ROWS = 64
 #: Rows fetched at once when a dense block is assembled.
 _BLOCK_ROWS = 1024
+#: Kernel values computed at once between the rows held and the points an update adds.
+CROSS_ELEMENTS = 2**22
 
 
 class Kernel(Protocol):
@@ -38,6 +40,10 @@ class Kernel(Protocol):
         ...
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray: ...
+
+    def columns_block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """K between its columns `rows` and `cols`, float64 (host kernels, for updates)."""
+        ...
 
 
 class RowSource(Protocol):
@@ -73,6 +79,10 @@ class RowSource(Protocol):
         """K[idx][:, idx] computed in float64 from the data, for the feasibility tests: rounding
         to float32 gives a low-rank kernel (linear, few features) full rank, on which any
         labelling looks separable."""
+        ...
+
+    def cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """K[idx][:, cols] in float64, without computing whole rows (on the host)."""
         ...
 
     def updated(self, earlier_row: np.ndarray, added) -> RowSource | None:
@@ -143,6 +153,9 @@ class FullRows:
     def updated(self, earlier_row, added) -> None:
         """None: a given matrix has no rows for new data."""
         return None
+
+    def cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return np.asarray(self.given[np.ix_(idx, cols)], dtype=np.float64)
 
 
 class CachedRows:
@@ -249,16 +262,40 @@ class CachedRows:
         return rows
 
     def _add_columns(self, earlier: int) -> None:
-        """The values at the columns from `earlier` on (points an update added) of the rows held
-        of earlier columns, from the added points' own rows, which are computed (and held)
-        first: the same float32 values either way, K being symmetric."""
+        """The values at the columns from `earlier` on (points an update added) of the rows held:
+        where the kernel's whole rows are the cheaper (`fast_rows`), from the added points' own
+        rows, computed and held first (the same float32 values, K being symmetric); else from
+        the kernel between the held rows' points and the added ones (`columns_block`), leaving
+        the added points' rows, which the solve may never read, uncomputed."""
         new = np.arange(earlier, self.kernel.n_columns)
-        step = max(1, self.capacity // 2)
-        for s in range(0, new.size, step):
-            cols = new[s:s + step]
-            _, pos = self._fetch(cols)
-            held = np.flatnonzero((self.owner >= 0) & (self.owner < earlier))
-            self.store[np.ix_(held, cols)] = self.store[np.ix_(pos, self.owner[held])].T
+        if getattr(self.kernel, "fast_rows", False):
+            step = max(1, self.capacity // 2)
+            for s in range(0, new.size, step):
+                cols = new[s:s + step]
+                _, pos = self._fetch(cols)
+                held = np.flatnonzero((self.owner >= 0) & (self.owner < earlier))
+                self.store[np.ix_(held, cols)] = self.store[np.ix_(pos, self.owner[held])].T
+            return
+        held = np.flatnonzero(self.owner >= 0)
+        step = max(1, CROSS_ELEMENTS // max(new.size, 1))
+        for s in range(0, held.size, step):
+            slots = held[s:s + step]
+            self.store[slots, earlier:self.kernel.n_columns] = self.kernel.columns_block(self.owner[slots], new)
+
+    def cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """K[idx][:, cols] in float64: read from the rows held of idx, else from those of cols
+        when all are held (K is symmetric), else computed from the kernel (`columns_block`),
+        so that no whole row is computed."""
+        at, there = columns(self, np.asarray(idx, dtype=np.int64)), columns(self, np.asarray(cols, dtype=np.int64))
+        slots, col_slots = self.slot_of[at], self.slot_of[there]
+        held = slots >= 0
+        out = np.empty((at.size, there.size))
+        out[held] = self.store[np.ix_(slots[held], there)]
+        if not held.all():
+            rest = at[~held]
+            out[~held] = (self.store[np.ix_(col_slots, rest)].T if (col_slots >= 0).all()
+                          else self.kernel.columns_block(rest, there))
+        return out
 
     def _claim(self, k: int, protect: np.ndarray) -> np.ndarray:
         free = self.capacity - self.n_used
