@@ -111,7 +111,7 @@ class SMOModel(KernelExpansion):
                 state = self._assemble(form, session, fits)
                 probabilities = calibration.WITHOUT.get(form.calibration, {}) if calibrate is None else calibrate(state)
         self._store(session, fits, {**state, **probabilities}, warm_key, form)
-        self._kept_rows = rows if keep_rows and session.rows is None else None
+        self._kept_rows = rows if keep_rows and session.rows is None and rows.carries_over else None
         return self
 
     def _own_rows(self, session, starts, keep):

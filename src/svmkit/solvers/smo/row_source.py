@@ -54,7 +54,8 @@ class RowSource(Protocol):
     `diag`: K(x_i, x_i) in float64 (on the host); `capacity`: rows one `fetch` may ask for
     (the solver sizes its working sets to it); `computed_rows`: rows computed so far;
     `concurrent`: whether several threads may fetch at once (no row is ever evicted, so rows
-    a thread got stay valid while another fetches); `xp`: the array module of `store` (NumPy,
+    a thread got stay valid while another fetches); `carries_over`: whether `updated` may
+    carry the rows over to changed data rows; `xp`: the array module of `store` (NumPy,
     or CuPy for rows kept on a GPU, whose `CachedRows.fetch` takes indices of either; `pos` is
     on the host).
     """
@@ -66,6 +67,7 @@ class RowSource(Protocol):
     capacity: int
     computed_rows: int
     concurrent: bool
+    carries_over: bool
 
     def fetch(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """`(store, pos)`: row `pos[k]` of `store` is K(x_idx[k], ·); valid until the next fetch."""
@@ -131,6 +133,7 @@ class FullRows:
     way it arrives."""
 
     column_of = None
+    carries_over = False
 
     def __init__(self, K: np.ndarray, diag: np.ndarray):
         self.given = K
@@ -199,6 +202,8 @@ class CachedRows:
         self.n_used = 0
         self.computed_rows = 0
         self.concurrent = self.capacity >= self.n
+        # host rows of a kernel that can follow changed data rows: a device's would hold its memory
+        self.carries_over = self.xp is np and hasattr(kernel, "updated")
         self._lock = threading.Lock()
 
     def fetch(self, idx: np.ndarray):
@@ -234,11 +239,11 @@ class CachedRows:
         """The rows of the kernel `kernel.updated` makes for changed data rows (data row i being
         data row earlier_row[i] here, or, −1, the next row of `added`), in this store, which it
         takes over: the rows held here keep their values at the earlier columns, the columns of
-        added points are computed for them. None (nothing taken) on a device, when the added
-        points need more than the room left, or when a quarter of the columns would belong to
+        added points are computed for them. None (nothing taken) where they cannot be carried
+        over (`carries_over`), when the added points need more than the room left, or when a quarter of the columns would belong to
         no data row (forgotten rows' points), so that a fresh store drops them, or when the
         kernel cannot give them (`kernel.updated`)."""
-        if self.xp is not np or self.store is None:
+        if not self.carries_over or self.store is None:
             return None
         kernel = self.kernel.updated(earlier_row, added)
         if kernel is None:
@@ -285,7 +290,10 @@ class CachedRows:
     def cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """K[idx][:, cols] in float64: read from the rows held of idx, else from those of cols
         when all are held (K is symmetric), else computed from the kernel (`columns_block`),
-        so that no whole row is computed."""
+        so that no whole row is computed; rows that cannot be carried over (a device's) are
+        read whole (`rows_block`)."""
+        if not self.carries_over:
+            return rows_block(self, idx, cols)
         at, there = columns(self, np.asarray(idx, dtype=np.int64)), columns(self, np.asarray(cols, dtype=np.int64))
         slots, col_slots = self.slot_of[at], self.slot_of[there]
         held = slots >= 0
