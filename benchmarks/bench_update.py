@@ -8,11 +8,12 @@ C = 1, gamma='scale' resolved on the training rows, tol 1e-3, as bench_svc.py), 
 - KernelRidge, N = 10,000: add 100 rows, and forget 100 of N + 100.
 
     python benchmarks/bench_update.py [--cases a9a-add,a9a-forget,w8a-add,linear-a9a-add,ridge-add,ridge-forget]
-                                      [--data DIR]
+                                      [--data DIR] [--device cuda]
 
 Prints per case the refit's seconds and iterations (`n_iter_`: SMO pair updates summed over the
 class pairs, or the linear solver's passes) beside the update's, their ratios, and the
-objectives of both (equal to the solver's tolerance).
+objectives of both (equal to the solver's tolerance). With --device cuda the SVC cases fit,
+update and refit on the GPU (results in bench_update_cuda.json).
 """
 
 from __future__ import annotations
@@ -66,10 +67,14 @@ def _difference(refit, update):
     return float(np.abs(a - b).max() / np.abs(b).max())
 
 
+#: The options of the SVC cases (`--device`).
+SVC_OPTIONS = svmkit.Options()
+
+
 def svc(X):
     """The SVC of bench_svc.py, γ resolved on all of X as 'scale' would."""
     gamma = _scale_gamma(X)
-    return lambda **keep: svmkit.SVC(C=1.0, gamma=gamma, **keep)
+    return lambda **keep: svmkit.SVC(C=1.0, gamma=gamma, options=SVC_OPTIONS, **keep)
 
 
 def linear_svc(X):
@@ -115,14 +120,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = parser.parse_args()
+    global SVC_OPTIONS
+    SVC_OPTIONS = svmkit.Options(device=args.device)
     rows = []
     for case in args.cases.split(","):
         run, name, model_of = CASES[case]
         X, y = ridge_data(RIDGE_N + RIDGE_M)[:2] if name is None else load_svmlight(Path(args.data) / name)
         rows.append(run(case, X, y, model_of))
         print("  ".join(f"{k}={v}" for k, v in rows[-1].items()), flush=True)
-    write("bench_update", rows, notes="Seconds and iterations of an exact update (partial_fit, forget) "
+    write("bench_update" if args.device == "cpu" else "bench_update_cuda", rows, notes="Seconds and iterations of an exact update (partial_fit, forget) "
           "against a refit on the same rows; the goal is an update at most 10 % of a refit.")
 
 

@@ -164,7 +164,8 @@ class MixedCholeskyShift:
         self._double = None
         self.factor32 = None
         # entries beyond float32's range (rows weighted by 1e300) leave the factorisation to float64
-        if float(xp.abs(K).max(initial=0.0)) + abs(shift) >= FLOAT32_MAX:
+        # (CuPy's max takes no `initial`: an empty K is tested apart)
+        if (float(xp.abs(K).max()) if K.size else 0.0) + abs(shift) >= FLOAT32_MAX:
             return
         H32 = K.astype(np.float32)
         _add_diagonal(xp, H32, shift)
