@@ -16,12 +16,16 @@ from svmkit._validation import validate_sample_weight, validate_X
 RETAINED = ("retained_X_", "retained_y_", "retained_weight_")
 
 
-def retained(X, y, sample_weight) -> dict:
+def retained(X, y, sample_weight, copy=True) -> dict:
     """The retained state of validated rows X (dense float64 or CSR), their targets y as given
-    (None for a model without targets) and their weights (ones for None)."""
-    weight = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).copy()
-    state = {"retained_X_": X.copy(), "retained_weight_": weight}
-    return state if y is None else {**state, "retained_y_": np.asarray(y).copy()}
+    (None for a model without targets) and their weights (ones for None); `copy=False` keeps
+    the arrays themselves, for arrays an update has just made (`appended`, rows indexed out)."""
+    def kept(a):
+        return a.copy() if copy else a
+
+    weight = np.ones(X.shape[0]) if sample_weight is None else kept(np.asarray(sample_weight, dtype=np.float64))
+    state = {"retained_X_": kept(X), "retained_weight_": weight}
+    return state if y is None else {**state, "retained_y_": kept(np.asarray(y))}
 
 
 def require_retained(est, what: str) -> None:

@@ -27,6 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from svmkit._threads import one_blas_thread
 from svmkit._validation import check_real, class_weights, encode_classes, is_dask, positive_rows, store_parameters, validate_X, validate_Xy, validate_sample_weight
 from svmkit.exceptions import warn
 from svmkit.kernels.gram import row_sq_norms
@@ -161,16 +162,21 @@ class _LinearSVM(PlainState, BaseEstimator):
         solver without a warm start (-s 4, -s 5) fits them from zero, as exact and no faster."""
         self.check_parameters()
         X, y = validate_Xy(self, X, y, **self._y_checks)
+        check_row_norms(X)
         return self._fit_checked(X, y, validate_sample_weight(sample_weight, X), update)
 
-    def _fit_checked(self, X, y, sw, update):
-        """`_fit_in_memory` on validated rows X, targets y and weights sw."""
-        check_row_norms(X)
-        alpha = self._fit_rows(X, y, sw, update)
+    def _fit_checked(self, X, y, sw, update, copy=True):
+        """`_fit_in_memory` on validated rows X (their norms checked), targets y and weights sw;
+        `copy=False` keeps X, y and sw as the model's rows without a copy (an update's own).
+        BLAS runs on one thread: besides the solvers' own loops, it only takes the products over
+        the rows that give objective_, where waking its threads costs more than they save (most
+        of all on busy cores)."""
+        with one_blas_thread():
+            alpha = self._fit_rows(X, y, sw, update)
         for name in (*RETAINED, "retained_dual_"):
             self.__dict__.pop(name, None)  # a refit keeps no rows of an earlier fit
         if self.keep_data or update is not None:
-            self.__dict__.update(retained(X, y, sw))
+            self.__dict__.update(retained(X, y, sw, copy))
             if alpha is not None:
                 self.retained_dual_ = alpha
         return self
@@ -201,17 +207,20 @@ class _LinearSVM(PlainState, BaseEstimator):
         self.check_parameters()
         alpha = self.retained_dual_[:, keep] if hasattr(self, "retained_dual_") else None
         update = (getattr(self, "classes_", None), alpha, self._weights())
-        return self._fit_checked(self.retained_X_[keep], self.retained_y_[keep], self.retained_weight_[keep], update)
+        return self._fit_checked(self.retained_X_[keep], self.retained_y_[keep], self.retained_weight_[keep], update,
+                                 copy=False)
 
     def _grow(self, X, y, sample_weight, classes):
         """partial_fit's later calls: the rows appended (their labels among `classes`), α of the
         new rows 0."""
         self.check_parameters()
-        X, y, sw = appended(self, *validate_Xy(None, X, y, **self._y_checks), sample_weight)  # the kept rows: valid
+        X, y = validate_Xy(None, X, y, **self._y_checks)
+        check_row_norms(X)  # the kept rows were checked when they came
+        X, y, sw = appended(self, X, y, sample_weight)
         alpha = getattr(self, "retained_dual_", None)
         if alpha is not None:
             alpha = np.hstack([alpha, np.zeros((alpha.shape[0], X.shape[0] - alpha.shape[1]))])
-        return self._fit_checked(X, y, sw, (classes, alpha, self._weights()))
+        return self._fit_checked(X, y, sw, (classes, alpha, self._weights()), copy=False)
 
     def check_parameters(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
@@ -263,7 +272,7 @@ class _LinearSVM(PlainState, BaseEstimator):
         epsilon = float(self.epsilon) if regression else 0.0
         result = l2_loss_newton(X, bias, t, c, Stop(tol, self._passes()), epsilon=epsilon, regression=regression,
                                 start=start)
-        f = _decision_rows(X, result.w, bias)
+        f = result.decision
         if regression:
             r = t - f
             alpha = 2 * c * np.sign(r) * np.maximum(np.abs(r) - epsilon, 0.0)

@@ -15,6 +15,15 @@ most 20 halvings). It stops when ‖∇f(w)‖ ≤ tol·‖∇f(0)‖. The rules
 operations are LIBLINEAR's (newton.cpp, linear.cpp's l2r_l2_svc_fun / l2r_l2_svr_fun), so
 the iterates are LIBLINEAR's up to rounding.
 
+A warm start (an update: the previous optimum, a few rows added or removed) is close to the
+new optimum, where the Newton step solves nearly the whole problem, but the conjugate gradient
+preconditioned by a diagonal needs tens of Hessian products on an ill-conditioned problem
+(a9a: about 50 over five steps). There the preconditioner is the generalised Hessian at the
+start itself, formed and factorised once when that costs at most `HESSIAN_PRODUCTS` Hessian
+products (short rows and few weights): the first conjugate gradient step is then the Newton
+step, as in a Newton method with the exact Hessian. The stop is the same, so the result is
+a fit's to its tolerance.
+
 The products with X run in the compiled core over the rows of I, in the layouts of the dual
 solver's loops (dense, CSR, CSR of a binary pattern): a Hessian product visits each row once,
 its dot and its update together.
@@ -25,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from svmkit._core import linear
 from svmkit._threads import one_blas_thread
@@ -37,16 +47,20 @@ MAX_HALVINGS = 20
 #: the Hessian's diagonal in the preconditioner (alpha_pcg).
 EPS_CG = 0.5
 PRECONDITIONER_MIX = 0.01
+#: A warm start's preconditioner is the Hessian itself when forming and factorising it costs
+#: at most this many Hessian products.
+HESSIAN_PRODUCTS = 10
 
 
 @dataclass
 class NewtonResult:
     """w (one weight per column, then the constant feature's), the Newton steps taken and
-    f(w)."""
+    f(w); in memory, `decision`: x̃_iᵀw for every row, as the iterations last computed it."""
 
     w: np.ndarray
     n_iter: int
     objective: float
+    decision: np.ndarray | None = None
 
 
 class _Rows:
@@ -81,6 +95,20 @@ class _Rows:
                         np.ascontiguousarray(u, dtype=np.float64), s, bool(square), out)
         return out
 
+    def outer(self, rows, u):
+        """Σ_k u_k x̃_{rows[k]} x̃_{rows[k]}ᵀ, or None when forming it and factorising the sum
+        costs more than `HESSIAN_PRODUCTS` products Σ_k u_k x̃_k x̃_kᵀs (each entry of the rows
+        read twice): Σ_k len_k²/2 + n_weights³/3 against 2·Σ_k len_k, len_k the entries of x̃_k."""
+        dense, _, _, indptr = self.parts
+        lengths = np.full(len(rows), self.n_weights) if dense is not None else np.diff(indptr)[rows] + 1.0
+        products = 2.0 * float(lengths.sum())
+        if float(lengths @ lengths) / 2 + self.n_weights ** 3 / 3 > HESSIAN_PRODUCTS * max(products, 1.0):
+            return None
+        out = np.empty((self.n_weights, self.n_weights))
+        linear.rows_outer(self.layout, np.ascontiguousarray(rows, dtype=np.int64),
+                          np.ascontiguousarray(u, dtype=np.float64), out)
+        return out
+
 
 class _L2Loss:
     """f, its gradient, generalised Hessian products and diagonal for one problem; keeps Xw and
@@ -108,6 +136,12 @@ class _L2Loss:
         active, r = self._scaled_residual(wx)
         return float(self.c[active] @ (r * r))
 
+    def gradient_at_zero(self):
+        """∇f(0), the stop's reference: Xw = 0 there needs no pass over the rows."""
+        self.wx = np.zeros(self.y.size)
+        self.wTw = 0.0
+        return self.grad(np.zeros(self.rows.n_weights))
+
     def fun(self, w):
         """f(w); remembers Xw and ‖w‖²."""
         self.wx = self.rows.dot(w)
@@ -129,6 +163,17 @@ class _L2Loss:
         """The generalised Hessian's diagonal, 1 + 2 Σ_{i∈I} C_i x_ij²."""
         return 1.0 + 2.0 * self.rows.tdot(self.active, self.c_active, square=True)
 
+    def hessian_solver(self):
+        """v ↦ H⁻¹v for the generalised Hessian H = I + 2 X_Iᵀ diag(C_I) X_I at the last `grad`,
+        by its Cholesky factor; None when forming it costs too much (`_Rows.outer`)."""
+        outer = self.rows.outer(self.active, self.c_active)
+        if outer is None:
+            return None
+        outer *= 2.0
+        outer[np.diag_indices_from(outer)] += 1.0
+        factor = scipy.linalg.cho_factor(outer, overwrite_a=True)
+        return lambda v: scipy.linalg.cho_solve(factor, v)
+
     def line_search(self, w, s, f, g):
         """(step, f(w + step·s)) with w updated in place: the first of 1, ½, ¼, … (at most 20)
         with f(w + step·s) − f ≤ η·step·gᵀs; (0, f) and w unchanged when none is."""
@@ -146,13 +191,13 @@ class _L2Loss:
         return 0.0, f
 
 
-def _conjugate_gradient(problem: _L2Loss, g, M):
-    """s ≈ −H⁻¹g by CG preconditioned with M, stopped when the quadratic model
+def _conjugate_gradient(problem: _L2Loss, g, precondition):
+    """s ≈ −H⁻¹g by CG preconditioned by `precondition` (r ↦ M⁻¹r), stopped when the quadratic model
     Q(s) = gᵀs + ½sᵀHs decreases by less than `cgtol`/k of Q per step at step k (LIBLINEAR's
     rule), on a non-descent, or after max(n, 5) steps."""
     s = np.zeros_like(g)
     r = -g
-    z = r / M
+    z = precondition(r)
     d = z.copy()
     zTr = float(z @ r)
     cgtol = min(EPS_CG, np.sqrt(np.sqrt(zTr)))
@@ -170,11 +215,17 @@ def _conjugate_gradient(problem: _L2Loss, g, M):
         if new_Q > 0 or Q_diff > 0 or k * Q_diff >= cgtol * new_Q:
             break
         Q = new_Q
-        z = r / M
+        z = precondition(r)
         zTr_new = float(z @ r)
         d = z + (zTr_new / zTr) * d
         zTr = zTr_new
     return s
+
+
+def _diagonal(problem):
+    """LIBLINEAR's preconditioner: r ↦ r / M, M the Hessian's diagonal mixed with the identity."""
+    M = (1 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * problem.diagonal()
+    return lambda r: r / M
 
 
 def l2_loss_newton(X, bias: float, y, c, stop, epsilon: float = 0.0, regression: bool = False,
@@ -187,28 +238,34 @@ def l2_loss_newton(X, bias: float, y, c, stop, epsilon: float = 0.0, regression:
     with one_blas_thread():
         problem = _L2Loss(_Rows(X, bias), np.asarray(y, dtype=np.float64), np.asarray(c, dtype=np.float64),
                           float(epsilon), regression)
-        return minimise(problem, X.shape[1] + 1, stop.tol, stop.max_iter, start)
+        result = minimise(problem, X.shape[1] + 1, stop.tol, stop.max_iter, start)
+    result.decision = problem.wx
+    return result
 
 
 def minimise(problem, n_weights: int, tol: float, max_iter: int, start=None) -> NewtonResult:
     """The trust-region Newton iterations on `problem` (f, its gradient, Hessian products,
     diagonal and line search, as `_L2Loss` gives them, over rows in memory or in blocks
     elsewhere) from w = `start` (None: 0). The stop is relative to the gradient at w = 0
-    (LIBLINEAR's rule) wherever the iterations start."""
-    w = np.zeros(n_weights)
-    f = problem.fun(w)
-    g = problem.grad(w)
-    g_norm0 = float(np.linalg.norm(g))
-    if start is not None:  # a warm start (an update): the same stop, from `start`
+    (LIBLINEAR's rule) wherever the iterations start; from a start, the conjugate gradient is
+    preconditioned by the Hessian there where `problem.hessian_solver` forms it (see the
+    module docstring)."""
+    if start is None:
+        w = np.zeros(n_weights)
+        f = problem.fun(w)
+        g = problem.grad(w)
+        g_norm0 = float(np.linalg.norm(g))
+    else:  # a warm start (an update): the same stop, from `start`
+        g_norm0 = float(np.linalg.norm(problem.gradient_at_zero()))
         w = np.array(start, dtype=np.float64)
         f = problem.fun(w)
         g = problem.grad(w)
     it = 0
     search = float(np.linalg.norm(g)) > tol * g_norm0
+    precondition = problem.hessian_solver() if search and start is not None else None
     while it < max_iter and search:
         it += 1
-        M = (1 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * problem.diagonal()
-        s = _conjugate_gradient(problem, g, M)
+        s = _conjugate_gradient(problem, g, precondition or _diagonal(problem))
         f_old = f
         step, f = problem.line_search(w, s, f, g)
         if step == 0.0:
