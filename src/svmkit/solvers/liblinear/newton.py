@@ -19,10 +19,12 @@ A warm start (an update: the previous optimum, a few rows added or removed) is c
 new optimum, where the Newton step solves nearly the whole problem, but the conjugate gradient
 preconditioned by a diagonal needs tens of Hessian products on an ill-conditioned problem
 (a9a: about 50 over five steps). There the preconditioner is the generalised Hessian at the
-start itself, formed and factorised once when that costs at most `HESSIAN_PRODUCTS` Hessian
-products (short rows and few weights): the first conjugate gradient step is then the Newton
-step, as in a Newton method with the exact Hessian. The stop is the same, so the result is
-a fit's to its tolerance.
+start itself, factorised once: the first conjugate gradient step is then the Newton step, as
+in a Newton method with the exact Hessian. The stop is the same, so the result is a fit's to
+its tolerance. Its rows' part S = Σ_{i∈I} C_i x̃_i x̃_iᵀ (`Curvature`) is formed where that
+costs at most `HESSIAN_PRODUCTS` Hessian products (short rows, few weights); a fit that keeps
+its rows ends with S at its w, and an update starts from it, changed by the rows whose term
+changed (the rows added or removed, those that crossed the margin), and ends with its own.
 
 The products with X run in the compiled core over the rows of I, in the layouts of the dual
 solver's loops (dense, CSR, CSR of a binary pattern): a Hessian product visits each row once,
@@ -53,14 +55,34 @@ HESSIAN_PRODUCTS = 10
 
 
 @dataclass
+class Curvature:
+    """The rows' part of the generalised Hessian at some w, S = Σ_i e_i x̃_i x̃_iᵀ (`outer`,
+    H = I + 2S), e_i = C_i on the rows of positive loss there and 0 elsewhere (`e`)."""
+
+    outer: np.ndarray
+    e: np.ndarray
+
+
+@dataclass
+class Update:
+    """A fit that keeps its rows: w to start from (None: 0) and the `Curvature` the previous fit
+    ended with, e laid out on these rows (None: formed here); the result then has its own."""
+
+    w: np.ndarray | None = None
+    curvature: Curvature | None = None
+
+
+@dataclass
 class NewtonResult:
     """w (one weight per column, then the constant feature's), the Newton steps taken and
-    f(w); in memory, `decision`: x̃_iᵀw for every row, as the iterations last computed it."""
+    f(w); in memory, `decision`: x̃_iᵀw for every row, as the iterations last computed it, and
+    for an `Update` the `Curvature` at w (None where forming it costs too much)."""
 
     w: np.ndarray
     n_iter: int
     objective: float
     decision: np.ndarray | None = None
+    curvature: Curvature | None = None
 
 
 class _Rows:
@@ -95,15 +117,17 @@ class _Rows:
                         np.ascontiguousarray(u, dtype=np.float64), s, bool(square), out)
         return out
 
-    def outer(self, rows, u):
-        """Σ_k u_k x̃_{rows[k]} x̃_{rows[k]}ᵀ, or None when forming it and factorising the sum
-        costs more than `HESSIAN_PRODUCTS` products Σ_k u_k x̃_k x̃_kᵀs (each entry of the rows
-        read twice): Σ_k len_k²/2 + n_weights³/3 against 2·Σ_k len_k, len_k the entries of x̃_k."""
+    def outer_pays(self, rows) -> bool:
+        """Whether forming Σ_k u_k x̃_k x̃_kᵀ over `rows` and factorising it costs at most
+        `HESSIAN_PRODUCTS` products Σ_k u_k x̃_k x̃_kᵀs (each entry of the rows read twice):
+        Σ_k len_k²/2 + n_weights³/3 against 2·Σ_k len_k, len_k the entries of x̃_k."""
         dense, _, _, indptr = self.parts
         lengths = np.full(len(rows), self.n_weights) if dense is not None else np.diff(indptr)[rows] + 1.0
         products = 2.0 * float(lengths.sum())
-        if float(lengths @ lengths) / 2 + self.n_weights ** 3 / 3 > HESSIAN_PRODUCTS * max(products, 1.0):
-            return None
+        return float(lengths @ lengths) / 2 + self.n_weights ** 3 / 3 <= HESSIAN_PRODUCTS * max(products, 1.0)
+
+    def outer(self, rows, u):
+        """Σ_k u_k x̃_{rows[k]} x̃_{rows[k]}ᵀ."""
         out = np.empty((self.n_weights, self.n_weights))
         linear.rows_outer(self.layout, np.ascontiguousarray(rows, dtype=np.int64),
                           np.ascontiguousarray(u, dtype=np.float64), out)
@@ -163,16 +187,17 @@ class _L2Loss:
         """The generalised Hessian's diagonal, 1 + 2 Σ_{i∈I} C_i x_ij²."""
         return 1.0 + 2.0 * self.rows.tdot(self.active, self.c_active, square=True)
 
-    def hessian_solver(self):
-        """v ↦ H⁻¹v for the generalised Hessian H = I + 2 X_Iᵀ diag(C_I) X_I at the last `grad`,
-        by its Cholesky factor; None when forming it costs too much (`_Rows.outer`)."""
-        outer = self.rows.outer(self.active, self.c_active)
-        if outer is None:
+    def curvature(self, previous=None):
+        """The `Curvature` at the last `grad`: `previous` (over these rows) changed by the rows
+        whose e_i changed, else formed over I; None when forming it costs too much."""
+        e = np.zeros(self.y.size)
+        e[self.active] = self.c_active
+        if previous is not None:
+            rows = np.flatnonzero(e != previous.e)
+            return Curvature(previous.outer + self.rows.outer(rows, e[rows] - previous.e[rows]), e)
+        if not self.rows.outer_pays(self.active):
             return None
-        outer *= 2.0
-        outer[np.diag_indices_from(outer)] += 1.0
-        factor = scipy.linalg.cho_factor(outer, overwrite_a=True)
-        return lambda v: scipy.linalg.cho_solve(factor, v)
+        return Curvature(self.rows.outer(self.active, self.c_active), e)
 
     def line_search(self, w, s, f, g):
         """(step, f(w + step·s)) with w updated in place: the first of 1, ½, ¼, … (at most 20)
@@ -222,6 +247,20 @@ def _conjugate_gradient(problem: _L2Loss, g, precondition):
     return s
 
 
+def outer_sum(X, bias: float, u):
+    """Σ_i u_i x̃_i x̃_iᵀ over the rows of X, x̃_i = (x_i, bias): the part of a `Curvature`'s sum
+    that rows leaving it take out."""
+    return _Rows(X, bias).outer(np.arange(X.shape[0]), u)
+
+
+def _hessian(curvature: Curvature):
+    """v ↦ H⁻¹v for H = I + 2S (S = `curvature.outer`), by H's Cholesky factor."""
+    H = 2.0 * curvature.outer
+    H[np.diag_indices_from(H)] += 1.0
+    factor = scipy.linalg.cho_factor(H, overwrite_a=True)
+    return lambda v: scipy.linalg.cho_solve(factor, v)
+
+
 def _diagonal(problem):
     """LIBLINEAR's preconditioner: r ↦ r / M, M the Hessian's diagonal mixed with the identity."""
     M = (1 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * problem.diagonal()
@@ -232,8 +271,8 @@ def l2_loss_newton(X, bias: float, y, c, stop, epsilon: float = 0.0, regression:
                    start=None) -> NewtonResult:
     """Minimise f(w) above over the rows of X (dense float64 or CSR) for targets y (±1 when
     classifying), per-row costs c > 0 and ε (regression); at most `stop.max_iter` Newton steps
-    to `stop.tol` (a `linear.Stop`; no seed used), from w = `start` (None: 0). See the module
-    docstring. BLAS runs on one thread: its products here are over vectors or memory-bound, and
+    to `stop.tol` (a `linear.Stop`; no seed used), from w = 0, or as `start` (an `Update`)
+    says. See the module docstring. BLAS runs on one thread: its products here are over vectors or memory-bound, and
     OpenBLAS's waiting threads spin on the cores of problems solved beside."""
     with one_blas_thread():
         problem = _L2Loss(_Rows(X, bias), np.asarray(y, dtype=np.float64), np.asarray(c, dtype=np.float64),
@@ -246,23 +285,25 @@ def l2_loss_newton(X, bias: float, y, c, stop, epsilon: float = 0.0, regression:
 def minimise(problem, n_weights: int, tol: float, max_iter: int, start=None) -> NewtonResult:
     """The trust-region Newton iterations on `problem` (f, its gradient, Hessian products,
     diagonal and line search, as `_L2Loss` gives them, over rows in memory or in blocks
-    elsewhere) from w = `start` (None: 0). The stop is relative to the gradient at w = 0
-    (LIBLINEAR's rule) wherever the iterations start; from a start, the conjugate gradient is
-    preconditioned by the Hessian there where `problem.hessian_solver` forms it (see the
-    module docstring)."""
-    if start is None:
+    elsewhere) from w = 0, or as `start` (an `Update`, in memory) says. The stop is relative to
+    the gradient at w = 0 (LIBLINEAR's rule) wherever the iterations start; from a w, the
+    conjugate gradient is preconditioned by the Hessian there where its `Curvature` is formed
+    (see the module docstring)."""
+    curvature = None
+    if start is None or start.w is None:
         w = np.zeros(n_weights)
         f = problem.fun(w)
         g = problem.grad(w)
         g_norm0 = float(np.linalg.norm(g))
-    else:  # a warm start (an update): the same stop, from `start`
+    else:  # a warm start (an update): the same stop, from w
         g_norm0 = float(np.linalg.norm(problem.gradient_at_zero()))
-        w = np.array(start, dtype=np.float64)
+        w = np.array(start.w, dtype=np.float64)
         f = problem.fun(w)
         g = problem.grad(w)
+        curvature = problem.curvature(start.curvature)
+    precondition = None if curvature is None else _hessian(curvature)
     it = 0
     search = float(np.linalg.norm(g)) > tol * g_norm0
-    precondition = problem.hessian_solver() if search and start is not None else None
     while it < max_iter and search:
         it += 1
         s = _conjugate_gradient(problem, g, precondition or _diagonal(problem))
@@ -273,4 +314,6 @@ def minimise(problem, n_weights: int, tol: float, max_iter: int, start=None) -> 
         g = problem.grad(w)
         if np.linalg.norm(g) <= tol * g_norm0 or f < -1.0e32 or abs(f_old - f) <= 1.0e-12 * abs(f):
             break
-    return NewtonResult(w, it, f)
+    if start is not None:  # the curvature at w, for the next update
+        curvature = problem.curvature(curvature)
+    return NewtonResult(w, it, f, curvature=curvature)
