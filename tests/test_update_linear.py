@@ -170,14 +170,17 @@ def test_the_newton_curvature_carried_through_updates_is_the_one_at_w():
     sw[7] = 0.0
     model = _model("heart_scale", dual=False, keep_data=True).fit(X[:150], y[:150], sample_weight=sw[:150])
     model.partial_fit(X[150:], y[150:], sample_weight=sw[150:]).forget(np.arange(0, y.size, 9))
-    (outer,), e = model._newton_curvature
-    Xt = np.hstack([model.retained_X_.toarray(), np.full((e.shape[1], 1), model.intercept_scaling)])
-    np.testing.assert_allclose(outer, (Xt.T * e[0]) @ Xt, rtol=1e-10, atol=1e-10)
+    (kept,) = model._newton_curvature
+    Xt = np.hstack([model.retained_X_.toarray(), np.full((kept.e.size, 1), model.intercept_scaling)])
+    np.testing.assert_allclose(kept.outer, (Xt.T * kept.e) @ Xt, rtol=1e-10, atol=1e-10)
     t = np.where(model.retained_y_ == model.classes_[1], 1.0, -1.0)
     margin = t * model.decision_function(model.retained_X_)
     clear = np.abs(margin - 1) > 1e-8
     c = model.C * model.retained_weight_
-    np.testing.assert_allclose(e[0][clear], np.where((margin < 1) & (c > 0), c, 0.0)[clear])
+    np.testing.assert_allclose(kept.e[clear], np.where((margin < 1) & (c > 0), c, 0.0)[clear])
+    # ∇f(0)/2 = Σ_i q_i x̃_i, q_i = −C_i t_i (every row has positive loss at w = 0)
+    np.testing.assert_allclose(kept.q, -c * t)
+    np.testing.assert_allclose(kept.at_zero, Xt.T @ kept.q, rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize("kind", ["dense", "csr", "pattern", "unsorted"])

@@ -39,7 +39,7 @@ from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.liblinear.crammer_singer import crammer_singer
 from svmkit.solvers.liblinear.dcd import Stop, dcd_classify, dcd_regress, row_groups
 from svmkit.solvers.liblinear.l1_svc import l1_svc
-from svmkit.solvers.liblinear.newton import Curvature, Update, l2_loss_newton, outer_sum
+from svmkit.solvers.liblinear.newton import Curvature, Update, l2_loss_newton, without_rows
 
 #: LIBLINEAR's solver (its -s number) for each loss, penalty and dual (scikit-learn's table).
 SOLVERS = {"hinge": {"l2": {True: 3}}, "squared_hinge": {"l1": {False: 5}, "l2": {False: 2, True: 1}},
@@ -49,8 +49,8 @@ CRAMMER_SINGER = 4
 DUAL_SOLVERS = (1, 3, 12, 13)
 #: The primal Newton solvers, which they warm-start from w.
 NEWTON_SOLVERS = (2, 11)
-#: What a fit that keeps its rows carries to the next update: the dual's α over the rows, and
-#: the primal Newton's curvature (the sums S per problem, and e over the rows; `newton.Curvature`).
+#: What a fit that keeps its rows carries to the next update: the dual's α over the rows, or
+#: the primal Newton's `newton.Curvature` per problem (its e and q over the rows).
 CARRIED = ("retained_dual_", "_newton_curvature")
 #: What each solver's passes are, for the warning when it runs out of them.
 METHODS = {1: "Dual coordinate descent", 3: "Dual coordinate descent", 12: "Dual coordinate descent",
@@ -123,8 +123,8 @@ def _carry(solver, per_problem, keep, n) -> dict:
         return {"retained_dual_": _with_rows(np.vstack(per_problem), keep, n)}
     if solver not in NEWTON_SOLVERS or any(c is None for c in per_problem):
         return {}
-    return {"_newton_curvature": ([c.outer for c in per_problem],
-                                  _with_rows(np.vstack([c.e for c in per_problem]), keep, n))}
+    return {"_newton_curvature": [Curvature(c.outer, _with_rows(c.e[None], keep, n)[0], c.at_zero,
+                                            _with_rows(c.q[None], keep, n)[0]) for c in per_problem]}
 
 
 def known_labels(classes, y) -> np.ndarray:
@@ -209,10 +209,10 @@ class _LinearSVM(PlainState, BaseEstimator):
             return [None] * problems
         _, carried, W = update
         if bounds is None:
-            curvature = carried.get("_newton_curvature")
+            curvatures = carried.get("_newton_curvature", [None] * problems)
             return [Update(None if W is None else W[k],
-                           None if curvature is None else Curvature(curvature[0][k], curvature[1][k, keep]))
-                    for k in range(problems)]
+                           None if c is None else Curvature(c.outer, c.e[keep], c.at_zero, c.q[keep]))
+                    for k, c in enumerate(curvatures)]
         alpha = carried.get("retained_dual_")
         return [None] * problems if alpha is None else [np.clip(a[keep], *bounds) for a in alpha]
 
@@ -223,22 +223,23 @@ class _LinearSVM(PlainState, BaseEstimator):
         old = rows >= 0
 
         def laid_out(per_row):
-            out = np.zeros((per_row.shape[0], rows.size))
-            out[:, old] = per_row[:, rows[old]]
+            out = np.zeros((*per_row.shape[:-1], rows.size))
+            out[..., old] = per_row[..., rows[old]]
             return out
 
         carried = {}
         if hasattr(self, "retained_dual_"):
             carried["retained_dual_"] = laid_out(self.retained_dual_)
-        curvature = vars(self).get("_newton_curvature")
-        if curvature is not None:
-            outers, e = curvature
-            gone = np.ones(e.shape[1], dtype=bool)
+        curvatures = vars(self).get("_newton_curvature")
+        if curvatures is not None:
+            gone = np.ones(self.retained_X_.shape[0], dtype=bool)
             gone[rows[old]] = False
             gone = np.flatnonzero(gone)
             if gone.size:
-                outers = [S - outer_sum(self.retained_X_[gone], self._bias(), e_k[gone]) for S, e_k in zip(outers, e)]
-            carried["_newton_curvature"] = (outers, laid_out(e))
+                curvatures = [without_rows(c, self.retained_X_[gone], self._bias(), c.e[gone], c.q[gone])
+                              for c in curvatures]
+            carried["_newton_curvature"] = [Curvature(c.outer, laid_out(c.e), c.at_zero, laid_out(c.q))
+                                            for c in curvatures]
         return carried
 
     def _weights(self):
@@ -312,7 +313,8 @@ class _LinearSVM(PlainState, BaseEstimator):
     def _newton(self, X, t, c, tol, regression, start):
         """-s 2 / -s 11 for targets t, from `start` (a `newton.Update`, or None: from 0): (w,
         Newton steps, (primal, dual, gap), the `newton.Curvature` at w or None), the dual at the
-        α_i = 2 C_i·(signed residual) that the optimality conditions give for w."""
+        α_i = 2 C_i·(signed residual) that the optimality conditions give for w, whose X̃ᵀα is
+        w − ∇f(w) (∇f = w − Σ_i α_i x̃_i)."""
         bias = self._bias()
         epsilon = float(self.epsilon) if regression else 0.0
         result = l2_loss_newton(X, bias, t, c, Stop(tol, self._passes()), epsilon=epsilon, regression=regression,
@@ -325,7 +327,7 @@ class _LinearSVM(PlainState, BaseEstimator):
         else:
             alpha = 2 * c * t * np.maximum(1 - t * f, 0.0)
             linear = float(t @ alpha)
-        w_alpha = np.append(np.asarray(X.T @ alpha).ravel(), bias * alpha.sum())
+        w_alpha = result.w - result.gradient
         dual = linear - 0.5 * float(w_alpha @ w_alpha) - float((alpha * alpha) @ (0.25 / c))
         return result.w, result.n_iter, (result.objective, dual, result.objective - dual), result.curvature
 

@@ -21,10 +21,11 @@ preconditioned by a diagonal needs tens of Hessian products on an ill-conditione
 (a9a: about 50 over five steps). There the preconditioner is the generalised Hessian at the
 start itself, factorised once: the first conjugate gradient step is then the Newton step, as
 in a Newton method with the exact Hessian. The stop is the same, so the result is a fit's to
-its tolerance. Its rows' part S = Σ_{i∈I} C_i x̃_i x̃_iᵀ (`Curvature`) is formed where that
-costs at most `HESSIAN_PRODUCTS` Hessian products (short rows, few weights); a fit that keeps
-its rows ends with S at its w, and an update starts from it, changed by the rows whose term
-changed (the rows added or removed, those that crossed the margin), and ends with its own.
+its tolerance. Its rows' part S = Σ_{i∈I} C_i x̃_i x̃_iᵀ is formed where that costs at most
+`HESSIAN_PRODUCTS` Hessian products (short rows, few weights); a fit that keeps its rows ends
+with S at its w and the rows' part of the stop's ∇f(0) (`Curvature`), and an update starts
+from them, changed by the rows whose terms changed (the rows added or removed, those that
+crossed the margin), and ends with its own.
 
 The products with X run in the compiled core over the rows of I, in the layouts of the dual
 solver's loops (dense, CSR, CSR of a binary pattern): a Hessian product visits each row once,
@@ -56,11 +57,15 @@ HESSIAN_PRODUCTS = 10
 
 @dataclass
 class Curvature:
-    """The rows' part of the generalised Hessian at some w, S = Σ_i e_i x̃_i x̃_iᵀ (`outer`,
-    H = I + 2S), e_i = C_i on the rows of positive loss there and 0 elsewhere (`e`)."""
+    """What a Newton fit over some rows leaves for the next over them: the rows' part of the
+    generalised Hessian at its w, S = Σ_i e_i x̃_i x̃_iᵀ (`outer`, H = I + 2S), e_i = C_i on the
+    rows of positive loss there and 0 elsewhere (`e`); the rows' part of the gradient at 0,
+    Σ_i q_i x̃_i (`at_zero`, ∇f(0) = 2·that), q_i = C_i ℓ'_i(0)/2 (`q`)."""
 
     outer: np.ndarray
     e: np.ndarray
+    at_zero: np.ndarray
+    q: np.ndarray
 
 
 @dataclass
@@ -74,13 +79,14 @@ class Update:
 
 @dataclass
 class NewtonResult:
-    """w (one weight per column, then the constant feature's), the Newton steps taken and
-    f(w); in memory, `decision`: x̃_iᵀw for every row, as the iterations last computed it, and
+    """w (one weight per column, then the constant feature's), the Newton steps taken, f(w) and
+    ∇f(w); in memory, `decision`: x̃_iᵀw for every row, as the iterations last computed it, and
     for an `Update` the `Curvature` at w (None where forming it costs too much)."""
 
     w: np.ndarray
     n_iter: int
     objective: float
+    gradient: np.ndarray
     decision: np.ndarray | None = None
     curvature: Curvature | None = None
 
@@ -160,11 +166,18 @@ class _L2Loss:
         active, r = self._scaled_residual(wx)
         return float(self.c[active] @ (r * r))
 
-    def gradient_at_zero(self):
-        """∇f(0), the stop's reference: Xw = 0 there needs no pass over the rows."""
-        self.wx = np.zeros(self.y.size)
-        self.wTw = 0.0
-        return self.grad(np.zeros(self.rows.n_weights))
+    def gradient_at_zero(self, previous=None):
+        """(∇f(0)/2, q): the stop's reference (halved: the rows' part Σ_i q_i x̃_i) and its terms
+        q_i = C_i ℓ'_i(0)/2, from `previous` (a `Curvature` over these rows) changed by the rows
+        whose q_i changed, else by a pass over the rows."""
+        active, r = self._scaled_residual(np.zeros(self.y.size))
+        q = np.zeros(self.y.size)
+        q[active] = self.c[active] * r
+        if previous is None:
+            rows = np.flatnonzero(q)
+            return self.rows.tdot(rows, q[rows]), q
+        rows = np.flatnonzero(q != previous.q)
+        return previous.at_zero + self.rows.tdot(rows, q[rows] - previous.q[rows]), q
 
     def fun(self, w):
         """f(w); remembers Xw and ‖w‖²."""
@@ -187,17 +200,18 @@ class _L2Loss:
         """The generalised Hessian's diagonal, 1 + 2 Σ_{i∈I} C_i x_ij²."""
         return 1.0 + 2.0 * self.rows.tdot(self.active, self.c_active, square=True)
 
-    def curvature(self, previous=None):
-        """The `Curvature` at the last `grad`: `previous` (over these rows) changed by the rows
-        whose e_i changed, else formed over I; None when forming it costs too much."""
+    def curvature(self, previous, zero):
+        """The `Curvature` at the last `grad` with `zero` (`gradient_at_zero`'s): S from
+        `previous` (over these rows; None: formed over I) changed by the rows whose e_i changed;
+        None when forming it costs too much."""
         e = np.zeros(self.y.size)
         e[self.active] = self.c_active
         if previous is not None:
             rows = np.flatnonzero(e != previous.e)
-            return Curvature(previous.outer + self.rows.outer(rows, e[rows] - previous.e[rows]), e)
+            return Curvature(previous.outer + self.rows.outer(rows, e[rows] - previous.e[rows]), e, *zero)
         if not self.rows.outer_pays(self.active):
             return None
-        return Curvature(self.rows.outer(self.active, self.c_active), e)
+        return Curvature(self.rows.outer(self.active, self.c_active), e, *zero)
 
     def line_search(self, w, s, f, g):
         """(step, f(w + step·s)) with w updated in place: the first of 1, ½, ¼, … (at most 20)
@@ -247,10 +261,13 @@ def _conjugate_gradient(problem: _L2Loss, g, precondition):
     return s
 
 
-def outer_sum(X, bias: float, u):
-    """Σ_i u_i x̃_i x̃_iᵀ over the rows of X, x̃_i = (x_i, bias): the part of a `Curvature`'s sum
-    that rows leaving it take out."""
-    return _Rows(X, bias).outer(np.arange(X.shape[0]), u)
+def without_rows(curvature: Curvature, X, bias: float, e, q) -> Curvature:
+    """`curvature`'s sums without the terms of the rows X (x̃_i = (x_i, bias)), theirs e and q
+    (rows leaving the fit); its e and q stay to be laid out on the rows that remain."""
+    rows = _Rows(X, bias)
+    every = np.arange(X.shape[0])
+    return Curvature(curvature.outer - rows.outer(every, e), curvature.e, curvature.at_zero - rows.tdot(every, q),
+                     curvature.q)
 
 
 def _hessian(curvature: Curvature):
@@ -289,18 +306,20 @@ def minimise(problem, n_weights: int, tol: float, max_iter: int, start=None) -> 
     the gradient at w = 0 (LIBLINEAR's rule) wherever the iterations start; from a w, the
     conjugate gradient is preconditioned by the Hessian there where its `Curvature` is formed
     (see the module docstring)."""
-    curvature = None
+    curvature = zero = None
+    if start is not None:  # a fit that keeps its rows: ∇f(0) from the earlier fit's where it has one
+        zero = problem.gradient_at_zero(start.curvature)
     if start is None or start.w is None:
         w = np.zeros(n_weights)
         f = problem.fun(w)
         g = problem.grad(w)
         g_norm0 = float(np.linalg.norm(g))
     else:  # a warm start (an update): the same stop, from w
-        g_norm0 = float(np.linalg.norm(problem.gradient_at_zero()))
+        g_norm0 = 2.0 * float(np.linalg.norm(zero[0]))
         w = np.array(start.w, dtype=np.float64)
         f = problem.fun(w)
         g = problem.grad(w)
-        curvature = problem.curvature(start.curvature)
+        curvature = problem.curvature(start.curvature, zero)
     precondition = None if curvature is None else _hessian(curvature)
     it = 0
     search = float(np.linalg.norm(g)) > tol * g_norm0
@@ -315,5 +334,5 @@ def minimise(problem, n_weights: int, tol: float, max_iter: int, start=None) -> 
         if np.linalg.norm(g) <= tol * g_norm0 or f < -1.0e32 or abs(f_old - f) <= 1.0e-12 * abs(f):
             break
     if start is not None:  # the curvature at w, for the next update
-        curvature = problem.curvature(curvature)
-    return NewtonResult(w, it, f, curvature=curvature)
+        curvature = problem.curvature(curvature, zero)
+    return NewtonResult(w, it, f, g, curvature=curvature)
