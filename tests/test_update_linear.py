@@ -200,3 +200,27 @@ def test_rows_outer_is_the_sum_of_the_rows_outer_products(kind):
     rows, u = np.array([0, 3, 3, 7, 29]), rng.normal(size=5)
     Xt = np.hstack([X, np.full((30, 1), 0.5)])
     np.testing.assert_allclose(_Rows(M, 0.5).outer(rows, u), (Xt[rows].T * u) @ Xt[rows], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["csr", "dense"])
+def test_kept_rows_grow_in_place_and_a_shallow_copy_keeps_its_own(dense):
+    """partial_fit writes new rows after the kept ones in their buffers; a model sharing those
+    rows (a shallow copy) that appends after the first gets its own, and neither changes."""
+    import copy
+    import pickle
+
+    X, y = heart_scale()
+    X = X.toarray() if dense else X
+    model = _model("heart_scale").partial_fit(X[:100], y[:100])
+    twin = copy.copy(model)
+    model.partial_fit(X[100:200], y[100:200]).partial_fit(X[200:], y[200:])
+    twin.partial_fit(X[150:170], y[150:170])
+    as_array = (lambda a: a) if dense else (lambda a: a.toarray())
+    full = as_array(X)
+    np.testing.assert_array_equal(as_array(model.retained_X_), full)
+    np.testing.assert_array_equal(as_array(twin.retained_X_), np.vstack([full[:100], full[150:170]]))
+    _same(model, _model("heart_scale").fit(X, y), X)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(as_array(again.retained_X_), full)
+    again.partial_fit(X[:5], y[:5])
+    np.testing.assert_array_equal(as_array(model.retained_X_), full)
