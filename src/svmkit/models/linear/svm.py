@@ -387,8 +387,9 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
         `partial_fit` and `forget` update the model exactly; costs the rows' memory. `partial_fit`
         keeps them always. An update warm-starts the dual coordinate descent from the kept α
-        (`retained_dual_`) or the primal Newton from w; penalty='l1' and crammer_singer have no
-        warm start and fit every row again, as exact and no faster.
+        (`retained_dual_`) or the primal Newton from w, preconditioned by the Hessian sum its
+        previous fit left (rows with few entries); penalty='l1' and crammer_singer have no warm
+        start and fit every row again, as exact and no faster.
 
     Attributes
     ----------

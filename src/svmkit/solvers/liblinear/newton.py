@@ -231,9 +231,9 @@ class _L2Loss:
 
 
 def _conjugate_gradient(problem: _L2Loss, g, precondition):
-    """s ≈ −H⁻¹g by CG preconditioned by `precondition` (r ↦ M⁻¹r), stopped when the quadratic model
-    Q(s) = gᵀs + ½sᵀHs decreases by less than `cgtol`/k of Q per step at step k (LIBLINEAR's
-    rule), on a non-descent, or after max(n, 5) steps."""
+    """s ≈ −H⁻¹g by CG preconditioned by `precondition` (r ↦ M⁻¹r), stopped when the quadratic
+    model Q(s) = gᵀs + ½sᵀHs decreases by less than `cgtol`/k of Q per step at step k
+    (LIBLINEAR's rule), on a non-descent, or after max(n, 5) steps."""
     s = np.zeros_like(g)
     r = -g
     z = precondition(r)
@@ -289,8 +289,9 @@ def l2_loss_newton(X, bias: float, y, c, stop, epsilon: float = 0.0, regression:
     """Minimise f(w) above over the rows of X (dense float64 or CSR) for targets y (±1 when
     classifying), per-row costs c > 0 and ε (regression); at most `stop.max_iter` Newton steps
     to `stop.tol` (a `linear.Stop`; no seed used), from w = 0, or as `start` (an `Update`)
-    says. See the module docstring. BLAS runs on one thread: its products here are over vectors or memory-bound, and
-    OpenBLAS's waiting threads spin on the cores of problems solved beside."""
+    says. See the module docstring. BLAS runs on one thread: its products here are over
+    vectors or memory-bound, and OpenBLAS's waiting threads spin on the cores of problems
+    solved beside."""
     with one_blas_thread():
         problem = _L2Loss(_Rows(X, bias), np.asarray(y, dtype=np.float64), np.asarray(c, dtype=np.float64),
                           float(epsilon), regression)
