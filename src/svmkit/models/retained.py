@@ -26,10 +26,12 @@ _ROOMS: dict = {}
 
 
 def _base(a):
+    """The array `a` is a view of, or `a`."""
     return a if a.base is None else a.base
 
 
 def _stored(X) -> int:
+    """The values a CSR matrix stores (0 for a dense array, whose rows are its only count)."""
     return X.nnz if sp.issparse(X) else 0
 
 
