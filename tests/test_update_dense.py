@@ -110,13 +110,24 @@ def test_weights_and_balanced_class_weights():
         _assert_same(model, clone(est).fit(X[keep], y[keep], sample_weight=w[keep]), X)
 
 
-def test_scale_gamma_is_the_first_fits():
-    X, y = _order(*diabetes())
-    model = LSSVR(C=3.0).partial_fit(X[:200], y[:200])
-    gamma = model.gamma_
-    model.partial_fit(X[200:], y[200:])
-    assert model.gamma_ == gamma
-    _assert_same(model, LSSVR(C=3.0, gamma=gamma).fit(X, y), X)
+@pytest.mark.parametrize("est", [KernelRidge(kernel="rbf", gamma="scale", alpha=0.5, loo=True), LSSVR(C=3.0, loo=True),
+                                 LSSVC(C=2.0, loo=True), KernelLogisticRegression(C=2.0, tol=1e-10)],
+                         ids=["ridge", "lssvr", "lssvc", "klr"])
+def test_scale_gamma_resolves_on_every_row_seen(est):
+    """gamma='scale' after an update is fit's on the same rows: γ changes, and the factor with it."""
+    X, y = _order(*(heart_scale() if isinstance(est, (LSSVC, KernelLogisticRegression)) else diabetes()))
+    model = clone(est).partial_fit(X[:100], y[:100])
+    first = model.gamma_
+    model.partial_fit(X[100:], y[100:])
+    ref = clone(est).fit(X, y)
+    assert model.gamma_ == ref.gamma_ != first
+    _assert_same(model, ref, X)
+    gone = np.arange(0, X.shape[0], 3)
+    keep = np.setdiff1d(np.arange(X.shape[0]), gone)
+    model.forget(gone)
+    ref = clone(est).fit(X[keep], y[keep])
+    assert model.gamma_ == ref.gamma_
+    _assert_same(model, ref, X)
 
 
 def test_save_load_then_partial_fit(tmp_path):

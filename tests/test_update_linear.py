@@ -148,3 +148,79 @@ def test_solvers_without_a_warm_start_update_by_fitting_every_row_again(params):
     whole = svmkit.LinearSVC(random_state=0, **params).fit(X, y)
     np.testing.assert_allclose(model.coef_, whole.coef_)
     np.testing.assert_array_equal(model.forget([0, 1]).predict(X), whole.fit(X[2:], y[2:]).predict(X))
+
+
+@pytest.mark.parametrize("dual", [True, False])
+def test_rows_of_weight_zero_are_kept(dual):
+    """A row of weight 0 takes no part in the solve but stays among the rows kept."""
+    X, y = heart_scale()
+    sw = np.ones(y.size)
+    sw[[5, 50, 230]] = 0.0
+    model = _model("heart_scale", dual=dual, keep_data=True).fit(X[:200], y[:200], sample_weight=sw[:200])
+    model.partial_fit(X[200:], y[200:], sample_weight=sw[200:])
+    _same(model, _model("heart_scale", dual=dual).fit(X, y, sample_weight=sw), X)
+    assert model.retained_X_.shape[0] == y.size
+
+
+def test_the_newton_curvature_carried_through_updates_is_the_one_at_w():
+    """The primal Newton's S = Σ_i e_i x̃_i x̃_iᵀ (e_i = C_i on the rows of positive loss), changed
+    at each update by the rows whose e_i changed, is the sum formed anew at the model's w."""
+    X, y = heart_scale()
+    sw = np.random.RandomState(2).uniform(0.5, 2.0, y.size)
+    sw[7] = 0.0
+    model = _model("heart_scale", dual=False, keep_data=True).fit(X[:150], y[:150], sample_weight=sw[:150])
+    model.partial_fit(X[150:], y[150:], sample_weight=sw[150:]).forget(np.arange(0, y.size, 9))
+    (kept,) = model._newton_curvature
+    Xt = np.hstack([model.retained_X_.toarray(), np.full((kept.e.size, 1), model.intercept_scaling)])
+    np.testing.assert_allclose(kept.outer, (Xt.T * kept.e) @ Xt, rtol=1e-10, atol=1e-10)
+    t = np.where(model.retained_y_ == model.classes_[1], 1.0, -1.0)
+    margin = t * model.decision_function(model.retained_X_)
+    clear = np.abs(margin - 1) > 1e-8
+    c = model.C * model.retained_weight_
+    np.testing.assert_allclose(kept.e[clear], np.where((margin < 1) & (c > 0), c, 0.0)[clear])
+    # ∇f(0)/2 = Σ_i q_i x̃_i, q_i = −C_i t_i (every row has positive loss at w = 0)
+    np.testing.assert_allclose(kept.q, -c * t)
+    np.testing.assert_allclose(kept.at_zero, Xt.T @ kept.q, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr", "pattern", "unsorted"])
+def test_rows_outer_is_the_sum_of_the_rows_outer_products(kind):
+    from svmkit.solvers.liblinear.newton import _Rows
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 6)) * (rng.random((30, 6)) < 0.5)
+    if kind == "pattern":
+        X = (X != 0).astype(float)
+    M = X if kind == "dense" else sp.csr_matrix(X)
+    if kind == "unsorted":  # each row's columns in decreasing order
+        for i in range(30):
+            part = slice(M.indptr[i], M.indptr[i + 1])
+            M.indices[part], M.data[part] = M.indices[part][::-1].copy(), M.data[part][::-1].copy()
+        M.has_sorted_indices = False
+    rows, u = np.array([0, 3, 3, 7, 29]), rng.normal(size=5)
+    Xt = np.hstack([X, np.full((30, 1), 0.5)])
+    np.testing.assert_allclose(_Rows(M, 0.5).outer(rows, u), (Xt[rows].T * u) @ Xt[rows], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["csr", "dense"])
+def test_kept_rows_grow_in_place_and_a_shallow_copy_keeps_its_own(dense):
+    """partial_fit writes new rows after the kept ones in their buffers; a model sharing those
+    rows (a shallow copy) that appends after the first gets its own, and neither changes."""
+    import copy
+    import pickle
+
+    X, y = heart_scale()
+    X = X.toarray() if dense else X
+    model = _model("heart_scale").partial_fit(X[:100], y[:100])
+    twin = copy.copy(model)
+    model.partial_fit(X[100:200], y[100:200]).partial_fit(X[200:], y[200:])
+    twin.partial_fit(X[150:170], y[150:170])
+    as_array = (lambda a: a) if dense else (lambda a: a.toarray())
+    full = as_array(X)
+    np.testing.assert_array_equal(as_array(model.retained_X_), full)
+    np.testing.assert_array_equal(as_array(twin.retained_X_), np.vstack([full[:100], full[150:170]]))
+    _same(model, _model("heart_scale").fit(X, y), X)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(as_array(again.retained_X_), full)
+    again.partial_fit(X[:5], y[:5])
+    np.testing.assert_array_equal(as_array(model.retained_X_), full)

@@ -41,6 +41,7 @@ def _args(model, X, y):
 
 
 def _same(update, refit, X):
+    assert update.gamma_ == refit.gamma_  # gamma='scale': resolved on the same rows as the refit's
     np.testing.assert_allclose(np.ravel(update.objective_), np.ravel(refit.objective_), rtol=1e-6)
     scores = getattr(refit, "decision_function", refit.predict)
     np.testing.assert_allclose(getattr(update, "decision_function", update.predict)(X), scores(X),

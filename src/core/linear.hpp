@@ -238,6 +238,13 @@ struct Dense {
     }
     LINEAR_INLINE void ask(i64 k) const { ask_span(x + k * n_features, x + (k + 1) * n_features); }
     LINEAR_INLINE void ask_pointer(i64) const {}
+    // f(j, x̃_ij) for every entry of x̃_i, the constant feature's last.
+    template <class F> void entries(i64 i, F &&f) const {
+        const double *r = x + i * n_features;
+        for (i64 j = 0; j < n_features; ++j)
+            f(u64(j), r[j]);
+        f(u64(n_features), bias);
+    }
 };
 
 // CSR with values V (float32 when that holds them exactly: fewer bytes for a random-order pass
@@ -287,6 +294,12 @@ template <class V, class I> struct Csr {
         ask_span(indices + first, indices + end);
     }
     LINEAR_INLINE void ask_pointer(i64 k) const { LINEAR_PREFETCH(indptr + k); }
+    // f(j, x̃_ij) for every stored entry of x̃_i, the constant feature's last.
+    template <class F> void entries(i64 i, F &&f) const {
+        for (u64 p = indptr[i]; p < indptr[i + 1]; ++p)
+            f(u64(indices[p]), value(p));
+        f(u64(n_features), bias);
+    }
 };
 
 template <class I> using Pattern = Csr<void, I>;

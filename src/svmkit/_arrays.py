@@ -125,13 +125,18 @@ def stored_values(a) -> np.ndarray:
     return a.data if sp.issparse(a) else np.asarray(a)
 
 
-def stack_rows(first, second, names=("X", "the rows before")):
-    """The rows of `first`, then those of `second`: both dense or both CSR (a ValueError naming
-    `names` and their layouts otherwise)."""
+def check_same_layout(first, second, names=("X", "the rows before")) -> None:
+    """A ValueError naming `names` and their layouts unless `first` and `second` are both dense
+    or both sparse."""
     layouts = ["sparse" if sp.issparse(a) else "dense" for a in (second, first)]
     if layouts[0] != layouts[1]:
         raise ValueError(f"{names[0]} is {layouts[0]} but {names[1]} are {layouts[1]}; give {names[0]} in the same layout")
-    return sp.vstack([first, second], format="csr") if layouts[0] == "sparse" else np.vstack([first, second])
+
+
+def stack_rows(first, second, names=("X", "the rows before")):
+    """The rows of `first`, then those of `second`: both dense or both CSR (`check_same_layout`)."""
+    check_same_layout(first, second, names)
+    return sp.vstack([first, second], format="csr") if sp.issparse(first) else np.vstack([first, second])
 
 class Scratch:
     """Scratch memory kept between fits: the kernel-row store and the solver's work buffers.

@@ -4,13 +4,13 @@ previous fit's. The closed-form models (kernel ridge, LS-SVM) keep the Cholesky 
 K + sI and border it with the new rows or remove the forgotten ones from it
 (`solvers.dense.updates.UpdatableCholesky`, O(N²·m) for m rows, with the exact leave-one-out
 terms); kernel logistic regression starts Newton from the previous β (new rows at 0, forgotten
-rows dropped). The kernel stays the first fit's: γ given as 'scale' or 'auto' is resolved on
-the first rows and kept."""
+rows dropped). Every update is a fit on the rows it leaves, with the same parameters: γ given
+as 'scale' is resolved on those rows, as `fit` would, and a kernel that changes with it is
+factorised anew."""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import clone
 
 from svmkit._validation import require_in_memory
 from svmkit.models.expansion import open_session
@@ -82,9 +82,8 @@ class UpdatableDense:
                              "every class as classes= on the first partial_fit call")
 
     def _update_session(self, rows, targets, weight):
-        """The fit session of an update, on the first fit's γ (`gamma_`)."""
-        fixed = clone(self).set_params(gamma=self.gamma_)
-        return open_session(fixed, rows, targets, weight)
+        """The fit session of an update: `fit`'s on the rows kept (γ resolved on them)."""
+        return open_session(self, rows, targets, weight)
 
     def _refit(self, session, kept):
         vars(self)["_update"] = True
@@ -111,7 +110,7 @@ class UpdatableClosedForm(UpdatableDense):
     """The closed-form models: their Cholesky factor of H = SKS + sI (S = diag(√w)) is kept
     with the row scale S and the kernel it was made for, bordered by `partial_fit`'s rows and
     downdated by `forget`; a change of scale on the rows kept (class_weight='balanced' with new
-    rows), of shift or of kernel parameters refactorises."""
+    rows), of shift or of the kernel (gamma='scale' resolved on other rows) refactorises."""
 
     def _kept_factor(self, session, solver, shift, scale):
         """The factorisation of H for the fit: the updated one when it is still H's, else a new
@@ -122,7 +121,7 @@ class UpdatableClosedForm(UpdatableDense):
             raise ValueError("partial_fit, forget and keep_data update the exact float64 Cholesky factor on the "
                              f"host: set solver='cholesky' or 'auto' and device='cpu' (got solver={solver!r})")
         s = self._scale_of(session)
-        key = self._factor_key(shift)
+        key = (*self._kernel_key(session), shift)
         pending = vars(self).pop("_pending_factor", None)
         if pending is None or pending[1] != key or not np.array_equal(pending[2], s) or \
                 (self.loo and pending[0].diag is None):
@@ -131,8 +130,9 @@ class UpdatableClosedForm(UpdatableDense):
         vars(self)["_factor_state"] = pending
         return pending[0]
 
-    def _factor_key(self, shift):
-        return (repr(self.kernel), self.gamma_, self.degree, self.coef0, shift)
+    def _kernel_key(self, session):
+        """What the kernel of `session` is made of: a factor of another kernel is not H's."""
+        return repr(self.kernel), session.fitted["gamma_"], self.degree, self.coef0
 
     @staticmethod
     def _scale_of(session):
@@ -142,7 +142,7 @@ class UpdatableClosedForm(UpdatableDense):
     def _grow(self, session, n_old):
         kept = vars(self).get("_factor_state")
         s = self._scale_of(session)
-        if kept is None or not np.array_equal(kept[2], s[:n_old]):
+        if kept is None or kept[1][:-1] != self._kernel_key(session) or not np.array_equal(kept[2], s[:n_old]):
             return
         factor, key, _ = kept
         block = session.kernel.block(session.Xk[n_old:], session.Xk)
@@ -154,7 +154,8 @@ class UpdatableClosedForm(UpdatableDense):
 
     def _shrink(self, session, keep):
         kept = vars(self).pop("_factor_state", None)
-        if kept is None or not np.array_equal(kept[2][keep], self._scale_of(session)):
+        if kept is None or kept[1][:-1] != self._kernel_key(session) or \
+                not np.array_equal(kept[2][keep], self._scale_of(session)):
             return
         kept[0].shrink(keep)
         vars(self)["_pending_factor"] = (kept[0], kept[1], kept[2][keep])

@@ -27,6 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from svmkit._threads import one_blas_thread
 from svmkit._validation import check_real, class_weights, encode_classes, is_dask, positive_rows, store_parameters, validate_X, validate_Xy, validate_sample_weight
 from svmkit.exceptions import warn
 from svmkit.kernels.gram import row_sq_norms
@@ -38,7 +39,7 @@ from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.liblinear.crammer_singer import crammer_singer
 from svmkit.solvers.liblinear.dcd import Stop, dcd_classify, dcd_regress, row_groups
 from svmkit.solvers.liblinear.l1_svc import l1_svc
-from svmkit.solvers.liblinear.newton import l2_loss_newton
+from svmkit.solvers.liblinear.newton import Curvature, Update, l2_loss_newton, without_rows
 
 #: LIBLINEAR's solver (its -s number) for each loss, penalty and dual (scikit-learn's table).
 SOLVERS = {"hinge": {"l2": {True: 3}}, "squared_hinge": {"l1": {False: 5}, "l2": {False: 2, True: 1}},
@@ -48,6 +49,9 @@ CRAMMER_SINGER = 4
 DUAL_SOLVERS = (1, 3, 12, 13)
 #: The primal Newton solvers, which they warm-start from w.
 NEWTON_SOLVERS = (2, 11)
+#: What a fit that keeps its rows carries to the next update: the dual's α over the rows, or
+#: the primal Newton's `newton.Curvature` per problem (its e and q over the rows).
+CARRIED = ("retained_dual_", "_newton_curvature")
 #: What each solver's passes are, for the warning when it runs out of them.
 METHODS = {1: "Dual coordinate descent", 3: "Dual coordinate descent", 12: "Dual coordinate descent",
            13: "Dual coordinate descent", 2: "Newton's method", 11: "Newton's method",
@@ -103,11 +107,24 @@ def check_row_norms(X) -> None:
                          f"(largest |X| = {top:g}); scale the data (e.g. StandardScaler or svmkit.LibsvmScaler)")
 
 
-def _with_rows(alpha, keep):
-    """α of the kept rows (`keep` a mask) spread over all rows, 0 for the others."""
-    full = np.zeros((alpha.shape[0], keep.size))
+def _with_rows(alpha, keep, n):
+    """Values of the rows `keep` (one row of `alpha` per problem) spread over all n rows, 0 for
+    the others."""
+    full = np.zeros((alpha.shape[0], n))
     full[:, keep] = alpha
     return full
+
+
+def _carry(solver, per_problem, keep, n) -> dict:
+    """What a fit carries to the next update (`CARRIED`), over all n rows (0 on the rows of
+    weight 0, which the solvers do not see): the dual's α, or the primal Newton's `Curvature`s;
+    nothing for the other solvers, or where a problem has none."""
+    if solver in DUAL_SOLVERS:
+        return {"retained_dual_": _with_rows(np.vstack(per_problem), keep, n)}
+    if solver not in NEWTON_SOLVERS or any(c is None for c in per_problem):
+        return {}
+    return {"_newton_curvature": [Curvature(c.outer, _with_rows(c.e[None], keep, n)[0], c.at_zero,
+                                            _with_rows(c.q[None], keep, n)[0]) for c in per_problem]}
 
 
 def known_labels(classes, y) -> np.ndarray:
@@ -156,36 +173,74 @@ class _LinearSVM(PlainState, BaseEstimator):
         return self._fit_in_memory(X, y, sample_weight)
 
     def _fit_in_memory(self, X, y, sample_weight, update=None):
-        """Fit on rows in memory; `update` (None for a plain fit) is (classes, α to start from or
-        None, w to start from or None): the rows are then kept (with α for the dual solvers); a
-        solver without a warm start (-s 4, -s 5) fits them from zero, as exact and no faster."""
+        """Fit on rows in memory; `update` (None for a plain fit; keep_data=True makes one) is
+        (classes or None, what the earlier fit carried laid out on these rows (`_carried_on`),
+        its weights W or None): the rows are then kept, with what the next update starts from
+        (`CARRIED`); a solver without a warm start (-s 4, -s 5) fits them from zero, as exact
+        and no faster."""
         self.check_parameters()
         X, y = validate_Xy(self, X, y, **self._y_checks)
+        check_row_norms(X)
+        if update is None and self.keep_data:
+            update = (None, {}, None)
         return self._fit_checked(X, y, validate_sample_weight(sample_weight, X), update)
 
-    def _fit_checked(self, X, y, sw, update):
-        """`_fit_in_memory` on validated rows X, targets y and weights sw."""
-        check_row_norms(X)
-        alpha = self._fit_rows(X, y, sw, update)
-        for name in (*RETAINED, "retained_dual_"):
+    def _fit_checked(self, X, y, sw, update, copy=True):
+        """`_fit_in_memory` on validated rows X (their norms checked), targets y and weights sw;
+        `copy=False` keeps X, y and sw as the model's rows without a copy (an update's own).
+        BLAS runs on one thread: besides the solvers' own loops, it only takes the products over
+        the rows that give objective_, where waking its threads costs more than they save (most
+        of all on busy cores)."""
+        with one_blas_thread():
+            carried = self._fit_rows(X, y, sw, update)
+        for name in (*RETAINED, *CARRIED):
             self.__dict__.pop(name, None)  # a refit keeps no rows of an earlier fit
-        if self.keep_data or update is not None:
-            self.__dict__.update(retained(X, y, sw))
-            if alpha is not None:
-                self.retained_dual_ = alpha
+        if update is not None:
+            self.__dict__.update(retained(X, y, sw, copy))
+            self.__dict__.update(carried)
         return self
 
     def _starts(self, update, keep, bounds, problems):
-        """Each problem's start: the dual's α over the kept rows, clipped into [lower_i, U_i]
-        (`bounds`; U_i moves when class_weight='balanced' counts new rows), or the primal's w;
-        None for a cold start."""
+        """Each problem's start, on the rows `keep`: None for a fit that keeps no rows; for the
+        dual, α clipped into [lower_i, U_i] (`bounds`; U_i moves when class_weight='balanced'
+        counts new rows), None without one; for the primal Newton, its `newton.Update` (w and
+        the curvature of the earlier fit, each None without one)."""
         if update is None:
             return [None] * problems
+        _, carried, W = update
         if bounds is None:
-            return [None] * problems if update[2] is None else list(update[2])
-        if update[1] is None:
-            return [None] * problems
-        return [np.clip(a[keep], *bounds) for a in update[1]]
+            curvatures = carried.get("_newton_curvature", [None] * problems)
+            return [Update(None if W is None else W[k],
+                           None if c is None else Curvature(c.outer, c.e[keep], c.at_zero, c.q[keep]))
+                    for k, c in enumerate(curvatures)]
+        alpha = carried.get("retained_dual_")
+        return [None] * problems if alpha is None else [np.clip(a[keep], *bounds) for a in alpha]
+
+    def _carried_on(self, rows) -> dict:
+        """What this fit carries (`CARRIED`) laid out on an update's rows: row i is the earlier
+        row `rows[i]`, or new where that is −1 (its α and e 0); the earlier rows not among them
+        take their terms out of the curvature's sums."""
+        old = rows >= 0
+
+        def laid_out(per_row):
+            out = np.zeros((*per_row.shape[:-1], rows.size))
+            out[..., old] = per_row[..., rows[old]]
+            return out
+
+        carried = {}
+        if hasattr(self, "retained_dual_"):
+            carried["retained_dual_"] = laid_out(self.retained_dual_)
+        curvatures = vars(self).get("_newton_curvature")
+        if curvatures is not None:
+            gone = np.ones(self.retained_X_.shape[0], dtype=bool)
+            gone[rows[old]] = False
+            gone = np.flatnonzero(gone)
+            if gone.size:
+                curvatures = [without_rows(c, self.retained_X_[gone], self._bias(), c.e[gone], c.q[gone])
+                              for c in curvatures]
+            carried["_newton_curvature"] = [Curvature(c.outer, laid_out(c.e), c.at_zero, laid_out(c.q))
+                                            for c in curvatures]
+        return carried
 
     def _weights(self):
         """The fitted weights, a row per problem, the constant feature's last (the solvers' W)."""
@@ -199,19 +254,19 @@ class _LinearSVM(PlainState, BaseEstimator):
         (the dual solvers) or from the previous w (the primal Newton)."""
         keep = remaining(self, indices)
         self.check_parameters()
-        alpha = self.retained_dual_[:, keep] if hasattr(self, "retained_dual_") else None
-        update = (getattr(self, "classes_", None), alpha, self._weights())
-        return self._fit_checked(self.retained_X_[keep], self.retained_y_[keep], self.retained_weight_[keep], update)
+        update = (getattr(self, "classes_", None), self._carried_on(np.flatnonzero(keep)), self._weights())
+        return self._fit_checked(self.retained_X_[keep], self.retained_y_[keep], self.retained_weight_[keep], update,
+                                 copy=False)
 
     def _grow(self, X, y, sample_weight, classes):
         """partial_fit's later calls: the rows appended (their labels among `classes`), α of the
         new rows 0."""
         self.check_parameters()
-        X, y, sw = appended(self, *validate_Xy(None, X, y, **self._y_checks), sample_weight)  # the kept rows: valid
-        alpha = getattr(self, "retained_dual_", None)
-        if alpha is not None:
-            alpha = np.hstack([alpha, np.zeros((alpha.shape[0], X.shape[0] - alpha.shape[1]))])
-        return self._fit_checked(X, y, sw, (classes, alpha, self._weights()))
+        new, y = validate_Xy(None, X, y, **self._y_checks)
+        check_row_norms(new)  # the kept rows were checked when they came
+        X, y, sw = appended(self, new, y, sample_weight)
+        rows = np.concatenate([np.arange(X.shape[0] - new.shape[0]), np.full(new.shape[0], -1)])
+        return self._fit_checked(X, y, sw, (classes, self._carried_on(rows), self._weights()), copy=False)
 
     def check_parameters(self):
         """scikit-learn's InvalidParameterError for what scikit-learn refuses (its messages, its
@@ -256,14 +311,15 @@ class _LinearSVM(PlainState, BaseEstimator):
         self.objective_ = np.array(objectives, dtype=np.float64)
 
     def _newton(self, X, t, c, tol, regression, start):
-        """-s 2 / -s 11 for targets t from w = `start` (None: 0): (w, Newton steps, (primal, dual,
-        gap)), the dual at the α_i = 2 C_i·(signed residual) that the optimality conditions give
-        for w."""
+        """-s 2 / -s 11 for targets t, from `start` (a `newton.Update`, or None: from 0): (w,
+        Newton steps, (primal, dual, gap), the `newton.Curvature` at w or None), the dual at the
+        α_i = 2 C_i·(signed residual) that the optimality conditions give for w, whose X̃ᵀα is
+        w − ∇f(w) (∇f = w − Σ_i α_i x̃_i)."""
         bias = self._bias()
         epsilon = float(self.epsilon) if regression else 0.0
         result = l2_loss_newton(X, bias, t, c, Stop(tol, self._passes()), epsilon=epsilon, regression=regression,
                                 start=start)
-        f = _decision_rows(X, result.w, bias)
+        f = result.decision
         if regression:
             r = t - f
             alpha = 2 * c * np.sign(r) * np.maximum(np.abs(r) - epsilon, 0.0)
@@ -271,9 +327,9 @@ class _LinearSVM(PlainState, BaseEstimator):
         else:
             alpha = 2 * c * t * np.maximum(1 - t * f, 0.0)
             linear = float(t @ alpha)
-        w_alpha = np.append(np.asarray(X.T @ alpha).ravel(), bias * alpha.sum())
+        w_alpha = result.w - result.gradient
         dual = linear - 0.5 * float(w_alpha @ w_alpha) - float((alpha * alpha) @ (0.25 / c))
-        return result.w, result.n_iter, (result.objective, dual, result.objective - dual)
+        return result.w, result.n_iter, (result.objective, dual, result.objective - dual), result.curvature
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -331,8 +387,9 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
         `partial_fit` and `forget` update the model exactly; costs the rows' memory. `partial_fit`
         keeps them always. An update warm-starts the dual coordinate descent from the kept α
-        (`retained_dual_`) or the primal Newton from w; penalty='l1' and crammer_singer have no
-        warm start and fit every row again, as exact and no faster.
+        (`retained_dual_`) or the primal Newton from w, preconditioned by the Hessian sum its
+        previous fit left (rows with few entries); penalty='l1' and crammer_singer have no warm
+        start and fit every row again, as exact and no faster.
 
     Attributes
     ----------
@@ -382,11 +439,11 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         rows, warm-started from the previous α (the dual; new rows at 0) or w (the primal)."""
         if not hasattr(self, "coef_"):
             given = None if classes is None else np.unique(classes)
-            return self._fit_in_memory(X, y, sample_weight, (given, None, None))
+            return self._fit_in_memory(X, y, sample_weight, (given, {}, None))
         return self._grow(X, y, sample_weight, self.classes_)
 
     def _fit_rows(self, X, y, sw, update):
-        """Fit w and b on validated rows; α per problem over all rows (the dual solvers) or None."""
+        """Fit w and b on validated rows; what the fit carries to the next update (`_carry`)."""
         if update is not None and update[0] is not None:
             self.classes_, y_enc = update[0], known_labels(update[0], y)
         else:
@@ -398,9 +455,10 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         keep = positive_rows(c, "class_weight × sample_weight" if self.class_weight is not None else "sample_weight")
         Xk, c, y_enc = _rows_of(X, keep), c[keep], y_enc[keep]
         if solver == CRAMMER_SINGER:
-            return self._fit_crammer_singer(Xk, y_enc, c)
+            self._fit_crammer_singer(Xk, y_enc, c)
+            return {}
         positives = [1] if self.classes_.shape[0] == 2 else list(range(self.classes_.shape[0]))
-        seed = self._seed()
+        seed = None if solver in NEWTON_SOLVERS else self._seed()  # the Newton draws no order
         starts = self._starts(update, keep, (0.0, self._bounds(c)[0]) if solver in DUAL_SOLVERS else None,
                               len(positives))
         solve = {1: self._dual_problem, 3: self._dual_problem, 2: self._primal_problem, 5: self._l1_problem}[solver]
@@ -408,7 +466,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
                             range(len(positives)))
         weights, passes, objectives = zip(*(r[:3] for r in results))
         self._store(np.vstack(weights), passes, objectives, solver)
-        return _with_rows(np.vstack([r[3] for r in results]), keep) if solver in DUAL_SOLVERS else None
+        return _carry(solver, [r[3] if len(r) > 3 else None for r in results], keep, X.shape[0])
 
     def _primal_tol(self, t):
         """LIBLINEAR's tolerance of its primal classification solvers: tol times the smaller
@@ -429,7 +487,8 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         return w, it, (primal, dual, primal - dual), alpha
 
     def _primal_problem(self, X, t, c, seeded):
-        """-s 2 for labels t = ±1 from w = seeded[1] (None: 0; deterministic: no seed)."""
+        """-s 2 for labels t = ±1 from seeded[1] (a `newton.Update`, or None: from 0;
+        deterministic: no seed)."""
         return self._newton(X, t, c, self._primal_tol(t), False, seeded[1])
 
     def _l1_problem(self, X, t, c, seeded):
@@ -552,26 +611,25 @@ class LinearSVR(RegressorMixin, _LinearSVM):
         appends X, y and returns the optimum on all rows, warm-started from the previous β (the
         dual; new rows at 0) or w (the primal)."""
         if not hasattr(self, "coef_"):
-            return self._fit_in_memory(X, y, sample_weight, (None, None, None))
+            return self._fit_in_memory(X, y, sample_weight, (None, {}, None))
         return self._grow(X, y, sample_weight, None)
 
     def _fit_rows(self, X, y, sw, update):
-        """Fit w and b on validated rows; β over all rows (the dual solvers, as one row) or None."""
+        """Fit w and b on validated rows; what the fit carries to the next update (`_carry`)."""
         dual = resolve_dual(self.dual, self.loss, "l2", "ovr", X)
         solver = solver_number("ovr", "l2", self.loss, dual)
         keep = positive_rows(self.C * sw)
         Xk, y, c = _rows_of(X, keep), np.asarray(y, dtype=np.float64)[keep], self.C * sw[keep]
-        beta = None
         if solver == 11:
-            w, it, objective = self._newton(Xk, y, c, self.tol, True, self._starts(update, keep, None, 1)[0])
+            w, it, objective, carried = self._newton(Xk, y, c, self.tol, True, self._starts(update, keep, None, 1)[0])
         else:
             upper = self._bounds(c)[0]
-            w, it, objective, beta = self._dual_problem(Xk, y, c, self._starts(update, keep, (-upper, upper), 1)[0])
+            w, it, objective, carried = self._dual_problem(Xk, y, c, self._starts(update, keep, (-upper, upper), 1)[0])
         self._store(w[None, :], [it], objective, solver)
         self.coef_ = self.coef_[0]
         if self.fit_intercept:
             self.intercept_ = self.intercept_[:1]
-        return None if beta is None else _with_rows(beta[None, :], keep)
+        return _carry(solver, [carried], keep, X.shape[0])
 
     def _dual_problem(self, X, y, c, start):
         """-s 12 / -s 13, from β = `start` (None: 0)."""

@@ -15,6 +15,18 @@ most 20 halvings). It stops when ‖∇f(w)‖ ≤ tol·‖∇f(0)‖. The rules
 operations are LIBLINEAR's (newton.cpp, linear.cpp's l2r_l2_svc_fun / l2r_l2_svr_fun), so
 the iterates are LIBLINEAR's up to rounding.
 
+A warm start (an update: the previous optimum, a few rows added or removed) is close to the
+new optimum, where the Newton step solves nearly the whole problem, but the conjugate gradient
+preconditioned by a diagonal needs tens of Hessian products on an ill-conditioned problem
+(a9a: about 50 over five steps). There the preconditioner is the generalised Hessian at the
+start itself, factorised once: the first conjugate gradient step is then the Newton step, as
+in a Newton method with the exact Hessian. The stop is the same, so the result is a fit's to
+its tolerance. Its rows' part S = Σ_{i∈I} C_i x̃_i x̃_iᵀ is formed where that costs at most
+`HESSIAN_PRODUCTS` Hessian products (short rows, few weights); a fit that keeps its rows ends
+with S at its w and the rows' part of the stop's ∇f(0) (`Curvature`), and an update starts
+from them, changed by the rows whose terms changed (the rows added or removed, those that
+crossed the margin), and ends with its own.
+
 The products with X run in the compiled core over the rows of I, in the layouts of the dual
 solver's loops (dense, CSR, CSR of a binary pattern): a Hessian product visits each row once,
 its dot and its update together.
@@ -25,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from svmkit._core import linear
 from svmkit._threads import one_blas_thread
@@ -37,16 +50,45 @@ MAX_HALVINGS = 20
 #: the Hessian's diagonal in the preconditioner (alpha_pcg).
 EPS_CG = 0.5
 PRECONDITIONER_MIX = 0.01
+#: A warm start's preconditioner is the Hessian itself when forming and factorising it costs
+#: at most this many Hessian products.
+HESSIAN_PRODUCTS = 10
+
+
+@dataclass
+class Curvature:
+    """What a Newton fit over some rows leaves for the next over them: the rows' part of the
+    generalised Hessian at its w, S = Σ_i e_i x̃_i x̃_iᵀ (`outer`, H = I + 2S), e_i = C_i on the
+    rows of positive loss there and 0 elsewhere (`e`); the rows' part of the gradient at 0,
+    Σ_i q_i x̃_i (`at_zero`, ∇f(0) = 2·that), q_i = C_i ℓ'_i(0)/2 (`q`)."""
+
+    outer: np.ndarray
+    e: np.ndarray
+    at_zero: np.ndarray
+    q: np.ndarray
+
+
+@dataclass
+class Update:
+    """A fit that keeps its rows: w to start from (None: 0) and the `Curvature` the previous fit
+    ended with, e laid out on these rows (None: formed here); the result then has its own."""
+
+    w: np.ndarray | None = None
+    curvature: Curvature | None = None
 
 
 @dataclass
 class NewtonResult:
-    """w (one weight per column, then the constant feature's), the Newton steps taken and
-    f(w)."""
+    """w (one weight per column, then the constant feature's), the Newton steps taken, f(w) and
+    ∇f(w); in memory, `decision`: x̃_iᵀw for every row, as the iterations last computed it, and
+    for an `Update` the `Curvature` at w (None where forming it costs too much)."""
 
     w: np.ndarray
     n_iter: int
     objective: float
+    gradient: np.ndarray
+    decision: np.ndarray | None = None
+    curvature: Curvature | None = None
 
 
 class _Rows:
@@ -81,6 +123,22 @@ class _Rows:
                         np.ascontiguousarray(u, dtype=np.float64), s, bool(square), out)
         return out
 
+    def outer_pays(self, rows) -> bool:
+        """Whether forming Σ_k u_k x̃_k x̃_kᵀ over `rows` and factorising it costs at most
+        `HESSIAN_PRODUCTS` products Σ_k u_k x̃_k x̃_kᵀs (each entry of the rows read twice):
+        Σ_k len_k²/2 + n_weights³/3 against 2·Σ_k len_k, len_k the entries of x̃_k."""
+        dense, _, _, indptr = self.parts
+        lengths = np.full(len(rows), self.n_weights) if dense is not None else np.diff(indptr)[rows] + 1.0
+        products = 2.0 * float(lengths.sum())
+        return float(lengths @ lengths) / 2 + self.n_weights ** 3 / 3 <= HESSIAN_PRODUCTS * max(products, 1.0)
+
+    def outer(self, rows, u):
+        """Σ_k u_k x̃_{rows[k]} x̃_{rows[k]}ᵀ."""
+        out = np.empty((self.n_weights, self.n_weights))
+        linear.rows_outer(self.layout, np.ascontiguousarray(rows, dtype=np.int64),
+                          np.ascontiguousarray(u, dtype=np.float64), out)
+        return out
+
 
 class _L2Loss:
     """f, its gradient, generalised Hessian products and diagonal for one problem; keeps Xw and
@@ -108,6 +166,19 @@ class _L2Loss:
         active, r = self._scaled_residual(wx)
         return float(self.c[active] @ (r * r))
 
+    def gradient_at_zero(self, previous=None):
+        """(∇f(0)/2, q): the stop's reference (halved: the rows' part Σ_i q_i x̃_i) and its terms
+        q_i = C_i ℓ'_i(0)/2, from `previous` (a `Curvature` over these rows) changed by the rows
+        whose q_i changed, else by a pass over the rows."""
+        active, r = self._scaled_residual(np.zeros(self.y.size))
+        q = np.zeros(self.y.size)
+        q[active] = self.c[active] * r
+        if previous is None:
+            rows = np.flatnonzero(q)
+            return self.rows.tdot(rows, q[rows]), q
+        rows = np.flatnonzero(q != previous.q)
+        return previous.at_zero + self.rows.tdot(rows, q[rows] - previous.q[rows]), q
+
     def fun(self, w):
         """f(w); remembers Xw and ‖w‖²."""
         self.wx = self.rows.dot(w)
@@ -129,6 +200,19 @@ class _L2Loss:
         """The generalised Hessian's diagonal, 1 + 2 Σ_{i∈I} C_i x_ij²."""
         return 1.0 + 2.0 * self.rows.tdot(self.active, self.c_active, square=True)
 
+    def curvature(self, previous, zero):
+        """The `Curvature` at the last `grad` with `zero` (`gradient_at_zero`'s): S from
+        `previous` (over these rows; None: formed over I) changed by the rows whose e_i changed;
+        None when forming it costs too much."""
+        e = np.zeros(self.y.size)
+        e[self.active] = self.c_active
+        if previous is not None:
+            rows = np.flatnonzero(e != previous.e)
+            return Curvature(previous.outer + self.rows.outer(rows, e[rows] - previous.e[rows]), e, *zero)
+        if not self.rows.outer_pays(self.active):
+            return None
+        return Curvature(self.rows.outer(self.active, self.c_active), e, *zero)
+
     def line_search(self, w, s, f, g):
         """(step, f(w + step·s)) with w updated in place: the first of 1, ½, ¼, … (at most 20)
         with f(w + step·s) − f ≤ η·step·gᵀs; (0, f) and w unchanged when none is."""
@@ -146,13 +230,13 @@ class _L2Loss:
         return 0.0, f
 
 
-def _conjugate_gradient(problem: _L2Loss, g, M):
-    """s ≈ −H⁻¹g by CG preconditioned with M, stopped when the quadratic model
-    Q(s) = gᵀs + ½sᵀHs decreases by less than `cgtol`/k of Q per step at step k (LIBLINEAR's
-    rule), on a non-descent, or after max(n, 5) steps."""
+def _conjugate_gradient(problem: _L2Loss, g, precondition):
+    """s ≈ −H⁻¹g by CG preconditioned by `precondition` (r ↦ M⁻¹r), stopped when the quadratic
+    model Q(s) = gᵀs + ½sᵀHs decreases by less than `cgtol`/k of Q per step at step k
+    (LIBLINEAR's rule), on a non-descent, or after max(n, 5) steps."""
     s = np.zeros_like(g)
     r = -g
-    z = r / M
+    z = precondition(r)
     d = z.copy()
     zTr = float(z @ r)
     cgtol = min(EPS_CG, np.sqrt(np.sqrt(zTr)))
@@ -170,45 +254,79 @@ def _conjugate_gradient(problem: _L2Loss, g, M):
         if new_Q > 0 or Q_diff > 0 or k * Q_diff >= cgtol * new_Q:
             break
         Q = new_Q
-        z = r / M
+        z = precondition(r)
         zTr_new = float(z @ r)
         d = z + (zTr_new / zTr) * d
         zTr = zTr_new
     return s
 
 
+def without_rows(curvature: Curvature, X, bias: float, e, q) -> Curvature:
+    """`curvature`'s sums without the terms of the rows X (x̃_i = (x_i, bias)), theirs e and q
+    (rows leaving the fit); its e and q stay to be laid out on the rows that remain."""
+    rows = _Rows(X, bias)
+    every = np.arange(X.shape[0])
+    return Curvature(curvature.outer - rows.outer(every, e), curvature.e, curvature.at_zero - rows.tdot(every, q),
+                     curvature.q)
+
+
+def _hessian(curvature: Curvature):
+    """v ↦ H⁻¹v for H = I + 2S (S = `curvature.outer`), by H's Cholesky factor."""
+    H = 2.0 * curvature.outer
+    H[np.diag_indices_from(H)] += 1.0
+    factor = scipy.linalg.cho_factor(H, overwrite_a=True)
+    return lambda v: scipy.linalg.cho_solve(factor, v)
+
+
+def _diagonal(problem):
+    """LIBLINEAR's preconditioner: r ↦ r / M, M the Hessian's diagonal mixed with the identity."""
+    M = (1 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * problem.diagonal()
+    return lambda r: r / M
+
+
 def l2_loss_newton(X, bias: float, y, c, stop, epsilon: float = 0.0, regression: bool = False,
                    start=None) -> NewtonResult:
     """Minimise f(w) above over the rows of X (dense float64 or CSR) for targets y (±1 when
     classifying), per-row costs c > 0 and ε (regression); at most `stop.max_iter` Newton steps
-    to `stop.tol` (a `linear.Stop`; no seed used), from w = `start` (None: 0). See the module
-    docstring. BLAS runs on one thread: its products here are over vectors or memory-bound, and
-    OpenBLAS's waiting threads spin on the cores of problems solved beside."""
+    to `stop.tol` (a `linear.Stop`; no seed used), from w = 0, or as `start` (an `Update`)
+    says. See the module docstring. BLAS runs on one thread: its products here are over
+    vectors or memory-bound, and OpenBLAS's waiting threads spin on the cores of problems
+    solved beside."""
     with one_blas_thread():
         problem = _L2Loss(_Rows(X, bias), np.asarray(y, dtype=np.float64), np.asarray(c, dtype=np.float64),
                           float(epsilon), regression)
-        return minimise(problem, X.shape[1] + 1, stop.tol, stop.max_iter, start)
+        result = minimise(problem, X.shape[1] + 1, stop.tol, stop.max_iter, start)
+    result.decision = problem.wx
+    return result
 
 
 def minimise(problem, n_weights: int, tol: float, max_iter: int, start=None) -> NewtonResult:
     """The trust-region Newton iterations on `problem` (f, its gradient, Hessian products,
     diagonal and line search, as `_L2Loss` gives them, over rows in memory or in blocks
-    elsewhere) from w = `start` (None: 0). The stop is relative to the gradient at w = 0
-    (LIBLINEAR's rule) wherever the iterations start."""
-    w = np.zeros(n_weights)
-    f = problem.fun(w)
-    g = problem.grad(w)
-    g_norm0 = float(np.linalg.norm(g))
-    if start is not None:  # a warm start (an update): the same stop, from `start`
-        w = np.array(start, dtype=np.float64)
+    elsewhere) from w = 0, or as `start` (an `Update`, in memory) says. The stop is relative to
+    the gradient at w = 0 (LIBLINEAR's rule) wherever the iterations start; from a w, the
+    conjugate gradient is preconditioned by the Hessian there where its `Curvature` is formed
+    (see the module docstring)."""
+    curvature = zero = None
+    if start is not None:  # a fit that keeps its rows: ∇f(0) from the earlier fit's where it has one
+        zero = problem.gradient_at_zero(start.curvature)
+    if start is None or start.w is None:
+        w = np.zeros(n_weights)
         f = problem.fun(w)
         g = problem.grad(w)
+        g_norm0 = float(np.linalg.norm(g))
+    else:  # a warm start (an update): the same stop, from w
+        g_norm0 = 2.0 * float(np.linalg.norm(zero[0]))
+        w = np.array(start.w, dtype=np.float64)
+        f = problem.fun(w)
+        g = problem.grad(w)
+        curvature = problem.curvature(start.curvature, zero)
+    precondition = None if curvature is None else _hessian(curvature)
     it = 0
     search = float(np.linalg.norm(g)) > tol * g_norm0
     while it < max_iter and search:
         it += 1
-        M = (1 - PRECONDITIONER_MIX) + PRECONDITIONER_MIX * problem.diagonal()
-        s = _conjugate_gradient(problem, g, M)
+        s = _conjugate_gradient(problem, g, precondition or _diagonal(problem))
         f_old = f
         step, f = problem.line_search(w, s, f, g)
         if step == 0.0:
@@ -216,4 +334,6 @@ def minimise(problem, n_weights: int, tol: float, max_iter: int, start=None) -> 
         g = problem.grad(w)
         if np.linalg.norm(g) <= tol * g_norm0 or f < -1.0e32 or abs(f_old - f) <= 1.0e-12 * abs(f):
             break
-    return NewtonResult(w, it, f)
+    if start is not None:  # the curvature at w, for the next update
+        curvature = problem.curvature(curvature, zero)
+    return NewtonResult(w, it, f, g, curvature=curvature)
