@@ -185,3 +185,39 @@ def test_factor_updates_against_a_fresh_factor():
     fresh = UpdatableCholesky(K[np.ix_(keep, keep)].copy(), 0.3, True)
     np.testing.assert_allclose(f.L, fresh.L, atol=1e-12)
     np.testing.assert_allclose(f.inverse_diag(), fresh.inverse_diag(), rtol=1e-12)
+
+
+def test_carried_solutions_and_deferred_downdate_against_a_fresh_factor():
+    """solve after grow (the last right-hand side carried), after shrink (its downdate of L
+    deferred: the Schur complement of the inverse), a new right-hand side while a removal is
+    pending, then a further shrink and grow, each against a fresh factorisation."""
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(80, 80))
+    K = A @ A.T / 80
+    b = rng.normal(size=(80, 2))
+
+    def fresh(rows):
+        return UpdatableCholesky(K[np.ix_(rows, rows)].copy(), 0.3, True)
+
+    f = UpdatableCholesky(K[:50, :50].copy(), 0.3, True)
+    f.solve(b[:50])
+    f.grow(K[:50, 50:70].copy(), K[50:70, 50:70].copy())
+    rows = np.arange(70)
+    np.testing.assert_allclose(f.solve(b[:70]), fresh(rows).solve(b[:70]), rtol=1e-12, atol=1e-12)
+    keep = np.ones(70, dtype=bool)
+    keep[[0, 13, 52, 69]] = False
+    f.shrink(keep)
+    rows = rows[keep]
+    np.testing.assert_allclose(f.solve(b[rows]), fresh(rows).solve(b[rows]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(f.solve(b[rows, 0]), fresh(rows).solve(b[rows, 0]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(f.inverse_diag(), fresh(rows).inverse_diag(), rtol=1e-12)
+    again = np.ones(rows.size, dtype=bool)
+    again[[5, 40]] = False
+    f.shrink(again)
+    rows = rows[again]
+    f.grow(K[np.ix_(rows, np.arange(70, 80))].copy(), K[70:, 70:].copy())
+    rows = np.concatenate([rows, np.arange(70, 80)])
+    g = fresh(rows)
+    np.testing.assert_allclose(f.solve(b[rows, 0]), g.solve(b[rows, 0]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(f.L, g.L, atol=1e-12)
+    np.testing.assert_allclose(f.inverse_diag(), g.inverse_diag(), rtol=1e-12)

@@ -1,9 +1,11 @@
 """SciPy's LAPACK Cholesky factorisation (potrf), triangular inverse (trtri) and symmetric
-eigendecomposition (syevd) called through ctypes, which releases the GIL for the call: SciPy's
+eigendecomposition (syevd), and BLAS's triangular solve (trsm) on a trailing block, called
+through ctypes, which releases the GIL for the call: SciPy's
 own wrappers (`scipy.linalg.cho_factor`, `scipy.linalg.lapack.dtrtri`, `scipy.linalg.eigh`)
 hold it, so that factorisations on threads side by side ran one at a time. The functions are
-those of `scipy.linalg.cython_lapack`, the library the wrappers call; each works in place on a
-Fortran-ordered array."""
+those of `scipy.linalg.cython_lapack` and `scipy.linalg.cython_blas`, the library the
+wrappers call; each works in place on a Fortran-ordered array (trsm: on a block of one, which
+SciPy's wrappers would copy whole)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import functools
 
 import numpy as np
 import scipy.linalg as la
+import scipy.linalg.cython_blas as cython_blas
 import scipy.linalg.cython_lapack as cython_lapack
 
 _CHAR = ctypes.c_char_p
@@ -19,7 +22,7 @@ _INT = ctypes.POINTER(ctypes.c_int)
 _REAL = {np.dtype(np.float32): ctypes.POINTER(ctypes.c_float), np.dtype(np.float64): ctypes.POINTER(ctypes.c_double)}
 _PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
 #: Each routine's character arguments, then the others: r a real array, i an integer (or array).
-_ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii")}
+_ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii"), "trsm": ("cccc", "iirriri")}
 
 # The C API's capsule functions, with prototypes of their own (those of ctypes.pythonapi are
 # shared by the whole process); they hold the GIL and raise the error they set.
@@ -29,14 +32,16 @@ _capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c
 
 
 def _address(name: str) -> int:
-    """The address of scipy.linalg.cython_lapack's `name`, from the capsule it exports it in."""
-    capsule = cython_lapack.__pyx_capi__[name]
+    """The address of scipy.linalg.cython_lapack's (or cython_blas's) `name`, from the capsule
+    it exports it in."""
+    exports = cython_lapack.__pyx_capi__
+    capsule = exports[name] if name in exports else cython_blas.__pyx_capi__[name]
     return _capsule_pointer(capsule, _capsule_name(capsule))
 
 
 @functools.cache
 def _routine(name: str, dtype: np.dtype):
-    """LAPACK's `name` for `dtype` from scipy.linalg.cython_lapack, as a ctypes function."""
+    """LAPACK's (or BLAS's) `name` for `dtype` from SciPy, as a ctypes function."""
     chars, others = _ARGUMENTS[name]
     types = [_CHAR] * len(chars) + [_REAL[dtype] if kind == "r" else _INT for kind in others]
     return ctypes.CFUNCTYPE(None, *types)(_address(_PREFIX[dtype] + name))
@@ -73,6 +78,24 @@ def lower_triangular_inverse(L: np.ndarray) -> int:
     if not L.flags.f_contiguous:
         raise ValueError("the triangular inverse works in place on a Fortran-ordered array")
     return _call("trtri", (b"L", b"N"), L.shape[0], L, max(1, L.shape[0]))
+
+
+def lower_solve_tail(L: np.ndarray, B: np.ndarray, start: int) -> None:
+    """B[start:] ← L[start:, start:]⁻¹B[start:] in place (trsm), for the lower triangular
+    float64 L and a float64 B, each Fortran-ordered or a block of columns of one."""
+    p, m = L.shape[0] - start, B.shape[1]
+    if p <= 0 or m == 0:
+        return
+    if L.dtype != np.float64 or B.dtype != np.float64 or L.strides[0] != 8 or B.strides[0] != 8:
+        raise ValueError("the triangular solve takes float64 arrays with a unit row stride")
+    lda, ldb = L.strides[1] // 8, max(1, B.strides[1] // 8)
+    real = _REAL[np.dtype(np.float64)]
+    a = ctypes.cast(L.ctypes.data + 8 * start * (1 + lda), real)
+    b = ctypes.cast(B.ctypes.data + 8 * start, real)
+    one = ctypes.c_double(1.0)
+    _routine("trsm", np.dtype(np.float64))(b"L", b"L", b"N", b"N", ctypes.byref(ctypes.c_int(p)),
+                                           ctypes.byref(ctypes.c_int(m)), ctypes.byref(one), a,
+                                           ctypes.byref(ctypes.c_int(lda)), b, ctypes.byref(ctypes.c_int(ldb)))
 
 
 def symmetric_eigen(A: np.ndarray):

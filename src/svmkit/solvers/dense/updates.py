@@ -10,6 +10,7 @@ import numpy as np
 import scipy.linalg as la
 
 from svmkit._threads import one_blas_thread
+from svmkit.solvers.dense._lapack_nogil import lower_solve_tail
 from svmkit.solvers.dense.factorisations import not_positive_definite
 
 #: Spare order a new buffer of the factor gets, as a part of the order needed: room for rows
@@ -18,6 +19,10 @@ GROW_ROOM = 0.1
 #: Columns of the factor rotated together when rows are removed (a block of at least the
 #: rows removed keeps the Householder products GEMM-sized).
 ROTATION_BLOCK = 64
+#: Columns of L⁻¹E (E unit columns) solved together from their first nonzero row: fewer
+#: columns solve less of L each, more keep the solve matrix-sized (32 was the fastest of 16 to
+#: 100 on 100 rows of 10,100).
+UNIT_SOLVE_BLOCK = 32
 
 
 def _lower_cholesky(H: np.ndarray, shift: float) -> np.ndarray:
@@ -39,16 +44,25 @@ def _inverse_diag(L: np.ndarray) -> np.ndarray:
 class UpdatableCholesky:
     """H = K + sI (K a float64 matrix, overwritten) as its lower Cholesky factor L, with
     `solve` and, when `with_inverse_diag`, `inverse_diag` (kept exact through `grow` and
-    `shrink`, never recomputed)."""
+    `shrink`, never recomputed). The last right-hand side solved is carried through `grow` and
+    `shrink`: solving it again with the rows added (or without the rows removed) costs one
+    triangular solve. `shrink` defers the downdate of L to the next use of L (`grow`, a
+    further `shrink`, `L`): until then H⁻¹ of the remaining rows is that of the Schur
+    complement of the inverse."""
 
     def __init__(self, K: np.ndarray, shift: float, with_inverse_diag: bool):
         self.shift = shift
         K[np.diag_indices_from(K)] += shift
-        self.L = np.asfortranarray(_lower_cholesky(K, shift))
-        self.diag = _inverse_diag(self.L) if with_inverse_diag else None
+        self._L = np.asfortranarray(_lower_cholesky(K, shift))
+        self.diag = _inverse_diag(self._L) if with_inverse_diag else None
+        # (b, L⁻¹b or None, H⁻¹b) of the last right-hand side b solved: L⁻¹b stays valid while
+        # L starts with the factor it was solved on (rows added after it)
+        self._solved = None
+        # rows removed from H but not yet from L: (keep, V = L⁻¹E_r, R with RRᵀ = VᵀV = (H⁻¹)_rr)
+        self._removal = None
         # L is a Fortran-ordered view of the start of this buffer, which updates reuse: a fresh
         # N × N array costs a page fault per 4 kB, as long as the update's arithmetic
-        self._flat = self.L.reshape(-1, order="F")
+        self._flat = self._L.reshape(-1, order="F")
         self._reshaped(self.n, self.n, room=True)
 
     def _reshaped(self, k: int, old: int, room: bool = False):
@@ -62,15 +76,61 @@ class UpdatableCholesky:
         for j in range(old - 1, -1, -1):
             flat[j * k:j * k + old] = self._flat[j * old:j * old + old]
         self._flat = flat
-        self.L = flat[:k * k].reshape((k, k), order="F")
+        self._L = flat[:k * k].reshape((k, k), order="F")
+
+    @property
+    def L(self) -> np.ndarray:
+        """The lower Cholesky factor of H (a removal still pending made first)."""
+        self._downdate()
+        return self._L
 
     @property
     def n(self) -> int:
-        return self.L.shape[0]
+        return self._L.shape[0] if self._removal is None else int(np.count_nonzero(self._removal[0]))
 
     def solve(self, B):
         """H⁻¹B."""
-        return la.cho_solve((self.L, True), np.asarray(B, dtype=np.float64), check_finite=False)
+        B = np.asarray(B, dtype=np.float64)
+        carried = self._carried(B)
+        if carried is None:
+            carried = self._solved_anew(B)
+        self._solved = (B.copy(), *carried)
+        return carried[1].copy()
+
+    def _solved_anew(self, B):
+        """(L⁻¹B or None, H⁻¹B) by triangular solves with L; with a removal pending, H⁻¹ of the
+        remaining rows from that of all rows (`_without_removed`)."""
+        if self._removal is None:
+            w = la.solve_triangular(self._L, B, lower=True, check_finite=False)
+            return w, la.solve_triangular(self._L, w, lower=True, trans="T", check_finite=False)
+        keep = self._removal[0]
+        padded = np.zeros((keep.size,) + B.shape[1:])
+        padded[keep] = B
+        return None, self._without_removed(la.cho_solve((self._L, True), padded, check_finite=False))
+
+    def _carried(self, B):
+        """(L⁻¹B, H⁻¹B) from the last solve when B is its right-hand side with rows added since:
+        L = [[L₁, 0], [C, L₂]] gives L⁻¹B = [w; L₂⁻¹(B₂ − Cw)], w = L₁⁻¹B₁ (= L₁ᵀH₁⁻¹B₁), then one
+        solve with Lᵀ. None when B is not such a right-hand side."""
+        if self._solved is None:
+            return None
+        b, w, x = self._solved
+        p = b.shape[0]
+        if B.shape[1:] != b.shape[1:] or B.shape[0] < p or not np.array_equal(B[:p], b):
+            return None
+        if B.shape[0] == p or w is None:
+            return (w, x) if B.shape[0] == p else None
+        L = self._L
+        w = np.concatenate([w, la.solve_triangular(L[p:, p:], B[p:] - L[p:, :p] @ w, lower=True, check_finite=False)])
+        return w, la.solve_triangular(L, w, lower=True, trans="T", check_finite=False)
+
+    def _without_removed(self, u: np.ndarray) -> np.ndarray:
+        """(H_kk)⁻¹b_k from u = H⁻¹b (any b_r), k the rows kept and r those removed:
+        (H_kk)⁻¹ = (H⁻¹)_kk − (H⁻¹)_kr ((H⁻¹)_rr)⁻¹ (H⁻¹)_rk (the Schur complement of the
+        inverse), so (H_kk)⁻¹b_k = (u − G (G_rr)⁻¹ u_r)_k, G = H⁻¹E_r = L⁻ᵀV; one solve with Lᵀ."""
+        keep, V, R = self._removal
+        c = la.cho_solve((R, True), u[~keep], check_finite=False)
+        return (u - la.solve_triangular(self._L, V @ c, lower=True, trans="T", check_finite=False))[keep]
 
     def inverse_diag(self):
         """diag(H⁻¹) (a copy)."""
@@ -83,47 +143,80 @@ class UpdatableCholesky:
         L' = [[L, 0], [Cᵀ, L_S]] with C = L⁻¹B and L_S the factor of the Schur complement
         S = D + sI − CᵀC; diag(H'⁻¹) = [diag(H⁻¹) + rowsums((L⁻ᵀC L_S⁻ᵀ)²), diag(S⁻¹)].
         Two triangular solves with m columns: 2N²m."""
+        self._downdate()
         n, m = self.n, D.shape[0]
-        C = la.solve_triangular(self.L, B, lower=True, check_finite=False)
+        C = la.solve_triangular(self._L, B, lower=True, check_finite=False)
         D[np.diag_indices_from(D)] += self.shift
-        D -= C.T @ C
+        D -= la.blas.dgemm(1.0, C, C, trans_a=1)
         L_S = _lower_cholesky(D, self.shift)
         if self.diag is not None:
             # H'⁻¹'s leading block is H⁻¹ + Z S⁻¹ Zᵀ, Z = H⁻¹B = L⁻ᵀC (Schur complement inverse)
-            Z = la.solve_triangular(self.L, C, lower=True, trans="T", check_finite=False)
+            Z = la.solve_triangular(self._L, C, lower=True, trans="T", check_finite=False)
             W = la.solve_triangular(L_S, Z.T, lower=True, check_finite=False)
             S_inv = la.solve_triangular(L_S, np.eye(m), lower=True, check_finite=False)
             self.diag = np.concatenate([self.diag + np.einsum("ij,ij->j", W, W),
                                         np.einsum("ij,ij->j", S_inv, S_inv)])
         self._reshaped(n + m, n)
-        self.L[:n, n:] = 0.0
-        self.L[n:, :n] = C.T
-        self.L[n:, n:] = L_S
+        self._L[:n, n:] = 0.0
+        self._L[n:, :n] = C.T
+        self._L[n:, n:] = L_S
 
     def shrink(self, keep: np.ndarray) -> None:
-        """Remove the rows and columns of H where `keep` is False. diag first: (H_kk)⁻¹ =
-        (H⁻¹)_kk − (H⁻¹)_kr ((H⁻¹)_rr)⁻¹ (H⁻¹)_rk, with (H⁻¹)_{·r} by two triangular solves
-        (2N²m). Then the factor: the kept rows of L, L_k, satisfy H_kk = L_k L_kᵀ; their
-        columns of removed rows W leave L_k's other columns lower triangular T, so
-        H_kk = TTᵀ + WWᵀ, a rank-m update, made by Householder reflections applied block by
-        block of ROTATION_BLOCK columns to [T W] from the first removed row on (≈ 2N²m)."""
+        """Remove the rows and columns of H where `keep` is False: V = L⁻¹E_r (E_r the removed
+        rows' unit columns; N²m/3 on average, V being zero above each removed row), then
+        (H⁻¹)_rr = VᵀV = RRᵀ; diag((H_kk)⁻¹) = diag(H⁻¹)_k − rowsums((G_kr R⁻ᵀ)²) with
+        G = L⁻ᵀV (one more N²m, with diag only), and the last solution by `_without_removed`.
+        L itself is downdated when next needed (`_downdate`)."""
+        self._downdate()
         removed = np.flatnonzero(~keep)
+        V = _unit_solve(self._L, removed)
+        # SciPy's BLAS throughout: NumPy's, a second OpenBLAS, waits for the first's threads
+        R = _lower_cholesky(la.blas.dsyrk(1.0, V, trans=1, lower=1), self.shift)
         if self.diag is not None:
-            E = np.zeros((self.n, removed.size))
-            E[removed, np.arange(removed.size)] = 1.0
-            G = self.solve(E)
-            R = _lower_cholesky(G[removed].copy(), self.shift)
-            V = la.solve_triangular(R, G[keep].T, lower=True, check_finite=False)
-            self.diag = self.diag[keep] - np.einsum("ij,ij->j", V, V)
+            G = la.solve_triangular(self._L, V, lower=True, trans="T", check_finite=False)
+            W = la.solve_triangular(R, G[keep].T, lower=True, check_finite=False)
+            self.diag = self.diag[keep] - np.einsum("ij,ij->j", W, W)
+        self._removal = (keep, V, R)
+        solved, self._solved = self._solved, None
+        if solved is not None and solved[0].shape[0] == keep.size:
+            self._solved = (solved[0][keep], None, self._without_removed(solved[2]))
+
+    def _downdate(self) -> None:
+        """Take the pending removal's rows out of L: the kept rows of L, L_k, satisfy
+        H_kk = L_k L_kᵀ; their columns of removed rows W leave L_k's other columns lower
+        triangular T, so H_kk = TTᵀ + WWᵀ, a rank-m update, made by Householder reflections
+        applied block by block of ROTATION_BLOCK columns to [T W] from the first removed row on
+        (≈ 2N²m)."""
+        if self._removal is None:
+            return
+        keep = self._removal[0]
+        self._removal = None
+        removed = np.flatnonzero(~keep)
         first = int(removed[0])
-        W = self.L[:, removed][keep[first:].nonzero()[0] + first]
-        kept, n = np.flatnonzero(keep), self.n
+        n = self._L.shape[0]
+        W = self._L[:, removed][keep[first:].nonzero()[0] + first]
+        kept = np.flatnonzero(keep)
         k = kept.size
         # in place, column by column from the first: column j's entries move to lower addresses
         for j, col in enumerate(kept):
             self._flat[j * k:j * k + k] = self._flat[col * n + kept]
-        self.L = self._flat[:k * k].reshape((k, k), order="F")
-        _rank_update(self.L[first:, first:], W)
+        self._L = self._flat[:k * k].reshape((k, k), order="F")
+        _rank_update(self._L[first:, first:], W)
+        if self._solved is not None:
+            # L⁻¹b = LᵀH⁻¹b, for rows added next
+            b, _, x = self._solved
+            w = la.blas.dtrmm(1.0, self._L, x.reshape(k, -1), lower=1, trans_a=1)
+            self._solved = (b, w.reshape(x.shape), x)
+
+
+def _unit_solve(L: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """L⁻¹E for the unit columns E of `rows` (ascending): column j is zero above rows[j], so
+    each block of UNIT_SOLVE_BLOCK columns is solved from its first row on."""
+    V = np.zeros((L.shape[0], rows.size), order="F")
+    V[rows, np.arange(rows.size)] = 1.0
+    for lo in range(0, rows.size, UNIT_SOLVE_BLOCK):
+        lower_solve_tail(L, V[:, lo:lo + UNIT_SOLVE_BLOCK], int(rows[lo]))
+    return V
 
 
 def _rank_update(T: np.ndarray, W: np.ndarray) -> None:
