@@ -110,6 +110,23 @@ def test_weights_and_balanced_class_weights():
         _assert_same(model, clone(est).fit(X[keep], y[keep], sample_weight=w[keep]), X)
 
 
+def test_precomputed_and_callable_kernels():
+    """The kept factor is read from the kernel's rows (`lower_rows`) of other kernel kinds too."""
+    X, y = _order(*diabetes())
+    X, y = X[:150], y[:150]
+
+    def rbf(A, B):
+        return np.exp(-0.1 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2))
+
+    K = rbf(X, X)
+    est = KernelRidge(kernel="precomputed", alpha=0.5, loo=True)
+    _assert_same(clone(est).set_params(keep_data=True).fit(K, y), clone(est).fit(K, y), K)
+    est = KernelRidge(kernel=rbf, alpha=0.5, loo=True)
+    model = clone(est).partial_fit(X[:100], y[:100]).partial_fit(X[100:], y[100:]).forget([3, 120])
+    keep = np.setdiff1d(np.arange(150), [3, 120])
+    _assert_same(model, clone(est).fit(X[keep], y[keep]), X)
+
+
 def test_scale_gamma_is_the_first_fits():
     X, y = _order(*diabetes())
     model = LSSVR(C=3.0).partial_fit(X[:200], y[:200])

@@ -126,8 +126,8 @@ class UpdatableClosedForm(UpdatableDense):
         pending = vars(self).pop("_pending_factor", None)
         if pending is None or pending[1] != key or not np.array_equal(pending[2], s) or \
                 (self.loo and pending[0].diag is None):
-            K = session.backend.matrix(session.kernel, session.Xk, scale)
-            pending = (UpdatableCholesky(K, shift, self.loo), key, s)
+            rows = session.backend.lower_rows(session.kernel, session.Xk, scale)
+            pending = (UpdatableCholesky.from_rows(s.size, rows, shift, self.loo), key, s)
         vars(self)["_factor_state"] = pending
         return pending[0]
 

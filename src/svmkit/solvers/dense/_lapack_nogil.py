@@ -62,11 +62,13 @@ def _call(name: str, chars: tuple, *args) -> int:
 
 
 def lower_cholesky(A: np.ndarray) -> np.ndarray:
-    """L with A = LLᵀ in A's lower triangle (potrf), A float32 or float64 and Fortran-ordered
-    (else a Fortran-ordered copy of it is factorised); its upper triangle is left as it was.
-    Raises la.LinAlgError as `scipy.linalg.cho_factor` does when A is not positive definite."""
-    A = np.asfortranarray(A)
-    info = _call("potrf", (b"L",), A.shape[0], A, max(1, A.shape[0]))
+    """L with A = LLᵀ in A's lower triangle (potrf), A float32 or float64 and Fortran-ordered or
+    a leading block of a Fortran-ordered array (else a Fortran-ordered copy of it is
+    factorised); its upper triangle is left as it was. Raises la.LinAlgError as
+    `scipy.linalg.cho_factor` does when A is not positive definite."""
+    if A.strides[0] != A.itemsize or A.strides[1] < A.itemsize * A.shape[0]:
+        A = np.asfortranarray(A)
+    info = _call("potrf", (b"L",), A.shape[0], A, _leading(A))
     if info > 0:
         raise la.LinAlgError(f"{info}-th leading minor of the array is not positive definite")
     return A
@@ -80,22 +82,30 @@ def lower_triangular_inverse(L: np.ndarray) -> int:
     return _call("trtri", (b"L", b"N"), L.shape[0], L, max(1, L.shape[0]))
 
 
-def lower_solve_tail(L: np.ndarray, B: np.ndarray, start: int) -> None:
-    """B[start:] ← L[start:, start:]⁻¹B[start:] in place (trsm), for the lower triangular
-    float64 L and a float64 B, each Fortran-ordered or a block of columns of one."""
+def lower_solve(L: np.ndarray, B: np.ndarray, start: int = 0, trans: bool = False) -> None:
+    """B[start:] ← L[start:, start:]⁻¹B[start:] in place (trsm; with `trans`, B ← L⁻ᵀB, start
+    0), for the lower triangular float64 L and a float64 B, each Fortran-ordered or a block of
+    one (a unit row stride)."""
     p, m = L.shape[0] - start, B.shape[1]
+    if trans and start:
+        raise ValueError("a transposed solve starts at the first row")
     if p <= 0 or m == 0:
         return
     if L.dtype != np.float64 or B.dtype != np.float64 or L.strides[0] != 8 or B.strides[0] != 8:
         raise ValueError("the triangular solve takes float64 arrays with a unit row stride")
-    lda, ldb = L.strides[1] // 8, max(1, B.strides[1] // 8)
+    lda, ldb = _leading(L), _leading(B)
     real = _REAL[np.dtype(np.float64)]
     a = ctypes.cast(L.ctypes.data + 8 * start * (1 + lda), real)
     b = ctypes.cast(B.ctypes.data + 8 * start, real)
     one = ctypes.c_double(1.0)
-    _routine("trsm", np.dtype(np.float64))(b"L", b"L", b"N", b"N", ctypes.byref(ctypes.c_int(p)),
+    _routine("trsm", np.dtype(np.float64))(b"L", b"L", b"T" if trans else b"N", b"N", ctypes.byref(ctypes.c_int(p)),
                                            ctypes.byref(ctypes.c_int(m)), ctypes.byref(one), a,
                                            ctypes.byref(ctypes.c_int(lda)), b, ctypes.byref(ctypes.c_int(ldb)))
+
+
+def _leading(A: np.ndarray) -> int:
+    """LAPACK's leading dimension of A, Fortran-ordered or a block of a Fortran-ordered array."""
+    return max(1, A.shape[0], A.strides[1] // A.itemsize if A.shape[1] > 1 else 1)
 
 
 def symmetric_eigen(A: np.ndarray):

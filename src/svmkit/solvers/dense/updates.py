@@ -2,19 +2,21 @@
 blocked Householder rank update of the rows after them, each in O(N²·m) for m rows, and
 diag(H⁻¹) (the exact leave-one-out residuals' denominators, Cawley & Talbot 2004) carried along
 by the block inverse (Golub & Van Loan 2013, §4.2 and §6.5.4; the incremental LS-SVM of
-Cauwenberghs & Poggio 2000 borders the same way). Plain NumPy arrays on the host, in float64."""
+Cauwenberghs & Poggio 2000 borders the same way). Plain NumPy arrays on the host, in float64;
+the factor lives in a larger Fortran-ordered buffer, which LAPACK and BLAS (through
+`_lapack_nogil`) address by its leading dimension, so that no update moves it."""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as la
 
-from svmkit._threads import one_blas_thread
-from svmkit.solvers.dense._lapack_nogil import lower_solve_tail
+from svmkit._threads import factor_threads, one_blas_thread
+from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_solve, lower_triangular_inverse
 from svmkit.solvers.dense.factorisations import not_positive_definite
 
 #: Spare order a new buffer of the factor gets, as a part of the order needed: room for rows
-#: added later without a new allocation.
+#: added later without a new buffer.
 GROW_ROOM = 0.1
 #: Columns of the factor rotated together when rows are removed (a block of at least the
 #: rows removed keeps the Householder products GEMM-sized).
@@ -23,6 +25,8 @@ ROTATION_BLOCK = 64
 #: columns solve less of L each, more keep the solve matrix-sized (32 was the fastest of 16 to
 #: 100 on 100 rows of 10,100).
 UNIT_SOLVE_BLOCK = 32
+#: Kernel entries per block of rows read into the factor's buffer (float64: 16 MB).
+ROW_BLOCK_ELEMENTS = 1 << 21
 
 
 def _lower_cholesky(H: np.ndarray, shift: float) -> np.ndarray:
@@ -35,52 +39,78 @@ def _lower_cholesky(H: np.ndarray, shift: float) -> np.ndarray:
     return L
 
 
+def _solve(L: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
+    """L⁻¹B (L⁻ᵀB with `trans`) as a new array; L may be a block of a larger array."""
+    X = np.array(B, dtype=np.float64, order="F", copy=True).reshape(B.shape[0], -1, order="F")
+    lower_solve(L, X, trans=trans)
+    return X.reshape(B.shape, order="F")
+
+
 def _inverse_diag(L: np.ndarray) -> np.ndarray:
-    """diag(H⁻¹) = squared column norms of L⁻¹, H = LLᵀ (N³/3, at the first factorisation only)."""
-    L_inv = la.solve_triangular(L, np.eye(L.shape[0]), lower=True, check_finite=False)
+    """diag(H⁻¹) = squared column norms of L⁻¹, H = LLᵀ (N³/3, at the first factorisation only;
+    L's strict upper triangle zero)."""
+    L_inv = np.array(L, order="F")
+    if lower_triangular_inverse(L_inv) != 0:
+        raise np.linalg.LinAlgError("singular factor")
     return np.einsum("ij,ij->j", L_inv, L_inv)
 
 
 class UpdatableCholesky:
-    """H = K + sI (K a float64 matrix, overwritten) as its lower Cholesky factor L, with
-    `solve` and, when `with_inverse_diag`, `inverse_diag` (kept exact through `grow` and
-    `shrink`, never recomputed). The last right-hand side solved is carried through `grow` and
-    `shrink`: solving it again with the rows added (or without the rows removed) costs one
-    triangular solve. `shrink` defers the downdate of L to the next use of L (`grow`, a
-    further `shrink`, `L`): until then H⁻¹ of the remaining rows is that of the Schur
-    complement of the inverse."""
+    """H = K + sI (K a float64 matrix, read) as its lower Cholesky factor L, with `solve` and,
+    when `with_inverse_diag`, `inverse_diag` (kept exact through `grow` and `shrink`, never
+    recomputed). The last right-hand side solved is carried through `grow` and `shrink`:
+    solving it again with the rows added (or without the rows removed) costs one triangular
+    solve. `shrink` defers the downdate of L to the next use of L (`grow`, a further `shrink`,
+    `L`): until then H⁻¹ of the remaining rows is that of the Schur complement of the inverse."""
 
     def __init__(self, K: np.ndarray, shift: float, with_inverse_diag: bool):
+        self._factorise(K.shape[0], lambda lo, hi: K[lo:hi, lo:], shift, with_inverse_diag)
+
+    @classmethod
+    def from_rows(cls, n: int, rows, shift: float, with_inverse_diag: bool) -> "UpdatableCholesky":
+        """The factor of K + sI from K's rows: rows(lo, hi) → K[lo:hi, lo:] (each row's entries
+        from its diagonal on read), never the N × N kernel beside the factor."""
+        factor = cls.__new__(cls)
+        factor._factorise(n, rows, shift, with_inverse_diag)
+        return factor
+
+    def _factorise(self, n: int, rows, shift: float, with_inverse_diag: bool) -> None:
         self.shift = shift
-        K[np.diag_indices_from(K)] += shift
-        self._L = np.asfortranarray(_lower_cholesky(K, shift))
-        self.diag = _inverse_diag(self._L) if with_inverse_diag else None
+        # zeros that the system maps in when first written: the factor's upper triangle is zero
+        # without a pass over it
+        self._buf = np.zeros((n + int(GROW_ROOM * n),) * 2, order="F")
+        L = self._buf[:n, :n]
+        step = max(1, ROW_BLOCK_ELEMENTS // max(n, 1))
+        for lo in range(0, n, step):
+            hi = min(n, lo + step)
+            # K's rows lo … hi − 1 from the diagonal on are L's columns from the diagonal down
+            L[lo:, lo:hi] = np.asarray(rows(lo, hi), dtype=np.float64).T
+            block = L[lo:hi, lo:hi]
+            block[np.triu_indices(hi - lo, 1)] = 0.0
+        L[np.diag_indices(n)] += shift
+        try:
+            with factor_threads(L):
+                lower_cholesky(L)
+        except la.LinAlgError as err:
+            raise not_positive_definite(shift, str(err)) from None
+        if not np.all(np.isfinite(np.diagonal(L))):
+            raise not_positive_definite(shift, "non-finite pivots")
+        self._L = L
+        # the room written once now (a tenth of the buffer): rows added later would otherwise
+        # fault in a page for each column they extend
+        self._buf[n:] = 0.0
+        self._buf[:n, n:] = 0.0
+        self.diag = _inverse_diag(L) if with_inverse_diag else None
         # (b, L⁻¹b or None, H⁻¹b) of the last right-hand side b solved: L⁻¹b stays valid while
         # L starts with the factor it was solved on (rows added after it)
         self._solved = None
         # rows removed from H but not yet from L: (keep, V = L⁻¹E_r, R with RRᵀ = VᵀV = (H⁻¹)_rr)
         self._removal = None
-        # L is a Fortran-ordered view of the start of this buffer, which updates reuse: a fresh
-        # N × N array costs a page fault per 4 kB, as long as the update's arithmetic
-        self._flat = self._L.reshape(-1, order="F")
-        self._reshaped(self.n, self.n, room=True)
-
-    def _reshaped(self, k: int, old: int, room: bool = False):
-        """L as a k × k view of the buffer, its first `old` columns' first `old` rows moved
-        from the old × old layout (last column first, so that nothing is overwritten before it
-        is read); the buffer replaced by one with GROW_ROOM when too small, or when `room`."""
-        flat = self._flat
-        if room or flat.size < k * k:
-            room = k + max(k - old, int(GROW_ROOM * k))
-            flat = np.empty(room * room)
-        for j in range(old - 1, -1, -1):
-            flat[j * k:j * k + old] = self._flat[j * old:j * old + old]
-        self._flat = flat
-        self._L = flat[:k * k].reshape((k, k), order="F")
 
     @property
     def L(self) -> np.ndarray:
-        """The lower Cholesky factor of H (a removal still pending made first)."""
+        """The lower Cholesky factor of H (a removal still pending made first), a block of the
+        buffer: its strict upper triangle is zero."""
         self._downdate()
         return self._L
 
@@ -101,17 +131,17 @@ class UpdatableCholesky:
         """(L⁻¹B or None, H⁻¹B) by triangular solves with L; with a removal pending, H⁻¹ of the
         remaining rows from that of all rows (`_without_removed`)."""
         if self._removal is None:
-            w = la.solve_triangular(self._L, B, lower=True, check_finite=False)
-            return w, la.solve_triangular(self._L, w, lower=True, trans="T", check_finite=False)
+            w = _solve(self._L, B)
+            return w, _solve(self._L, w, trans=True)
         keep = self._removal[0]
         padded = np.zeros((keep.size,) + B.shape[1:])
         padded[keep] = B
-        return None, self._without_removed(la.cho_solve((self._L, True), padded, check_finite=False))
+        return None, self._without_removed(_solve(self._L, _solve(self._L, padded), trans=True))
 
     def _carried(self, B):
         """(L⁻¹B, H⁻¹B) from the last solve when B is its right-hand side with rows added since:
-        L = [[L₁, 0], [C, L₂]] gives L⁻¹B = [w; L₂⁻¹(B₂ − Cw)], w = L₁⁻¹B₁ (= L₁ᵀH₁⁻¹B₁), then one
-        solve with Lᵀ. None when B is not such a right-hand side."""
+        L = [[L₁, 0], [C, L₂]] gives L⁻¹B = [w; L₂⁻¹(B₂ − Cw)], w = L₁⁻¹B₁, then one solve with
+        Lᵀ. None when B is not such a right-hand side."""
         if self._solved is None:
             return None
         b, w, x = self._solved
@@ -121,8 +151,8 @@ class UpdatableCholesky:
         if B.shape[0] == p or w is None:
             return (w, x) if B.shape[0] == p else None
         L = self._L
-        w = np.concatenate([w, la.solve_triangular(L[p:, p:], B[p:] - L[p:, :p] @ w, lower=True, check_finite=False)])
-        return w, la.solve_triangular(L, w, lower=True, trans="T", check_finite=False)
+        w = np.concatenate([w, _solve(L[p:, p:], B[p:] - L[p:, :p] @ w)])
+        return w, _solve(L, w, trans=True)
 
     def _without_removed(self, u: np.ndarray) -> np.ndarray:
         """(H_kk)⁻¹b_k from u = H⁻¹b (any b_r), k the rows kept and r those removed:
@@ -130,7 +160,7 @@ class UpdatableCholesky:
         inverse), so (H_kk)⁻¹b_k = (u − G (G_rr)⁻¹ u_r)_k, G = H⁻¹E_r = L⁻ᵀV; one solve with Lᵀ."""
         keep, V, R = self._removal
         c = la.cho_solve((R, True), u[~keep], check_finite=False)
-        return (u - la.solve_triangular(self._L, V @ c, lower=True, trans="T", check_finite=False))[keep]
+        return (u - _solve(self._L, V @ c, trans=True))[keep]
 
     def inverse_diag(self):
         """diag(H⁻¹) (a copy)."""
@@ -142,21 +172,28 @@ class UpdatableCholesky:
         """Border H with m rows: H' = [[H, B], [Bᵀ, D + sI]] (B: n × m, D: m × m, overwritten).
         L' = [[L, 0], [Cᵀ, L_S]] with C = L⁻¹B and L_S the factor of the Schur complement
         S = D + sI − CᵀC; diag(H'⁻¹) = [diag(H⁻¹) + rowsums((L⁻ᵀC L_S⁻ᵀ)²), diag(S⁻¹)].
-        Two triangular solves with m columns: 2N²m."""
+        One triangular solve with m columns (N²m), one more with diag."""
         self._downdate()
         n, m = self.n, D.shape[0]
-        C = la.solve_triangular(self._L, B, lower=True, check_finite=False)
+        with factor_threads(self._L):
+            C = _solve(self._L, B)
+            Z = _solve(self._L, C, trans=True) if self.diag is not None else None
         D[np.diag_indices_from(D)] += self.shift
+        # SciPy's BLAS throughout: NumPy's, a second OpenBLAS, waits for the first's threads
         D -= la.blas.dgemm(1.0, C, C, trans_a=1)
         L_S = _lower_cholesky(D, self.shift)
         if self.diag is not None:
             # H'⁻¹'s leading block is H⁻¹ + Z S⁻¹ Zᵀ, Z = H⁻¹B = L⁻ᵀC (Schur complement inverse)
-            Z = la.solve_triangular(self._L, C, lower=True, trans="T", check_finite=False)
             W = la.solve_triangular(L_S, Z.T, lower=True, check_finite=False)
             S_inv = la.solve_triangular(L_S, np.eye(m), lower=True, check_finite=False)
             self.diag = np.concatenate([self.diag + np.einsum("ij,ij->j", W, W),
                                         np.einsum("ij,ij->j", S_inv, S_inv)])
-        self._reshaped(n + m, n)
+        if n + m > self._buf.shape[0]:
+            buf = np.zeros((n + m + max(m, int(GROW_ROOM * (n + m))),) * 2, order="F")
+            buf[:n, :n] = self._L
+            buf[n:] = 0.0
+            self._buf = buf
+        self._L = self._buf[:n + m, :n + m]
         self._L[:n, n:] = 0.0
         self._L[n:, :n] = C.T
         self._L[n:, n:] = L_S
@@ -169,11 +206,11 @@ class UpdatableCholesky:
         L itself is downdated when next needed (`_downdate`)."""
         self._downdate()
         removed = np.flatnonzero(~keep)
-        V = _unit_solve(self._L, removed)
-        # SciPy's BLAS throughout: NumPy's, a second OpenBLAS, waits for the first's threads
+        with factor_threads(self._L):
+            V = _unit_solve(self._L, removed)
+            G = _solve(self._L, V, trans=True) if self.diag is not None else None
         R = _lower_cholesky(la.blas.dsyrk(1.0, V, trans=1, lower=1), self.shift)
         if self.diag is not None:
-            G = la.solve_triangular(self._L, V, lower=True, trans="T", check_finite=False)
             W = la.solve_triangular(R, G[keep].T, lower=True, check_finite=False)
             self.diag = self.diag[keep] - np.einsum("ij,ij->j", W, W)
         self._removal = (keep, V, R)
@@ -193,20 +230,19 @@ class UpdatableCholesky:
         self._removal = None
         removed = np.flatnonzero(~keep)
         first = int(removed[0])
-        n = self._L.shape[0]
         W = self._L[:, removed][keep[first:].nonzero()[0] + first]
         kept = np.flatnonzero(keep)
         k = kept.size
-        # in place, column by column from the first: column j's entries move to lower addresses
-        for j, col in enumerate(kept):
-            self._flat[j * k:j * k + k] = self._flat[col * n + kept]
-        self._L = self._flat[:k * k].reshape((k, k), order="F")
+        # in place, column by column from the first: column j's entries come from column
+        # kept[j] ≥ j, read before it is written
+        buf = self._buf
+        for j in range(first, k):
+            buf[:k, j] = buf[kept, kept[j]]
+        buf[first:k, :first] = buf[kept[first:], :first]
+        self._L = buf[:k, :k]
         _rank_update(self._L[first:, first:], W)
         if self._solved is not None:
-            # L⁻¹b = LᵀH⁻¹b, for rows added next
-            b, _, x = self._solved
-            w = la.blas.dtrmm(1.0, self._L, x.reshape(k, -1), lower=1, trans_a=1)
-            self._solved = (b, w.reshape(x.shape), x)
+            self._solved = (self._solved[0], None, self._solved[2])
 
 
 def _unit_solve(L: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -215,7 +251,7 @@ def _unit_solve(L: np.ndarray, rows: np.ndarray) -> np.ndarray:
     V = np.zeros((L.shape[0], rows.size), order="F")
     V[rows, np.arange(rows.size)] = 1.0
     for lo in range(0, rows.size, UNIT_SOLVE_BLOCK):
-        lower_solve_tail(L, V[:, lo:lo + UNIT_SOLVE_BLOCK], int(rows[lo]))
+        lower_solve(L, V[:, lo:lo + UNIT_SOLVE_BLOCK], int(rows[lo]))
     return V
 
 
