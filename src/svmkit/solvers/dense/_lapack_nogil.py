@@ -1,6 +1,6 @@
 """SciPy's LAPACK Cholesky factorisation (potrf), triangular inverse (trtri) and symmetric
-eigendecomposition (syevd), and BLAS's triangular solve (trsm) on a trailing block, called
-through ctypes, which releases the GIL for the call: SciPy's
+eigendecomposition (syevd), a block reflector (tpmqrt) and BLAS's triangular solve (trsm),
+on blocks of larger arrays too, called through ctypes, which releases the GIL for the call: SciPy's
 own wrappers (`scipy.linalg.cho_factor`, `scipy.linalg.lapack.dtrtri`, `scipy.linalg.eigh`)
 hold it, so that factorisations on threads side by side ran one at a time. The functions are
 those of `scipy.linalg.cython_lapack` and `scipy.linalg.cython_blas`, the library the
@@ -22,7 +22,8 @@ _INT = ctypes.POINTER(ctypes.c_int)
 _REAL = {np.dtype(np.float32): ctypes.POINTER(ctypes.c_float), np.dtype(np.float64): ctypes.POINTER(ctypes.c_double)}
 _PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
 #: Each routine's character arguments, then the others: r a real array, i an integer (or array).
-_ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii"), "trsm": ("cccc", "iirriri")}
+_ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii"), "trsm": ("cccc", "iirriri"),
+              "tpmqrt": ("cc", "iiiiiririririri")}
 
 # The C API's capsule functions, with prototypes of their own (those of ctypes.pythonapi are
 # shared by the whole process); they hold the GIL and raise the error they set.
@@ -101,6 +102,22 @@ def lower_solve(L: np.ndarray, B: np.ndarray, start: int = 0, trans: bool = Fals
     _routine("trsm", np.dtype(np.float64))(b"L", b"L", b"T" if trans else b"N", b"N", ctypes.byref(ctypes.c_int(p)),
                                            ctypes.byref(ctypes.c_int(m)), ctypes.byref(one), a,
                                            ctypes.byref(ctypes.c_int(lda)), b, ctypes.byref(ctypes.c_int(ldb)))
+
+
+def apply_block_reflector(V: np.ndarray, T: np.ndarray, A: np.ndarray, B: np.ndarray) -> None:
+    """[A B] ← [A B]·Q in place (tpmqrt, SIDE='R'), Q the orthogonal factor of LAPACK's tpqrt of
+    a triangle over a rectangle (L = 0), given by its Householder vectors V (N × K) and block
+    reflector T (NB × K); A (M × K) and B (M × N) float64, each Fortran-ordered or a block of
+    one."""
+    if A.shape[0] == 0:
+        return
+    if A.strides[0] != 8 or B.strides[0] != 8:
+        raise ValueError("the block reflector takes float64 arrays with a unit row stride")
+    V, T = np.asfortranarray(V, dtype=np.float64), np.asfortranarray(T, dtype=np.float64)
+    m, k, n, nb = A.shape[0], A.shape[1], B.shape[1], T.shape[0]
+    work = np.empty(m * nb)
+    _call("tpmqrt", (b"R", b"N"), m, n, k, 0, nb, V, _leading(V), T, _leading(T), A, _leading(A), B, _leading(B),
+          work)
 
 
 def _leading(A: np.ndarray) -> int:

@@ -11,15 +11,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as la
 
-from svmkit._threads import factor_threads, one_blas_thread
-from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_solve, lower_triangular_inverse
+from svmkit._threads import factor_threads
+from svmkit.solvers.dense._lapack_nogil import apply_block_reflector, lower_cholesky, lower_solve, lower_triangular_inverse
 from svmkit.solvers.dense.factorisations import not_positive_definite
 
 #: Spare order a new buffer of the factor gets, as a part of the order needed: room for rows
 #: added later without a new buffer.
 GROW_ROOM = 0.1
-#: Columns of the factor rotated together when rows are removed (a block of at least the
-#: rows removed keeps the Householder products GEMM-sized).
+#: Columns of the factor rotated together when rows are removed (one block reflector each).
 ROTATION_BLOCK = 64
 #: Columns of L⁻¹E (E unit columns) solved together from their first nonzero row: fewer
 #: columns solve less of L each, more keep the solve matrix-sized (32 was the fastest of 16 to
@@ -231,18 +230,26 @@ class UpdatableCholesky:
         removed = np.flatnonzero(~keep)
         first = int(removed[0])
         W = self._L[:, removed][keep[first:].nonzero()[0] + first]
-        kept = np.flatnonzero(keep)
-        k = kept.size
-        # in place, column by column from the first: column j's entries come from column
-        # kept[j] ≥ j, read before it is written
-        buf = self._buf
-        for j in range(first, k):
-            buf[:k, j] = buf[kept, kept[j]]
-        buf[first:k, :first] = buf[kept[first:], :first]
-        self._L = buf[:k, :k]
-        _rank_update(self._L[first:, first:], W)
+        _compact(self._buf, removed, keep.size)
+        k = keep.size - removed.size
+        self._L = self._buf[:k, :k]
+        with factor_threads(self._L):
+            _rank_update(self._L[first:, first:], W)
         if self._solved is not None:
             self._solved = (self._solved[0], None, self._solved[2])
+
+
+def _compact(buf: np.ndarray, removed: np.ndarray, n: int) -> None:
+    """buf[:k, :k] ← L[kept, kept] in place for the lower triangular L = buf[:n, :n] (strict
+    upper triangle zero): the blocks between removed rows and columns move up and left, in
+    order (each block is read before any later one writes over it); blocks above the diagonal
+    are zero before and after, and stay."""
+    bounds = np.concatenate([[-1], removed, [n]])
+    runs = [(int(lo) + 1, int(hi), int(lo) + 1 - i) for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])) if hi > lo + 1]
+    for c, (c0, c1, to_c) in enumerate(runs):
+        for r0, r1, to_r in runs[c:]:
+            if (to_r, to_c) != (r0, c0):
+                buf[to_r:to_r + r1 - r0, to_c:to_c + c1 - c0] = buf[r0:r1, c0:c1]
 
 
 def _unit_solve(L: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -256,21 +263,20 @@ def _unit_solve(L: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def _rank_update(T: np.ndarray, W: np.ndarray) -> None:
-    """Overwrite the lower triangular T (p × p) with the factor of TTᵀ + WWᵀ (W: p × m,
-    overwritten): for each block of b columns, the QR of [T_jj W_j]ᵀ gives the orthogonal Q
-    with [T_jj W_j]Q = [R_jjᵀ 0], applied to the rows below; [T W][T W]ᵀ is unchanged."""
-    p, m = W.shape
-    b = max(ROTATION_BLOCK, m)
-    for lo in range(0, p, b):
-        hi = min(p, lo + b)
-        A = np.hstack([T[lo:, lo:hi], W[lo:]])
-        # a QR this small is several times slower on threaded BLAS beside a busy core
-        with one_blas_thread():
-            Q, R = la.qr(A[:hi - lo].T, mode="full", check_finite=False)
+    """Overwrite the lower triangular T (p × p, a block of a Fortran-ordered array) with the
+    factor of TTᵀ + WWᵀ (W: p × m, overwritten): for each block of b columns, the QR of the
+    triangle over the rectangle [T_jjᵀ; W_jᵀ] (LAPACK's tpqrt) gives the orthogonal Q with
+    [T_jj W_j]Q = [R_jjᵀ 0], applied to the rows below by its block reflector (tpmqrt, about
+    4·rows·m·b, BLAS-3); [T W][T W]ᵀ is unchanged."""
+    p = W.shape[0]
+    W = np.asfortranarray(W)
+    for lo in range(0, p, ROTATION_BLOCK):
+        hi = min(p, lo + ROTATION_BLOCK)
+        A, V, reflector, info = la.lapack.dtpqrt(0, hi - lo, T[lo:hi, lo:hi].T, W[lo:hi].T)
+        if info != 0:
+            raise ValueError(f"LAPACK tpqrt refused its argument {-info}")
+        apply_block_reflector(V, reflector, T[hi:, lo:hi], W[hi:])
+        T[lo:hi, lo:hi] = np.tril(A.T)
         # a positive diagonal: the Cholesky factor is the one with it
-        signs = np.sign(np.diagonal(R))
-        signs[signs == 0] = 1.0
-        Q[:, :hi - lo] *= signs
-        A = A @ Q
-        T[lo:, lo:hi] = A[:, :hi - lo]
-        W[lo:] = A[:, hi - lo:]
+        negative = np.flatnonzero(np.diagonal(A) < 0) + lo
+        T[lo:, negative] *= -1.0
