@@ -80,13 +80,19 @@ def test_lower_solve_on_a_block_of_a_larger_array():
     L = buf[:30, :30]
     L[np.diag_indices(30)] = 3.0 + np.abs(L.diagonal())
     dense_L = np.tril(L)
-    wide = np.asfortranarray(rng.normal(size=(35, 6)))
+    wide = np.asfortranarray(rng.normal(size=(35, 8)))
     B = wide[:30, 1:5]
     expected = B.copy()
     expected[7:] = la.solve_triangular(dense_L[7:, 7:], B[7:], lower=True)
     lower_solve(L, B, start=7)
     np.testing.assert_allclose(B, expected, rtol=1e-12)
-    X = np.asfortranarray(rng.normal(size=(30, 2)))
-    expected = la.solve_triangular(dense_L, X, lower=True, trans="T")
-    lower_solve(L, X, trans=True)
-    np.testing.assert_allclose(X, expected, rtol=1e-12)
+    for columns in (1, 2):  # trsv, then trsm
+        X = np.asfortranarray(rng.normal(size=(30, columns)))
+        expected = la.solve_triangular(dense_L, X, lower=True, trans="T")
+        lower_solve(L, X, trans=True)
+        np.testing.assert_allclose(X, expected, rtol=1e-12)
+        Y = wide[:30, 5:5 + columns]
+        expected = Y.copy()
+        expected[3:] = la.solve_triangular(dense_L[3:, 3:], Y[3:], lower=True)
+        lower_solve(L, Y, start=3)
+        np.testing.assert_allclose(Y, expected, rtol=1e-12)

@@ -238,3 +238,19 @@ def test_carried_solutions_and_deferred_downdate_against_a_fresh_factor():
     np.testing.assert_allclose(f.solve(b[rows, 0]), g.solve(b[rows, 0]), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(f.L, g.L, atol=1e-12)
     np.testing.assert_allclose(f.inverse_diag(), g.inverse_diag(), rtol=1e-12)
+
+
+def test_downdate_over_several_blocks_against_a_fresh_factor():
+    """Rows removed across several ROTATION_BLOCK blocks, adjacent ones and the last among
+    them: the kept blocks moved, each block's reflector applied below it."""
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(300, 300))
+    K = A @ A.T / 300
+    f = UpdatableCholesky(K.copy(), 0.1, True)
+    keep = np.ones(300, dtype=bool)
+    keep[[3, 4, 64, 65, 127, 200, 299]] = False
+    f.shrink(keep)
+    g = UpdatableCholesky(K[np.ix_(keep, keep)].copy(), 0.1, True)
+    np.testing.assert_allclose(f.L, g.L, atol=1e-12)
+    np.testing.assert_array_equal(np.triu(f.L, 1), 0.0)
+    np.testing.assert_allclose(f.inverse_diag(), g.inverse_diag(), rtol=1e-12)

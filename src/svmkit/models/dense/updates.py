@@ -148,7 +148,8 @@ class UpdatableClosedForm(UpdatableDense):
         block = session.kernel.block(session.Xk[n_old:], session.Xk)
         block *= s[n_old:, None]
         block *= s[None, :]
-        factor.grow(np.ascontiguousarray(block[:, :n_old].T), np.ascontiguousarray(block[:, n_old:]))
+        # the transpose of the row-major block is column-major: the solve copies it as it lies
+        factor.grow(block[:, :n_old].T, np.ascontiguousarray(block[:, n_old:]))
         vars(self)["_pending_factor"] = (factor, key, s)
         del vars(self)["_factor_state"]
 

@@ -168,7 +168,7 @@ class UpdatableCholesky:
         return self.diag.copy()
 
     def grow(self, B: np.ndarray, D: np.ndarray) -> None:
-        """Border H with m rows: H' = [[H, B], [Bᵀ, D + sI]] (B: n × m, D: m × m, overwritten).
+        """Border H with m rows: H' = [[H, B], [Bᵀ, D + sI]] (B: n × m, D: m × m, D overwritten).
         L' = [[L, 0], [Cᵀ, L_S]] with C = L⁻¹B and L_S the factor of the Schur complement
         S = D + sI − CᵀC; diag(H'⁻¹) = [diag(H⁻¹) + rowsums((L⁻ᵀC L_S⁻ᵀ)²), diag(S⁻¹)].
         One triangular solve with m columns (N²m), one more with diag."""
