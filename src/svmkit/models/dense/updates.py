@@ -1,7 +1,8 @@
 """`partial_fit` and `forget` for the dense kernel models: the training rows kept
 (`models.retained`), every update a fit on all rows kept whose expensive part starts from the
 previous fit's. The closed-form models (kernel ridge, LS-SVM) keep the Cholesky factor of
-K + sI and border it with the new rows or remove the forgotten ones from it
+K + sI and border it with the new rows or remove the forgotten ones from it (at the next
+update; the solution without them comes at once from the inverse's Schur complement)
 (`solvers.dense.updates.UpdatableCholesky`, O(N²·m) for m rows, with the exact leave-one-out
 terms); kernel logistic regression starts Newton from the previous β (new rows at 0, forgotten
 rows dropped). The kernel stays the first fit's: γ given as 'scale' or 'auto' is resolved on

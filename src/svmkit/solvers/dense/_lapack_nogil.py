@@ -22,8 +22,8 @@ _INT = ctypes.POINTER(ctypes.c_int)
 _REAL = {np.dtype(np.float32): ctypes.POINTER(ctypes.c_float), np.dtype(np.float64): ctypes.POINTER(ctypes.c_double)}
 _PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
 #: Each routine's character arguments, then the others: r a real array, i an integer (or array).
-_ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii"), "trsm": ("cccc", "iirriri"), "trsv": ("ccc", "iriri"),
-              "tpmqrt": ("cc", "iiiiiririririri")}
+_ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii"),
+              "trsm": ("cccc", "iirriri"), "trsv": ("ccc", "iriri"), "tpmqrt": ("cc", "iiiiiririririri")}
 
 # The C API's capsule functions, with prototypes of their own (those of ctypes.pythonapi are
 # shared by the whole process); they hold the GIL and raise the error they set.

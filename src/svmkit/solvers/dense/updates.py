@@ -1,10 +1,11 @@
 """A Cholesky factor of H = K + sI kept for updates: rows added by bordering, rows removed by a
-blocked Householder rank update of the rows after them, each in O(N²·m) for m rows, and
-diag(H⁻¹) (the exact leave-one-out residuals' denominators, Cawley & Talbot 2004) carried along
-by the block inverse (Golub & Van Loan 2013, §4.2 and §6.5.4; the incremental LS-SVM of
-Cauwenberghs & Poggio 2000 borders the same way). Plain NumPy arrays on the host, in float64;
-the factor lives in a larger Fortran-ordered buffer, which LAPACK and BLAS (through
-`_lapack_nogil`) address by its leading dimension, so that no update moves it."""
+blocked Householder rank update of the rows after them (deferred to the next update: the
+solution without them comes first from the Schur complement of the inverse), each in O(N²·m)
+for m rows, and diag(H⁻¹) (the exact leave-one-out residuals' denominators, Cawley & Talbot
+2004) carried along by the block inverse (Golub & Van Loan 2013, §4.2 and §6.5.4; the
+incremental LS-SVM of Cauwenberghs & Poggio 2000 borders the same way). Plain NumPy arrays on
+the host, in float64; the factor lives in a larger Fortran-ordered buffer, which LAPACK and
+BLAS (through `_lapack_nogil`) address by its leading dimension, so that no update moves it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import numpy as np
 import scipy.linalg as la
 
 from svmkit._threads import factor_threads
-from svmkit.solvers.dense._lapack_nogil import apply_block_reflector, lower_cholesky, lower_solve, lower_triangular_inverse
+from svmkit.solvers.dense._lapack_nogil import (apply_block_reflector, lower_cholesky, lower_solve,
+                                                lower_triangular_inverse)
 from svmkit.solvers.dense.factorisations import not_positive_definite
 
 #: Spare order a new buffer of the factor gets, as a part of the order needed: room for rows
@@ -220,9 +222,9 @@ class UpdatableCholesky:
     def _downdate(self) -> None:
         """Take the pending removal's rows out of L: the kept rows of L, L_k, satisfy
         H_kk = L_k L_kᵀ; their columns of removed rows W leave L_k's other columns lower
-        triangular T, so H_kk = TTᵀ + WWᵀ, a rank-m update, made by Householder reflections
-        applied block by block of ROTATION_BLOCK columns to [T W] from the first removed row on
-        (≈ 2N²m)."""
+        triangular T, so H_kk = TTᵀ + WWᵀ, a rank-m update (`_rank_update`, ≈ 2N²m) from the
+        first removed row on, after the kept rows and columns are moved into place
+        (`_compact`)."""
         if self._removal is None:
             return
         keep = self._removal[0]
@@ -245,7 +247,9 @@ def _compact(buf: np.ndarray, removed: np.ndarray, n: int) -> None:
     order (each block is read before any later one writes over it); blocks above the diagonal
     are zero before and after, and stay."""
     bounds = np.concatenate([[-1], removed, [n]])
-    runs = [(int(lo) + 1, int(hi), int(lo) + 1 - i) for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])) if hi > lo + 1]
+    # (first row, end, first row once moved) of each run of kept rows (and columns)
+    runs = [(int(lo) + 1, int(hi), int(lo) + 1 - i)
+            for i, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])) if hi > lo + 1]
     for c, (c0, c1, to_c) in enumerate(runs):
         for r0, r1, to_r in runs[c:]:
             if (to_r, to_c) != (r0, c0):
@@ -264,7 +268,7 @@ def _unit_solve(L: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def _rank_update(T: np.ndarray, W: np.ndarray) -> None:
     """Overwrite the lower triangular T (p × p, a block of a Fortran-ordered array) with the
-    factor of TTᵀ + WWᵀ (W: p × m, overwritten): for each block of b columns, the QR of the
+    factor of TTᵀ + WWᵀ (W: p × m): for each block of b = ROTATION_BLOCK columns, the QR of the
     triangle over the rectangle [T_jjᵀ; W_jᵀ] (LAPACK's tpqrt) gives the orthogonal Q with
     [T_jj W_j]Q = [R_jjᵀ 0], applied to the rows below by its block reflector (tpmqrt, about
     4·rows·m·b, BLAS-3); [T W][T W]ᵀ is unchanged."""
