@@ -4,8 +4,8 @@ on blocks of larger arrays too, called through ctypes, which releases the GIL fo
 own wrappers (`scipy.linalg.cho_factor`, `scipy.linalg.lapack.dtrtri`, `scipy.linalg.eigh`)
 hold it, so that factorisations on threads side by side ran one at a time. The functions are
 those of `scipy.linalg.cython_lapack` and `scipy.linalg.cython_blas`, the library the
-wrappers call; each works in place on a Fortran-ordered array (trsm: on a block of one, which
-SciPy's wrappers would copy whole)."""
+wrappers call; each works in place on a Fortran-ordered array, or on a block of one (by its
+leading dimension: SciPy's wrappers would copy the block first)."""
 
 from __future__ import annotations
 
