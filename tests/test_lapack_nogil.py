@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.linalg as la
 
-from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_triangular_inverse, symmetric_eigen
+from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_solve, lower_triangular_inverse, symmetric_eigen
 
 
 def _positive_definite(n, seed=0):
@@ -70,3 +70,29 @@ def test_an_empty_matrix_factorises_to_empty_results():
     assert lower_cholesky(np.zeros((0, 0))).shape == (0, 0)
     w, V = symmetric_eigen(np.zeros((0, 0)))
     assert w.shape == (0,) and V.shape == (0, 0)
+
+
+def test_lower_solve_on_a_block_of_a_larger_array():
+    """trsm through cython_blas on a leading block of a larger Fortran array (its leading
+    dimension), from a row on, and transposed, against SciPy's solve on copies."""
+    rng = np.random.default_rng(0)
+    buf = np.asfortranarray(rng.normal(size=(40, 40)))
+    L = buf[:30, :30]
+    L[np.diag_indices(30)] = 3.0 + np.abs(L.diagonal())
+    dense_L = np.tril(L)
+    wide = np.asfortranarray(rng.normal(size=(35, 8)))
+    B = wide[:30, 1:5]
+    expected = B.copy()
+    expected[7:] = la.solve_triangular(dense_L[7:, 7:], B[7:], lower=True)
+    lower_solve(L, B, start=7)
+    np.testing.assert_allclose(B, expected, rtol=1e-12)
+    for columns in (1, 2):  # trsv, then trsm
+        X = np.asfortranarray(rng.normal(size=(30, columns)))
+        expected = la.solve_triangular(dense_L, X, lower=True, trans="T")
+        lower_solve(L, X, trans=True)
+        np.testing.assert_allclose(X, expected, rtol=1e-12)
+        Y = wide[:30, 5:5 + columns]
+        expected = Y.copy()
+        expected[3:] = la.solve_triangular(dense_L[3:, 3:], Y[3:], lower=True)
+        lower_solve(L, Y, start=3)
+        np.testing.assert_allclose(Y, expected, rtol=1e-12)

@@ -130,6 +130,23 @@ def test_scale_gamma_resolves_on_every_row_seen(est):
     _assert_same(model, ref, X)
 
 
+def test_precomputed_and_callable_kernels():
+    """The kept factor is read from the kernel's rows (`lower_rows`) of other kernel kinds too."""
+    X, y = _order(*diabetes())
+    X, y = X[:150], y[:150]
+
+    def rbf(A, B):
+        return np.exp(-0.1 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2))
+
+    K = rbf(X, X)
+    est = KernelRidge(kernel="precomputed", alpha=0.5, loo=True)
+    _assert_same(clone(est).set_params(keep_data=True).fit(K, y), clone(est).fit(K, y), K)
+    est = KernelRidge(kernel=rbf, alpha=0.5, loo=True)
+    model = clone(est).partial_fit(X[:100], y[:100]).partial_fit(X[100:], y[100:]).forget([3, 120])
+    keep = np.setdiff1d(np.arange(150), [3, 120])
+    _assert_same(model, clone(est).fit(X[keep], y[keep]), X)
+
+
 def test_save_load_then_partial_fit(tmp_path):
     X, y = _order(*iris())
     for est in (LSSVC(C=2.0, gamma=0.5, loo=True), KernelLogisticRegression(C=2.0, gamma=0.5, tol=1e-10)):
@@ -196,3 +213,55 @@ def test_factor_updates_against_a_fresh_factor():
     fresh = UpdatableCholesky(K[np.ix_(keep, keep)].copy(), 0.3, True)
     np.testing.assert_allclose(f.L, fresh.L, atol=1e-12)
     np.testing.assert_allclose(f.inverse_diag(), fresh.inverse_diag(), rtol=1e-12)
+
+
+def test_carried_solutions_and_deferred_downdate_against_a_fresh_factor():
+    """solve after grow (the last right-hand side carried), after shrink (its downdate of L
+    deferred: the Schur complement of the inverse), a new right-hand side while a removal is
+    pending, then a further shrink and grow, each against a fresh factorisation."""
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(80, 80))
+    K = A @ A.T / 80
+    b = rng.normal(size=(80, 2))
+
+    def fresh(rows):
+        return UpdatableCholesky(K[np.ix_(rows, rows)].copy(), 0.3, True)
+
+    f = UpdatableCholesky(K[:50, :50].copy(), 0.3, True)
+    f.solve(b[:50])
+    f.grow(K[:50, 50:70].copy(), K[50:70, 50:70].copy())
+    rows = np.arange(70)
+    np.testing.assert_allclose(f.solve(b[:70]), fresh(rows).solve(b[:70]), rtol=1e-12, atol=1e-12)
+    keep = np.ones(70, dtype=bool)
+    keep[[0, 13, 52, 69]] = False
+    f.shrink(keep)
+    rows = rows[keep]
+    np.testing.assert_allclose(f.solve(b[rows]), fresh(rows).solve(b[rows]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(f.solve(b[rows, 0]), fresh(rows).solve(b[rows, 0]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(f.inverse_diag(), fresh(rows).inverse_diag(), rtol=1e-12)
+    again = np.ones(rows.size, dtype=bool)
+    again[[5, 40]] = False
+    f.shrink(again)
+    rows = rows[again]
+    f.grow(K[np.ix_(rows, np.arange(70, 80))].copy(), K[70:, 70:].copy())
+    rows = np.concatenate([rows, np.arange(70, 80)])
+    g = fresh(rows)
+    np.testing.assert_allclose(f.solve(b[rows, 0]), g.solve(b[rows, 0]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(f.L, g.L, atol=1e-12)
+    np.testing.assert_allclose(f.inverse_diag(), g.inverse_diag(), rtol=1e-12)
+
+
+def test_downdate_over_several_blocks_against_a_fresh_factor():
+    """Rows removed across several ROTATION_BLOCK blocks, adjacent ones and the last among
+    them: the kept blocks moved, each block's reflector applied below it."""
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(300, 300))
+    K = A @ A.T / 300
+    f = UpdatableCholesky(K.copy(), 0.1, True)
+    keep = np.ones(300, dtype=bool)
+    keep[[3, 4, 64, 65, 127, 200, 299]] = False
+    f.shrink(keep)
+    g = UpdatableCholesky(K[np.ix_(keep, keep)].copy(), 0.1, True)
+    np.testing.assert_allclose(f.L, g.L, atol=1e-12)
+    np.testing.assert_array_equal(np.triu(f.L, 1), 0.0)
+    np.testing.assert_allclose(f.inverse_diag(), g.inverse_diag(), rtol=1e-12)

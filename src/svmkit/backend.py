@@ -169,18 +169,24 @@ class HostBackend:
         PACKED_MAX_N rows."""
         n = Xk.shape[0]
         if solver == "cholesky" and not exact and PACKED_MIN_N <= n <= PACKED_MAX_N:
-            rows = kernel.lower_rows(Xk)
-            if scale is not None:
-                unscaled = rows
-
-                def rows(lo, hi):
-                    K = unscaled(lo, hi)
-                    K *= scale[lo:hi, None]
-                    K *= scale[None, lo:]
-                    return K
-
-            return PackedMixedCholesky(n, rows, shift)
+            return PackedMixedCholesky(n, self.lower_rows(kernel, Xk, scale), shift)
         return self.factor_of(solver, self.matrix(kernel, Xk, scale), shift, exact)
+
+    @staticmethod
+    def lower_rows(kernel, Xk, scale=None):
+        """rows(lo, hi) → K[lo:hi, lo:] on the host (times scale_i·scale_j when `scale` is
+        given), in a buffer the next call reuses: the training kernel by blocks of rows."""
+        rows = kernel.lower_rows(Xk)
+        if scale is None:
+            return rows
+
+        def scaled(lo, hi):
+            K = rows(lo, hi)
+            K *= scale[lo:hi, None]
+            K *= scale[None, lo:]
+            return K
+
+        return scaled
 
     def factor_of(self, solver: str, K, shift: float, exact: bool = False):
         """`factorise` for a kernel matrix K already made (K may be overwritten): 'eigen' by

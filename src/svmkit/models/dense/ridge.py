@@ -74,9 +74,13 @@ class KernelRidge(UpdatableClosedForm, MultiOutputMixin, RegressorMixin, DenseEx
         Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
         `partial_fit` and `forget` update the model exactly; costs the rows' memory.
         `partial_fit` keeps them always. With 'cholesky' or 'auto' (on the host) the float64
-        Cholesky factor of K + λI is kept too (8 bytes × N²): `partial_fit` borders it and
-        `forget` downdates it, O(N²·m) for m rows, `loo_residuals_` updated exactly;
-        'nystrom' refits on every row kept; device='cuda' refuses keep_data.
+        Cholesky factor of K + λI is kept too (8 bytes × N², with room for a tenth more rows:
+        about 9.7 bytes × N²; the fit reads the kernel into it by blocks of rows, and
+        factorises in float64, about twice a plain fit's float32 factorisation):
+        `partial_fit` borders it, O(N²·m) for m rows; `forget` solves the remaining rows at
+        once (the Schur complement of the inverse, about N²·m/3) and downdates the factor at the
+        next update; `loo_residuals_` updated exactly; 'nystrom' refits on every row kept;
+        device='cuda' refuses keep_data.
 
     Attributes
     ----------

@@ -1,7 +1,8 @@
 """`partial_fit` and `forget` for the dense kernel models: the training rows kept
 (`models.retained`), every update a fit on all rows kept whose expensive part starts from the
 previous fit's. The closed-form models (kernel ridge, LS-SVM) keep the Cholesky factor of
-K + sI and border it with the new rows or remove the forgotten ones from it
+K + sI and border it with the new rows or remove the forgotten ones from it (at the next
+update; the solution without them comes at once from the inverse's Schur complement)
 (`solvers.dense.updates.UpdatableCholesky`, O(N²·m) for m rows, with the exact leave-one-out
 terms); kernel logistic regression starts Newton from the previous β (new rows at 0, forgotten
 rows dropped). Every update is a fit on the rows it leaves, with the same parameters: γ given
@@ -125,8 +126,8 @@ class UpdatableClosedForm(UpdatableDense):
         pending = vars(self).pop("_pending_factor", None)
         if pending is None or pending[1] != key or not np.array_equal(pending[2], s) or \
                 (self.loo and pending[0].diag is None):
-            K = session.backend.matrix(session.kernel, session.Xk, scale)
-            pending = (UpdatableCholesky(K, shift, self.loo), key, s)
+            rows = session.backend.lower_rows(session.kernel, session.Xk, scale)
+            pending = (UpdatableCholesky.from_rows(s.size, rows, shift, self.loo), key, s)
         vars(self)["_factor_state"] = pending
         return pending[0]
 
@@ -148,7 +149,8 @@ class UpdatableClosedForm(UpdatableDense):
         block = session.kernel.block(session.Xk[n_old:], session.Xk)
         block *= s[n_old:, None]
         block *= s[None, :]
-        factor.grow(np.ascontiguousarray(block[:, :n_old].T), np.ascontiguousarray(block[:, n_old:]))
+        # the transpose of the row-major block is column-major: the solve copies it as it lies
+        factor.grow(block[:, :n_old].T, np.ascontiguousarray(block[:, n_old:]))
         vars(self)["_pending_factor"] = (factor, key, s)
         del vars(self)["_factor_state"]
 

@@ -1,9 +1,11 @@
 """SciPy's LAPACK Cholesky factorisation (potrf), triangular inverse (trtri) and symmetric
-eigendecomposition (syevd) called through ctypes, which releases the GIL for the call: SciPy's
+eigendecomposition (syevd), a block reflector (tpmqrt) and BLAS's triangular solve (trsm),
+on blocks of larger arrays too, called through ctypes, which releases the GIL for the call: SciPy's
 own wrappers (`scipy.linalg.cho_factor`, `scipy.linalg.lapack.dtrtri`, `scipy.linalg.eigh`)
 hold it, so that factorisations on threads side by side ran one at a time. The functions are
-those of `scipy.linalg.cython_lapack`, the library the wrappers call; each works in place on a
-Fortran-ordered array."""
+those of `scipy.linalg.cython_lapack` and `scipy.linalg.cython_blas`, the library the
+wrappers call; each works in place on a Fortran-ordered array, or on a block of one (by its
+leading dimension: SciPy's wrappers would copy the block first)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import functools
 
 import numpy as np
 import scipy.linalg as la
+import scipy.linalg.cython_blas as cython_blas
 import scipy.linalg.cython_lapack as cython_lapack
 
 _CHAR = ctypes.c_char_p
@@ -19,7 +22,8 @@ _INT = ctypes.POINTER(ctypes.c_int)
 _REAL = {np.dtype(np.float32): ctypes.POINTER(ctypes.c_float), np.dtype(np.float64): ctypes.POINTER(ctypes.c_double)}
 _PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
 #: Each routine's character arguments, then the others: r a real array, i an integer (or array).
-_ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii")}
+_ARGUMENTS = {"potrf": ("c", "irii"), "trtri": ("cc", "irii"), "syevd": ("cc", "irirriiii"),
+              "trsm": ("cccc", "iirriri"), "trsv": ("ccc", "iriri"), "tpmqrt": ("cc", "iiiiiririririri")}
 
 # The C API's capsule functions, with prototypes of their own (those of ctypes.pythonapi are
 # shared by the whole process); they hold the GIL and raise the error they set.
@@ -29,14 +33,16 @@ _capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c
 
 
 def _address(name: str) -> int:
-    """The address of scipy.linalg.cython_lapack's `name`, from the capsule it exports it in."""
-    capsule = cython_lapack.__pyx_capi__[name]
+    """The address of scipy.linalg.cython_lapack's (or cython_blas's) `name`, from the capsule
+    it exports it in."""
+    exports = cython_lapack.__pyx_capi__
+    capsule = exports[name] if name in exports else cython_blas.__pyx_capi__[name]
     return _capsule_pointer(capsule, _capsule_name(capsule))
 
 
 @functools.cache
 def _routine(name: str, dtype: np.dtype):
-    """LAPACK's `name` for `dtype` from scipy.linalg.cython_lapack, as a ctypes function."""
+    """LAPACK's (or BLAS's) `name` for `dtype` from SciPy, as a ctypes function."""
     chars, others = _ARGUMENTS[name]
     types = [_CHAR] * len(chars) + [_REAL[dtype] if kind == "r" else _INT for kind in others]
     return ctypes.CFUNCTYPE(None, *types)(_address(_PREFIX[dtype] + name))
@@ -57,11 +63,13 @@ def _call(name: str, chars: tuple, *args) -> int:
 
 
 def lower_cholesky(A: np.ndarray) -> np.ndarray:
-    """L with A = LLᵀ in A's lower triangle (potrf), A float32 or float64 and Fortran-ordered
-    (else a Fortran-ordered copy of it is factorised); its upper triangle is left as it was.
-    Raises la.LinAlgError as `scipy.linalg.cho_factor` does when A is not positive definite."""
-    A = np.asfortranarray(A)
-    info = _call("potrf", (b"L",), A.shape[0], A, max(1, A.shape[0]))
+    """L with A = LLᵀ in A's lower triangle (potrf), A float32 or float64 and Fortran-ordered or
+    a leading block of a Fortran-ordered array (else a Fortran-ordered copy of it is
+    factorised); its upper triangle is left as it was. Raises la.LinAlgError as
+    `scipy.linalg.cho_factor` does when A is not positive definite."""
+    if A.strides[0] != A.itemsize or A.strides[1] < A.itemsize * A.shape[0]:
+        A = np.asfortranarray(A)
+    info = _call("potrf", (b"L",), A.shape[0], A, _leading(A))
     if info > 0:
         raise la.LinAlgError(f"{info}-th leading minor of the array is not positive definite")
     return A
@@ -73,6 +81,59 @@ def lower_triangular_inverse(L: np.ndarray) -> int:
     if not L.flags.f_contiguous:
         raise ValueError("the triangular inverse works in place on a Fortran-ordered array")
     return _call("trtri", (b"L", b"N"), L.shape[0], L, max(1, L.shape[0]))
+
+
+#: Right-hand sides up to which a triangular solve runs column by column (trsv, which streams the
+#: triangle at memory speed): one column took a third of trsm's time at N = 10,000, two to four
+#: about as long.
+VECTOR_SOLVE_COLUMNS = 1
+
+
+def lower_solve(L: np.ndarray, B: np.ndarray, start: int = 0, trans: bool = False) -> None:
+    """B[start:] ← L[start:, start:]⁻¹B[start:] in place (trsm, or trsv for up to
+    VECTOR_SOLVE_COLUMNS columns; with `trans`, B ← L⁻ᵀB, start 0), for the lower triangular
+    float64 L and a float64 B, each Fortran-ordered or a block of one (a unit row stride)."""
+    p, m = L.shape[0] - start, B.shape[1]
+    if trans and start:
+        raise ValueError("a transposed solve starts at the first row")
+    if p <= 0 or m == 0:
+        return
+    if L.dtype != np.float64 or B.dtype != np.float64 or L.strides[0] != 8 or B.strides[0] != 8:
+        raise ValueError("the triangular solve takes float64 arrays with a unit row stride")
+    lda, ldb = _leading(L), _leading(B)
+    real, byref, c_int = _REAL[np.dtype(np.float64)], ctypes.byref, ctypes.c_int
+    a = ctypes.cast(L.ctypes.data + 8 * start * (1 + lda), real)
+    transa = b"T" if trans else b"N"
+    if m <= VECTOR_SOLVE_COLUMNS:
+        for j in range(m):
+            x = ctypes.cast(B.ctypes.data + 8 * (start + j * ldb), real)
+            _routine("trsv", np.dtype(np.float64))(b"L", transa, b"N", byref(c_int(p)), a, byref(c_int(lda)), x,
+                                                   byref(c_int(1)))
+        return
+    b = ctypes.cast(B.ctypes.data + 8 * start, real)
+    _routine("trsm", np.dtype(np.float64))(b"L", b"L", transa, b"N", byref(c_int(p)), byref(c_int(m)),
+                                           byref(ctypes.c_double(1.0)), a, byref(c_int(lda)), b, byref(c_int(ldb)))
+
+
+def apply_block_reflector(V: np.ndarray, T: np.ndarray, A: np.ndarray, B: np.ndarray) -> None:
+    """[A B] ← [A B]·Q in place (tpmqrt, SIDE='R'), Q the orthogonal factor of LAPACK's tpqrt of
+    a triangle over a rectangle (L = 0), given by its Householder vectors V (N × K) and block
+    reflector T (NB × K); A (M × K) and B (M × N) float64, each Fortran-ordered or a block of
+    one."""
+    if A.shape[0] == 0:
+        return
+    if A.strides[0] != 8 or B.strides[0] != 8:
+        raise ValueError("the block reflector takes float64 arrays with a unit row stride")
+    V, T = np.asfortranarray(V, dtype=np.float64), np.asfortranarray(T, dtype=np.float64)
+    m, k, n, nb = A.shape[0], A.shape[1], B.shape[1], T.shape[0]
+    work = np.empty(m * nb)
+    _call("tpmqrt", (b"R", b"N"), m, n, k, 0, nb, V, _leading(V), T, _leading(T), A, _leading(A), B, _leading(B),
+          work)
+
+
+def _leading(A: np.ndarray) -> int:
+    """LAPACK's leading dimension of A, Fortran-ordered or a block of a Fortran-ordered array."""
+    return max(1, A.shape[0], A.strides[1] // A.itemsize if A.shape[1] > 1 else 1)
 
 
 def symmetric_eigen(A: np.ndarray):
