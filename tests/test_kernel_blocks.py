@@ -162,8 +162,10 @@ def test_updated_rows_hold_the_values_of_rows_made_afresh(features, sparse):
     everything = np.arange(data.shape[0])
     expected = pairwise_kernels(data.toarray() if sparse else data, metric="rbf", gamma=spec.gamma)
     some, new = everything[::7], everything[-added.shape[0]:]
-    np.testing.assert_allclose(updated.cross(some, new), expected[np.ix_(some, new)], atol=2e-6)
-    np.testing.assert_allclose(updated.cross(new, some), expected[np.ix_(new, some)], atol=2e-6)
+    coef = np.random.default_rng(7).normal(size=(some.size, 2))
+    np.testing.assert_allclose(updated.products(some, coef, new), expected[np.ix_(new, some)] @ coef, atol=1e-5)
+    np.testing.assert_allclose(updated.products(new, coef[:new.size], some), expected[np.ix_(some, new)] @ coef[:new.size],
+                               atol=1e-5)
     np.testing.assert_allclose(rows_block(updated, everything, everything), expected, atol=2e-6)
     assert updated.computed_rows - computed == 3
     assert columns(updated, everything).max() == updated.kernel.n_columns - 1 == 120 + 3 - 1

@@ -198,11 +198,12 @@ class Scratch:
 SCRATCH = Scratch(256 * 2**20)
 
 
-#: Rows that grow (a model's kept rows) live as the first rows of buffers with room after them, as
-#: a growing array does: `with_rows` writes the new rows there, copying only them, while the rows kept are the last
-#: written (else, as after a shallow copy appended first, the rows move to new buffers). By the
-#: id of the values' buffer: [rows, stored values] written; an entry goes with its buffer. The
-#: buffers are twice the rows they are made for, of which only the rows written take memory.
+#: Rows that grow (a model's kept rows) live as the first rows of buffers with room after them,
+#: as a growing array does: `with_rows` writes the new rows there, copying only them, while the
+#: rows kept are the last written (else, as after a shallow copy appended first, the rows move
+#: to new buffers). By the id of the values' buffer: [rows, stored values] written; an entry
+#: goes with its buffer. The buffers are twice the rows they are made for, of which only the
+#: rows written take memory.
 _ROOMS: dict = {}
 
 

@@ -24,7 +24,6 @@ from svmkit.models.expansion import FitSession, KernelExpansion, open_session
 from svmkit.models.retained import appended, remaining, retained
 from svmkit.models.smo.formulations import BatchFits, DualSolver, Formulation, FitsSummary
 from svmkit.parallel.tasks import beside
-from svmkit.solvers.smo.row_source import CROSS_ELEMENTS, rows_block
 from svmkit.solvers.smo.solver import _add_kernel_terms, gap_observer
 from svmkit.solvers.smo.starts import Settings, _constraint_groups
 
@@ -372,7 +371,7 @@ def _without_forgotten(earlier: _Earlier, rows) -> _Earlier:
     if not gone.any():
         return earlier
     coef = np.column_stack([earlier.alpha, np.where(earlier.at_upper, earlier.alpha, 0.0)])[gone]
-    terms = earlier.y[:, None] * (rows_block(rows, earlier.rows[gone], earlier.rows).T @ (earlier.y[gone, None] * coef))
+    terms = earlier.y[:, None] * rows.products(earlier.rows[gone], earlier.y[gone, None] * coef, earlier.rows)
     grad_bar = None if earlier.grad_bar is None else earlier.grad_bar - terms[:, 1]
     return replace(earlier, q_alpha=earlier.q_alpha - terms[:, 0], grad_bar=grad_bar)
 
@@ -427,16 +426,12 @@ def _laid_out(posed, rows, keys, earlier: _Earlier, carried: bool) -> list:
 def _carried(problem, rows, found, old_values, coef) -> np.ndarray:
     """Q·coef[:, k] over the variables of `problem`, for every column k of coef (0 on the new
     variables): `old_values` (exact for coef) where `found`, and from the kernel between the
-    nonzero coef's rows and the new variables' elsewhere (`RowSource.cross`: the rows held,
-    else the data)."""
+    nonzero coef's rows and the new variables' elsewhere (`RowSource.products`)."""
     out = np.where(found[:, None], old_values, 0.0)
     new, nz = np.flatnonzero(~found), np.flatnonzero(coef.any(axis=1))
     if new.size and nz.size:
-        y, kidx = problem.y, problem.kidx
-        step = max(1, CROSS_ELEMENTS // new.size)
-        products = sum((rows.cross(kidx[nz[s:s + step]], kidx[new]).T @ (y[:, None] * coef)[nz[s:s + step]]
-                        for s in range(0, nz.size, step)), np.zeros((new.size, coef.shape[1])))
-        out[new] = y[new, None] * products
+        y = problem.y
+        out[new] = y[new, None] * rows.products(problem.kidx[nz], (y[:, None] * coef)[nz], problem.kidx[new])
     return out
 
 

@@ -23,6 +23,8 @@ MIN_ROWS = 64
 _BLOCK_ROWS = 1024
 #: Kernel values computed at once between the rows held and the points an update adds.
 CROSS_ELEMENTS = 2**22
+#: Kernel values widened to float64 at once for `CachedRows.products` (2 MB).
+WIDENED_ELEMENTS = 2**18
 
 
 class Kernel(Protocol):
@@ -83,8 +85,9 @@ class RowSource(Protocol):
         labelling looks separable."""
         ...
 
-    def cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """K[idx][:, cols] in float64, without computing whole rows (on the host)."""
+    def products(self, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Σ_k coef[k] K(x_idx[k], x_cols[j]) for every j, float64, without computing whole
+        rows (on the host)."""
         ...
 
     def updated(self, earlier_row: np.ndarray, added) -> RowSource | None:
@@ -157,8 +160,8 @@ class FullRows:
         """None: a given matrix has no rows for new data."""
         return None
 
-    def cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        return np.asarray(self.given[np.ix_(idx, cols)], dtype=np.float64)
+    def products(self, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return np.asarray(self.given[np.ix_(idx, cols)], dtype=np.float64).T @ coef
 
 
 class CachedRows:
@@ -279,7 +282,9 @@ class CachedRows:
                 cols = new[s:s + step]
                 _, pos = self._fetch(cols)
                 held = np.flatnonzero((self.owner >= 0) & (self.owner < earlier))
-                self.store[np.ix_(held, cols)] = self.store[np.ix_(pos, self.owner[held])].T
+                # the held rows' values at the new columns are the new rows' at the held ones
+                for r, slot in zip(cols, pos):
+                    self.store[held, r] = self.store[slot, self.owner[held]]
             return
         held = np.flatnonzero(self.owner >= 0)
         step = max(1, CROSS_ELEMENTS // max(new.size, 1))
@@ -287,22 +292,53 @@ class CachedRows:
             slots = held[s:s + step]
             self.store[slots, earlier:self.kernel.n_columns] = self.kernel.columns_block(self.owner[slots], new)
 
-    def cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """K[idx][:, cols] in float64: read from the rows held of idx, else from those of cols
-        when all are held (K is symmetric), else computed from the kernel (`columns_block`),
-        so that no whole row is computed; rows that cannot be carried over (a device's) are
+    def products(self, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Σ_k coef[k] K(x_idx[k], x_cols[j]) for every j (a row per j, a column per column of
+        coef), in float64. From the rows of idx when they are the fewer; else without computing
+        whole rows: from the held rows of cols (each a dot product with coef spread over the
+        kernel's columns: no gather), else from the held rows of idx at cols' columns, else from
+        the kernel's block (`columns_block`). Rows that cannot be carried over (a device's) are
         read whole (`rows_block`)."""
         if not self.carries_over:
-            return rows_block(self, idx, cols)
+            return rows_block(self, idx, cols).T @ coef
         at, there = columns(self, np.asarray(idx, dtype=np.int64)), columns(self, np.asarray(cols, dtype=np.int64))
-        slots, col_slots = self.slot_of[at], self.slot_of[there]
-        held = slots >= 0
-        out = np.empty((at.size, there.size))
-        out[held] = self.store[np.ix_(slots[held], there)]
-        if not held.all():
-            rest = at[~held]
-            out[~held] = (self.store[np.ix_(col_slots, rest)].T if (col_slots >= 0).all()
-                          else self.kernel.columns_block(rest, there))
+        if at.size <= there.size:
+            return self._products_of_rows(np.asarray(idx, dtype=np.int64), coef, there)
+        width = self.kernel.n_columns
+        out = np.empty((there.size, coef.shape[1]))
+        slots = self.slot_of[there]
+        held = np.flatnonzero(slots >= 0)
+        if held.size:
+            spread = np.zeros((width, coef.shape[1]))
+            np.add.at(spread, at, coef)
+            # rows widened one at a time into a small reused buffer: a fresh temporary's pages
+            # cost more than the products
+            step = max(1, min(held.size, WIDENED_ELEMENTS // max(width, 1)))
+            wide = SCRATCH.take((step, width), np.float64)
+            for s in range(0, held.size, step):
+                part = held[s:s + step]
+                for r, slot in enumerate(slots[part]):
+                    wide[r] = self.store[slot, :width]
+                out[part] = wide[: part.size] @ spread
+            SCRATCH.give(wide)
+        rest = np.flatnonzero(slots < 0)
+        if rest.size:
+            by_row = self.slot_of[at]
+            kept = by_row >= 0
+            out[rest] = (coef[kept].T @ self.store[np.ix_(by_row[kept], there[rest])]).T
+            if not kept.all():
+                out[rest] += (coef[~kept].T @ self.kernel.columns_block(at[~kept], there[rest])).T
+        return out
+
+    def _products_of_rows(self, idx: np.ndarray, coef: np.ndarray, there: np.ndarray) -> np.ndarray:
+        """`products` from the rows of idx (the fewer), fetched and each read at the columns
+        `there`, one at a time (no temporary of them all)."""
+        out = np.zeros((there.size, coef.shape[1]))
+        step = max(1, self.capacity // 2)
+        for s in range(0, idx.size, step):
+            store, pos = self.fetch(idx[s:s + step])
+            for k, p in enumerate(pos):
+                out += store[p, there][:, None] * coef[s + k]
         return out
 
     def _claim(self, k: int, protect: np.ndarray) -> np.ndarray:
