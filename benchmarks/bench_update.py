@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -105,8 +106,9 @@ def add(case, X, y, model_of):
     make = model_of(X)
     cut = X.shape[0] - _changed(X.shape[0])
     model = make(keep_data=True).fit(X[:cut], y[:cut])
-    update, update_s = _timed(lambda: _outcome(model.partial_fit(X[cut:], y[cut:])))
-    del model
+    fitted, update_s = _timed(partial(model.partial_fit, X[cut:], y[cut:]))
+    update = _outcome(fitted)
+    del model, fitted
     refit, refit_s = _timed(lambda: make().fit(X, y))
     return _row(case, refit, refit_s, update, update_s)
 
@@ -117,8 +119,9 @@ def forget(case, X, y, model_of):
     gone = np.sort(np.random.default_rng(0).choice(X.shape[0], _changed(X.shape[0]), replace=False))
     keep = np.setdiff1d(np.arange(X.shape[0]), gone)
     model = make(keep_data=True).fit(X, y)
-    update, update_s = _timed(lambda: _outcome(model.forget(gone)))
-    del model
+    fitted, update_s = _timed(partial(model.forget, gone))
+    update = _outcome(fitted)
+    del model, fitted
     refit, refit_s = _timed(lambda: make().fit(X[keep], y[keep]))
     return _row(case, refit, refit_s, update, update_s)
 
