@@ -243,9 +243,9 @@ class CachedRows:
         data row earlier_row[i] here, or, −1, the next row of `added`), in this store, which it
         takes over: the rows held here keep their values at the earlier columns, the columns of
         added points are computed for them. None (nothing taken) where they cannot be carried
-        over (`carries_over`), when the added points need more than the room left, or when a quarter of the columns would belong to
-        no data row (forgotten rows' points), so that a fresh store drops them, or when the
-        kernel cannot give them (`kernel.updated`)."""
+        over (`carries_over`), when the added points need more than the room left, when a
+        quarter of the columns would belong to no data row (forgotten rows' points), so that a
+        fresh store drops them, or when the kernel cannot give them (`kernel.updated`)."""
         if not self.carries_over or self.store is None:
             return None
         kernel = self.kernel.updated(earlier_row, added)
