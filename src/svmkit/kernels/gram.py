@@ -395,16 +395,15 @@ class TrainingKernel:
     row j's value at column `column_of[j]` (column j when `column_of` is None). A row is asked
     for by its column (`rows_into`).
 
-    `point_of`: data row i is row `point_of[i]` of X (None: row i), so that X may hold points
-    no data row has (an update's forgotten rows, `updated`).
+    The kernel `updated` makes may hold columns no data row has (an update's forgotten rows'
+    points).
     """
 
     def __init__(self, spec: KernelSpec, X, dtype=np.float32):
         self.spec = spec
-        self.dtype = np.dtype(dtype)
         dense_rbf = spec.uses_norms and not sp.issparse(X)
         self._direct = dense_rbf and X.shape[1] <= DIRECT_MAX_FEATURES
-        self._dtype = self.dtype if dense_rbf else np.dtype(np.float64)
+        self._dtype = np.dtype(dtype) if dense_rbf else np.dtype(np.float64)
         # centred by every point's mean, whichever are kept as columns (and the added points of
         # `updated` by the same: any centre leaves distances as they are)
         self._centre = X.mean(axis=0) if dense_rbf and not self._direct else None
@@ -471,17 +470,19 @@ class TrainingKernel:
         if X_added.shape[0]:
             added = X_added if sp.issparse(X_added) else np.asarray(X_added, dtype=np.float64)
             stack = (lambda parts: sp.vstack(parts, format="csr")) if sp.issparse(added) else np.concatenate
+            joined = stack([self.given, added])
             hashes = None if self.hashes is None else np.concatenate([self.hashes, row_hashes(added)])
-            same = first_equal_rows(stack([self.given, added]), hashes) if hashes is not None else None
-            column_of = np.arange(self.n_columns + added.shape[0])
+            same = first_equal_rows(joined, hashes) if hashes is not None else None
+            column_of = np.arange(joined.shape[0])
             if same is not None:
                 new = np.flatnonzero(same[self.n_columns:] == column_of[self.n_columns:])
                 column_of = np.searchsorted(np.r_[np.arange(self.n_columns), self.n_columns + new], same)
+                # points equal to earlier ones join no column: the others are stacked again
                 added = added[new]
-                hashes = None if hashes is None else np.r_[self.hashes, hashes[self.n_columns + new]]
+                joined = stack([self.given, added])
+                hashes = np.r_[self.hashes, hashes[self.n_columns + new]]
             kernel.hashes = hashes
-            given, operand, sq, diag = self._of_points(added)
-            joined = stack([self.given, given])
+            _, operand, sq, diag = self._of_points(added)
             kernel._points(joined, joined if self.X is self.given else np.concatenate([self.X, operand]),
                            None if sq is None else np.concatenate([self.sq, sq]),
                            np.concatenate([self._point_diag, diag]))

@@ -23,7 +23,7 @@ MIN_ROWS = 64
 _BLOCK_ROWS = 1024
 #: Kernel values computed at once between the rows held and the points an update adds.
 CROSS_ELEMENTS = 2**22
-#: Kernel values widened to float64 at once for `CachedRows.products` (2 MB).
+#: Kernel values widened to float64 at once by `row_products` and `CachedRows.products` (2 MB).
 WIDENED_ELEMENTS = 2**18
 
 
@@ -161,7 +161,7 @@ class FullRows:
         return None
 
     def products(self, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        return np.asarray(self.given[np.ix_(idx, cols)], dtype=np.float64).T @ coef
+        return row_products(self, idx, coef, cols)
 
 
 class CachedRows:
@@ -294,16 +294,14 @@ class CachedRows:
 
     def products(self, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Σ_k coef[k] K(x_idx[k], x_cols[j]) for every j (a row per j, a column per column of
-        coef), in float64. From the rows of idx when they are the fewer; else without computing
-        whole rows: from the held rows of cols (each a dot product with coef spread over the
-        kernel's columns: no gather), else from the held rows of idx at cols' columns, else from
-        the kernel's block (`columns_block`). Rows that cannot be carried over (a device's) are
-        read whole (`rows_block`)."""
-        if not self.carries_over:
-            return rows_block(self, idx, cols).T @ coef
+        coef), in float64. From the rows of idx when they are the fewer, or when the rows cannot
+        be carried over (a device's: `row_products`); else without computing whole rows: from
+        the held rows of cols (each a dot product with coef spread over the kernel's columns: no
+        gather), else from the held rows of idx at cols' columns, else from the kernel's block
+        (`columns_block`)."""
         at, there = columns(self, np.asarray(idx, dtype=np.int64)), columns(self, np.asarray(cols, dtype=np.int64))
-        if at.size <= there.size:
-            return self._products_of_rows(np.asarray(idx, dtype=np.int64), coef, there)
+        if not self.carries_over or at.size <= there.size:
+            return row_products(self, idx, coef, cols)
         width = self.kernel.n_columns
         out = np.empty((there.size, coef.shape[1]))
         slots = self.slot_of[there]
@@ -330,17 +328,6 @@ class CachedRows:
                 out[rest] += (coef[~kept].T @ self.kernel.columns_block(at[~kept], there[rest])).T
         return out
 
-    def _products_of_rows(self, idx: np.ndarray, coef: np.ndarray, there: np.ndarray) -> np.ndarray:
-        """`products` from the rows of idx (the fewer), fetched and each read at the columns
-        `there`, one at a time (no temporary of them all)."""
-        out = np.zeros((there.size, coef.shape[1]))
-        step = max(1, self.capacity // 2)
-        for s in range(0, idx.size, step):
-            store, pos = self.fetch(idx[s:s + step])
-            for k, p in enumerate(pos):
-                out += store[p, there][:, None] * coef[s + k]
-        return out
-
     def _claim(self, k: int, protect: np.ndarray) -> np.ndarray:
         free = self.capacity - self.n_used
         if free >= k:
@@ -357,12 +344,16 @@ class CachedRows:
 
 
 def row_products(rows: RowSource, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Σ_k coef_k K(x_idx[k], x_cols[j]) for every j, in float64, from the rows of `idx`
-    fetched a bounded number at a time (a repeated index adds its coefficients first)."""
+    """Σ_k coef_k K(x_idx[k], x_cols[j]) for every j, in float64 (coef 1-D, or 2-D: a column
+    of the result per column of coef), from the rows of `idx` fetched a bounded number at a
+    time, each block of at most WIDENED_ELEMENTS values (a fresh temporary's pages cost more
+    than the products); a repeated index adds its coefficients first."""
     idx, inv = np.unique(np.asarray(idx, dtype=np.int64), return_inverse=True)
-    coef = np.bincount(inv, weights=coef, minlength=idx.size)
-    out = np.zeros(np.size(cols))
-    step = max(1, min(_BLOCK_ROWS, rows.capacity))
+    coef = np.asarray(coef, dtype=np.float64)
+    summed = np.zeros((idx.size,) + coef.shape[1:])
+    np.add.at(summed, inv.ravel(), coef)
+    out = np.zeros((np.size(cols),) + coef.shape[1:])
+    step = max(1, min(_BLOCK_ROWS, rows.capacity, WIDENED_ELEMENTS // max(np.size(cols), 1)))
     for s in range(0, idx.size, step):
-        out += coef[s:s + step] @ rows_block(rows, idx[s:s + step], cols)
+        out += (summed[s:s + step].T @ rows_block(rows, idx[s:s + step], cols)).T
     return out
