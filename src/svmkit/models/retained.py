@@ -28,6 +28,18 @@ def retained(X, y, sample_weight, copy=True) -> dict:
     return state if y is None else {**state, "retained_y_": kept(np.asarray(y))}
 
 
+def check_labels(known, y) -> None:
+    """A ValueError naming the first label of y outside `known` (the classes of the first
+    `partial_fit` call, or its `classes=`); nothing when none are known yet."""
+    if known is None:
+        return
+    labels = np.unique(np.asarray(y))
+    unknown = labels[~np.isin(labels, known)]
+    if unknown.size:
+        raise ValueError(f"label {unknown[0].item()!r} is not among the classes {np.asarray(known).tolist()}; pass "
+                         "every class as classes= on the first call to partial_fit")
+
+
 def require_retained(est, what: str) -> None:
     """Raise, naming the parameter to set, when `est` keeps no training rows, which `what` needs."""
     if not hasattr(est, "retained_X_"):

@@ -15,7 +15,7 @@ import numpy as np
 
 from svmkit._validation import require_in_memory
 from svmkit.models.expansion import open_session
-from svmkit.models.retained import RETAINED, appended, remaining, retained
+from svmkit.models.retained import RETAINED, appended, check_labels, remaining, retained
 from svmkit.solvers.dense.updates import UpdatableCholesky
 
 class UpdatableDense:
@@ -74,13 +74,7 @@ class UpdatableDense:
     def _check_labels(self, y):
         """A classifier's label outside the first call's classes (or `classes=` given there) is
         refused."""
-        if not hasattr(self, "classes_") and "_partial_classes" not in vars(self):
-            return
-        known = vars(self).get("_partial_classes", getattr(self, "classes_", None))
-        new = np.setdiff1d(np.unique(np.asarray(y)), known)
-        if new.size:
-            raise ValueError(f"label {new.tolist()[0]!r} is not among the classes of this model ({known.tolist()}); pass "
-                             "every class as classes= on the first partial_fit call")
+        check_labels(vars(self).get("_partial_classes", getattr(self, "classes_", None)), y)
 
     def _update_session(self, rows, targets, weight):
         """The fit session of an update: `fit`'s on the rows kept (γ resolved on them)."""

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from svmkit._validation import check_bool, check_class_weight, one_of, real, store_parameters
 from svmkit.models.smo import formulations, on_cluster, ovo
 from svmkit.models.expansion import read_only
+from svmkit.models.retained import check_labels
 from svmkit.models.smo.probability import couple, pairwise_probabilities
 from svmkit.models.smo.base import SMOModel, available_if
 from svmkit.options import reads
@@ -40,14 +41,7 @@ class BaseSVC(ClassifierMixin, SMOModel):
         if not hasattr(self, "shape_fit_"):
             self._partial_classes = None if classes is None else np.unique(np.asarray(classes))
         known = getattr(self, "_partial_classes", None)
-        if known is None:
-            known = getattr(self, "classes_", None)
-        if known is not None:
-            labels = np.unique(np.asarray(y))
-            unknown = labels[~np.isin(labels, known)]
-            if unknown.size:
-                raise ValueError(f"label {unknown[0].item()!r} is not among the classes {known.tolist()}; pass "
-                                 "every label as classes= on the first call to partial_fit")
+        check_labels(getattr(self, "classes_", None) if known is None else known, y)
         return self._partial_fit(X, y, sample_weight)
 
     @available_if(SMOModel._check_proba)
