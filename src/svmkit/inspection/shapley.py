@@ -134,7 +134,7 @@ def _rbf(X, Z, W, B, gamma):
     for lo in range(0, n, step):
         rows = np.ascontiguousarray(densify(X[lo:lo + step]), dtype=np.float64)
         block = out[lo:lo + rows.shape[0]].reshape(rows.shape[0], d * k)
-        _shapley.rbf_values(rows, Z, W, B, quad, float(gamma), block)
+        _shapley.rbf_values(rows, Z, np.ascontiguousarray(W), B, quad, float(gamma), block)
     return out
 
 
