@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.spatial.distance import cdist
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
@@ -207,8 +206,6 @@ def test_one_output_has_no_output_axis_and_feature_names_are_kept():
 def test_functional_rbf_base_is_the_sum_of_coefficients_and_intercept():
     X, y = diabetes()
     model = svmkit.KernelRidge(kernel="rbf", gamma=0.2).fit(X, y)
-    K = np.exp(-model.gamma_ * cdist(X[:2], model.support_vectors_, "sqeuclidean"))
-    assert K.shape[1] == model.support_vectors_.shape[0]
     result = shapley_values(model, X[:2], value="functional")
     assert result.base_values == pytest.approx(float(np.sum(model.dual_coef_) + model._intercept_[0]), abs=1e-10)
 
@@ -239,3 +236,27 @@ def test_bad_input_is_refused_with_clear_errors():
         shapley_values(svmkit.SVC(), X[:2])
     with pytest.raises(TypeError, match="kernel models.*not a LinearSVC"):
         shapley_values(svmkit.LinearSVC().fit(X, y), X[:2])
+
+
+def test_plots_draw_a_summary_and_a_waterfall_that_ends_at_f_of_x():
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    from svmkit import plot
+
+    X, y = wine()
+    model = svmkit.SVC(gamma=0.3, decision_function_shape="ovo").fit(X, y)
+    result = shapley_values(model, X[:30], X[::20])
+    ax = plot.shapley(result, output="0 vs 1")
+    assert [t.get_text() for t in ax.get_yticklabels()][-1] == result.feature_names[
+        int(np.argmax(np.abs(result.values[:, :, 0]).mean(axis=0)))]
+    ax = plot.shapley(result, kind="bar", output=2, max_features=3)
+    assert len(ax.patches) == 3
+    ax = plot.shapley(result, kind="waterfall", row=4, output=0, max_features=4)
+    assert len(ax.patches) == 5  # four features and the other two in one step
+    assert ax.lines[-1].get_xdata()[0] == pytest.approx(model.decision_function(X[4:5])[0, 0], abs=1e-10)
+    with pytest.raises(ValueError, match="3 outputs.*give output="):
+        plot.shapley(result)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        plot.shapley(result, kind="violin", output=0)
+    plt.close("all")
