@@ -21,49 +21,68 @@ namespace {
 // values' worth.
 constexpr i64 FACTOR_BLOCK = i64(1) << 20;
 
-// g[j] += (a_j − c_j) Σ_m ω_m Π_{l<j} h_l(q_m) Π_{l>j} h_l(q_m), h_l(q) = c_l + q (a_l − c_l), over
-// the M nodes q with weights ω; P and S are scratch of (d + 1)·M and M values.
-SVMKIT_CLONES void add_term(const double *a, const double *c, const double *q, const double *w, i64 d, i64 M,
-                            double *P, double *S, double *g) {
+// T[j·M + m] += coef (a_j − c_j) Π_{l<j} h_l(q_m) Π_{l>j} h_l(q_m), h_l(q) = c_l + q (a_l − c_l), at
+// each of the M nodes q: the quadrature's weighted sum over the nodes is left to the caller, so
+// that every loop here runs across the nodes with no reduction. P, H: scratch of (d + 1)·M and
+// d·M values; S of M.
+SVMKIT_CLONES void add_term(const double *a, const double *c, const double *q, i64 d, i64 M, double coef,
+                            double *P, double *H, double *S, double *T) {
     for (i64 m = 0; m < M; ++m)
-        P[m] = w[m];
+        P[m] = 1.0;
     for (i64 l = 0; l < d; ++l) {
         const double diff = a[l] - c[l], cl = c[l];
         const double *p = P + l * M;
-        double *next = P + (l + 1) * M;
-        for (i64 m = 0; m < M; ++m)
-            next[m] = p[m] * (cl + q[m] * diff);
+        double *h = H + l * M, *next = P + (l + 1) * M;
+        for (i64 m = 0; m < M; ++m) {
+            h[m] = cl + q[m] * diff;
+            next[m] = p[m] * h[m];
+        }
     }
     for (i64 m = 0; m < M; ++m)
         S[m] = 1.0;
     for (i64 j = d - 1; j >= 0; --j) {
-        const double diff = a[j] - c[j], cj = c[j];
-        const double *p = P + j * M;
-        double t = 0.0;
-        for (i64 m = 0; m < M; ++m)
-            t += p[m] * S[m];
-        g[j] += diff * t;
-        for (i64 m = 0; m < M; ++m)
-            S[m] *= cj + q[m] * diff;
+        const double scaled = coef * (a[j] - c[j]);
+        const double *p = P + j * M, *h = H + j * M;
+        double *t = T + j * M;
+        for (i64 m = 0; m < M; ++m) {
+            t[m] += scaled * p[m] * S[m];
+            S[m] *= h[m];
+        }
     }
+}
+
+// o[j·k + c] += Σ_m ω_m T[j·M + m] · alpha[c] for the k outputs, T then zeroed.
+void add_nodes(double *T, const double *w, i64 d, i64 M, const double *alpha, i64 k, double *o) {
+    for (i64 j = 0; j < d; ++j) {
+        double g = 0.0;
+        for (i64 m = 0; m < M; ++m)
+            g += w[m] * T[j * M + m];
+        for (i64 c = 0; c < k; ++c)
+            o[j * k + c] += g * alpha[c];
+    }
+    std::fill(T, T + d * M, 0.0);
 }
 
 struct Problem {
     const double *X, *Z, *A, *B, *q, *w;
     i64 n, d, n_sv, k, n_bg, M;
     double gamma;
+    const std::uint8_t *stop;  // a Ctrl-C's flag: the rows not begun are skipped
 };
 
 // out[r, j·k + o] for the rows of X, the centres s0 … s1 − 1 added in; C holds their background
-// factors, (s − s0) × n_bg × d.
+// factors, (s − s0) × n_bg × d. With one output each centre's weight goes into the terms and the
+// nodes are summed once per row; with more, once per centre.
 void add_block(const Problem &p, i64 s0, i64 s1, const double *C, double *out) {
-    const i64 d = p.d, k = p.k, bg = std::max<i64>(p.n_bg, 1);
-    const double scale = 1.0 / double(bg);
+    const i64 d = p.d, k = p.k, M = p.M, bg = std::max<i64>(p.n_bg, 1);
+    const double scale = 1.0 / double(bg), one = 1.0;
 #pragma omp parallel num_threads(threads())
     {
-        std::vector<double> a(d), g(d), P((d + 1) * p.M), S(p.M);
+        std::vector<double> a(d), P((d + 1) * M), H(d * M), S(M), T(d * M, 0.0);
 #pragma omp for schedule(dynamic)
         for (i64 r = 0; r < p.n; ++r) {
+            if (stopped(p.stop))
+                continue;
             const double *x = p.X + r * d;
             double *o = out + r * d * k;
             for (i64 s = s0; s < s1; ++s) {
@@ -72,23 +91,26 @@ void add_block(const Problem &p, i64 s0, i64 s1, const double *C, double *out) {
                     const double t = x[j] - z[j];
                     a[j] = std::exp(-p.gamma * t * t);
                 }
-                std::fill(g.begin(), g.end(), 0.0);
+                const double coef = k == 1 ? scale * p.A[s] : scale;
                 for (i64 b = 0; b < bg; ++b)
-                    add_term(a.data(), C + ((s - s0) * bg + b) * d, p.q, p.w, d, p.M, P.data(), S.data(), g.data());
-                const double *alpha = p.A + s * k;
-                for (i64 j = 0; j < d; ++j)
-                    for (i64 c = 0; c < k; ++c)
-                        o[j * k + c] += scale * g[j] * alpha[c];
+                    add_term(a.data(), C + ((s - s0) * bg + b) * d, p.q, d, M, coef, P.data(), H.data(), S.data(),
+                             T.data());
+                if (k > 1)
+                    add_nodes(T.data(), p.w, d, M, p.A + s * k, k, o);
             }
+            if (k == 1)
+                add_nodes(T.data(), p.w, d, M, &one, 1, o);
         }
     }
 }
 
 void rbf_values(Mat<const double> X, Mat<const double> Z, Mat<const double> A, Mat<const double> B,
-                Mat<const double> quad, double gamma, Mat<double> out) {
+                Mat<const double> quad, double gamma, Vec<const std::uint8_t> stop, Mat<double> out) {
+    if (stop.shape(0) < 1)
+        throw std::invalid_argument("stop must hold one flag");
     const Problem p{X.data(), Z.data(), A.data(), B.data(), quad.data(), quad.data() + quad.shape(1),
                     i64(X.shape(0)), i64(X.shape(1)), i64(Z.shape(0)), i64(A.shape(1)), i64(B.shape(0)),
-                    i64(quad.shape(1)), gamma};
+                    i64(quad.shape(1)), gamma, stop.data()};
     if (i64(Z.shape(1)) != p.d || (p.n_bg > 0 && i64(B.shape(1)) != p.d))
         throw std::invalid_argument("X, Z and B must have the same columns");
     if (i64(A.shape(0)) != p.n_sv)
@@ -102,7 +124,7 @@ void rbf_values(Mat<const double> X, Mat<const double> Z, Mat<const double> A, M
     const i64 bg = std::max<i64>(p.n_bg, 1), per_centre = bg * std::max<i64>(p.d, 1);
     const i64 block = std::max<i64>(1, FACTOR_BLOCK / per_centre);
     std::vector<double> C(std::min(block, std::max<i64>(p.n_sv, 1)) * per_centre, 1.0);
-    for (i64 s0 = 0; s0 < p.n_sv; s0 += block) {
+    for (i64 s0 = 0; s0 < p.n_sv && !stopped(p.stop); s0 += block) {
         const i64 s1 = std::min(s0 + block, p.n_sv);
         if (p.n_bg > 0) {
 #pragma omp parallel for num_threads(threads())
@@ -122,11 +144,11 @@ void rbf_values(Mat<const double> X, Mat<const double> Z, Mat<const double> A, M
 void register_shapley(nb::module_ m) {
     auto array = [](const char *name) { return nb::arg(name).noconvert(); };
     m.def("rbf_values", &rbf_values, array("X"), array("Z"), array("A"), array("B"), array("quad"), nb::arg("gamma"),
-          array("out"), nb::call_guard<nb::gil_scoped_release>(),
-          "rbf_values(X, Z, A, B, quad, gamma, out): out[r, j·k + o] = feature j's exact Shapley value in row r of "
+          array("stop"), array("out"), nb::call_guard<nb::gil_scoped_release>(),
+          "rbf_values(X, Z, A, B, quad, gamma, stop, out): out[r, j·k + o] = feature j's exact Shapley value in row r of "
           "Σ_s A[s, o] exp(−γ ||x − z_s||²), the interventional value over the background rows B (the mean over "
           "them), or the functional value when B has no rows; quad: Gauss–Legendre nodes (row 0) and weights "
-          "(row 1) on [0, 1], ⌈d/2⌉ or more.");
+          "(row 1) on [0, 1], ⌈d/2⌉ or more; stop: a flag that, once set, leaves the rows not begun.");
 }
 
 }  // namespace svmkit

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from svmkit._arrays import densify
 from svmkit._core import shapley as _shapley
+from svmkit._threads import stop_on_ctrl_c
 from svmkit._validation import validate_X
 from svmkit.models.expansion import KernelExpansion
 from svmkit.models.smo.formulations import pair_classes
@@ -125,7 +126,7 @@ def _empty_coalition(model, B, Z) -> np.ndarray:
 
 def _rbf(X, Z, W, B, gamma):
     """Shapley values (n × d × k) of Σ_s W[s] exp(−γ ||x − z_s||²) for the rows of X, in blocks
-    of rows (a sparse block made dense)."""
+    of rows (a sparse block made dense); Ctrl-C stops the compiled loop."""
     n, d = X.shape
     k = W.shape[1]
     quad = _quadrature(d)
@@ -134,7 +135,8 @@ def _rbf(X, Z, W, B, gamma):
     for lo in range(0, n, step):
         rows = np.ascontiguousarray(densify(X[lo:lo + step]), dtype=np.float64)
         block = out[lo:lo + rows.shape[0]].reshape(rows.shape[0], d * k)
-        _shapley.rbf_values(rows, Z, np.ascontiguousarray(W), B, quad, float(gamma), block)
+        with stop_on_ctrl_c() as stop:
+            _shapley.rbf_values(rows, Z, np.ascontiguousarray(W), B, quad, float(gamma), stop, block)
     return out
 
 
