@@ -260,3 +260,17 @@ def test_plots_draw_a_summary_and_a_waterfall_that_ends_at_f_of_x():
     with pytest.raises(ValueError, match="kind must be one of"):
         plot.shapley(result, kind="violin", output=0)
     plt.close("all")
+
+
+def test_centres_in_several_blocks_give_the_mean_of_the_halves_of_the_background():
+    # 569 centres × 160 background rows × 12 features hold more background factors than one
+    # block of the compiled loop (2^20); each half of the background fits in one
+    X, y = load_breast_cancer(return_X_y=True)
+    X = _standard(X[:, :12])
+    model = svmkit.KernelLogisticRegression(gamma=0.1).fit(X, y)
+    B = X[::3][:160]
+    whole = shapley_values(model, X[:4], B)
+    halves = [shapley_values(model, X[:4], part) for part in (B[:80], B[80:])]
+    np.testing.assert_allclose(whole.values, (halves[0].values + halves[1].values) / 2, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(whole.values.sum(axis=1) + whole.base_values, model.decision_function(X[:4]),
+                               rtol=0, atol=1e-10)

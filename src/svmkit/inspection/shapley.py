@@ -24,8 +24,6 @@ from svmkit.models.smo.svc import BaseSVC
 VALUES = ("interventional", "functional")
 #: Background rows taken from the centres when none are given.
 DEFAULT_BACKGROUND = 100
-#: Rows × features × outputs of one block of attributions (the compiled loop's output).
-BLOCK = 2**22
 
 
 @dataclass
@@ -93,19 +91,15 @@ def _check_model(model):
                          f"the model's decision_function or predict")
 
 
-def _rows(model, X, name):
-    """X validated against the model's features, dense float64 or CSR."""
-    X = validate_X(model, X, reset=False)
-    if X.shape[0] == 0:
-        raise ValueError(f"{name} has no rows")
-    return X
-
-
 def _background(model, background, Z):
     """The background rows, dense: given, or at most DEFAULT_BACKGROUND of the centres."""
     if background is None:
         return Z[np.unique(np.linspace(0, Z.shape[0] - 1, min(DEFAULT_BACKGROUND, Z.shape[0])).astype(np.int64))]
-    return np.ascontiguousarray(densify(_rows(model, background, "background")), dtype=np.float64)
+    width = np.shape(background)[1] if np.ndim(background) == 2 else None
+    if width != model.n_features_in_:
+        raise ValueError(f"background must be rows of the model's {model.n_features_in_} features, got shape "
+                         f"{np.shape(background)}")
+    return np.ascontiguousarray(densify(validate_X(model, background, reset=False)), dtype=np.float64)
 
 
 def _quadrature(d: int) -> np.ndarray:
@@ -125,18 +119,13 @@ def _empty_coalition(model, B, Z) -> np.ndarray:
 
 
 def _rbf(X, Z, W, B, gamma):
-    """Shapley values (n × d × k) of Σ_s W[s] exp(−γ ||x − z_s||²) for the rows of X, in blocks
-    of rows (a sparse block made dense); Ctrl-C stops the compiled loop."""
+    """Shapley values (n × d × k) of Σ_s W[s] exp(−γ ||x − z_s||²) for the rows of X (dense);
+    Ctrl-C stops the compiled loop."""
     n, d = X.shape
-    k = W.shape[1]
-    quad = _quadrature(d)
-    out = np.empty((n, d, k))
-    step = max(1, BLOCK // max(1, d * k))
-    for lo in range(0, n, step):
-        rows = np.ascontiguousarray(densify(X[lo:lo + step]), dtype=np.float64)
-        block = out[lo:lo + rows.shape[0]].reshape(rows.shape[0], d * k)
-        with stop_on_ctrl_c() as stop:
-            _shapley.rbf_values(rows, Z, np.ascontiguousarray(W), B, quad, float(gamma), stop, block)
+    out = np.empty((n, d, W.shape[1]))
+    with stop_on_ctrl_c() as stop:
+        _shapley.rbf_values(X, Z, np.ascontiguousarray(W), B, _quadrature(d), float(gamma), stop,
+                            out.reshape(n, -1))
     return out
 
 
@@ -169,17 +158,16 @@ def shapley_values(model, X, background=None, value="interventional") -> Shapley
     _check_model(model)
     if value not in VALUES:
         raise ValueError(f"value must be one of {VALUES}, got value={value!r}")
-    X = _rows(model, X, "X")
+    data = np.ascontiguousarray(densify(validate_X(model, X, reset=False)), dtype=np.float64)
     W, b, output_names, classes, pairs = _expansion(model)
     Z = np.ascontiguousarray(densify(model.support_vectors_), dtype=np.float64)
-    d = X.shape[1]
-    data = np.asarray(densify(X), dtype=np.float64)
+    d = data.shape[1]
     B = _background(model, background, Z) if value == "interventional" else np.zeros((0, d))
     if model.kernel == "linear":
         w = W.T @ Z
         phi = (data - (B.mean(axis=0) if B.shape[0] else 0.0))[:, :, None] * w.T[None, :, :]
     else:
-        phi = _rbf(X, Z, W, B, model.gamma_)
+        phi = _rbf(data, Z, W, B, model.gamma_)
     base = _empty_coalition(model, B, Z) @ W + b
     names = list(getattr(model, "feature_names_in_", [f"x{j}" for j in range(d)]))
     if output_names is None:
