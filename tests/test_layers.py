@@ -1,5 +1,5 @@
-"""No module imports a layer above its own: kernels → solvers → models → (selection, io,
-preprocessing, plot) → cli, with the shared helpers and the execution layer (parallel) below
+"""No module imports a layer above its own: kernels → solvers → models → (selection,
+inspection, io, preprocessing, plot) → cli, with the shared helpers and the execution layer (parallel) below
 all of them."""
 
 import ast
