@@ -47,7 +47,10 @@ def diabetes_two():
 
 def public(model, X):
     """What shapley_values explains, from the model's public methods: the decision function
-    (SVC's one-vs-one decision values for three or more classes), the logits, the prediction."""
+    (SVC's and LSSVC(multi_class='ovo')'s one-vs-one decision values for three or more classes),
+    the logits, the prediction."""
+    if getattr(model, "multi_class", None) == "ovo" and model.classes_.size > 2:
+        return model._raw_decision(X)  # LSSVC's one-vs-one pair values, which it folds into votes
     if hasattr(model, "decision_function"):
         if isinstance(model, (svmkit.SVC, svmkit.NuSVC)) and model.classes_.size > 2:
             model.decision_function_shape = "ovo"
@@ -64,6 +67,9 @@ CASES = [
     ("OneClassSVM", lambda: svmkit.OneClassSVM(nu=0.2), iris),
     ("KernelRidge", lambda: svmkit.KernelRidge(kernel="rbf", alpha=0.5, gamma=0.2), diabetes_two),
     ("LSSVC", lambda: svmkit.LSSVC(gamma=0.3), wine),
+    ("LSSVC ovo", lambda: svmkit.LSSVC(gamma=0.3, multi_class="ovo"), wine),
+    ("KernelRidge Nystrom", lambda: svmkit.KernelRidge(kernel="rbf", gamma=0.2, solver="nystrom", n_components=40,
+                                                       random_state=0), diabetes),
     ("LSSVR", lambda: svmkit.LSSVR(gamma=0.2), diabetes),
     ("KLR", lambda: svmkit.KernelLogisticRegression(gamma=0.3), iris),
     ("KLR binary", lambda: svmkit.KernelLogisticRegression(gamma=0.2), cancer),
