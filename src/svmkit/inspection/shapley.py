@@ -62,8 +62,7 @@ class ShapleyValues:
 def _expansion(model):
     """(W, b, output names, classes, pairs) of the decision values explained: one column per
     output, binary SVC's sign turned so that > 0 means classes_[1] as its decision_function."""
-    W = np.asarray(model._W, dtype=np.float64)
-    b = np.asarray(model._intercept_, dtype=np.float64).ravel()
+    W, b = model.decision_expansion()
     classes = getattr(model, "classes_", None)
     if W.shape[1] == 1:
         sign = -1.0 if isinstance(model, BaseSVC) else 1.0

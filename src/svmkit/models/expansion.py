@@ -198,6 +198,13 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
         check_is_fitted(self)
         return np.asarray(self._dual_coef_), -np.asarray(self._intercept_)
 
+    def decision_expansion(self) -> tuple[np.ndarray, np.ndarray]:
+        """(W, b) of the raw decision values K(X, support_vectors_) W + b: one column per
+        fitted problem (for SVC and NuSVC, per one-vs-one class pair, in LIBSVM's sign
+        convention, which `decision_function` turns for two classes)."""
+        check_is_fitted(self)
+        return np.asarray(self._W, dtype=np.float64), np.asarray(self._intercept_, dtype=np.float64).ravel()
+
     @property
     def coef_(self):
         """w = Σ coef_i x_i (Vapnik 1998); linear kernel only. Read-only: it is derived from the

@@ -48,7 +48,7 @@ WS_SIZE = 2048
 #: Largest problem solved as one block (its Q rows take at most FULL_BLOCK² float32 values).
 FULL_BLOCK = 8192
 #: A gradient update's cost per variable when its kernel column is gathered, over its cost when
-#: every variable's column is read in order (w8a: 2.8 ns against 0.31 ns): an active set of more
+#: every variable's column is read in order (about nine times on w8a): an active set of more
 #: than 1/_GATHER_COST of the variables updates them all, and the shrunk ones need no rebuild.
 _GATHER_COST = 8
 #: Pair updates per variable of the block before an inner solve hands back.
