@@ -17,6 +17,7 @@ import contextlib
 import numpy as np
 import scipy.linalg as la
 
+from svmkit._arrays import to_host
 from svmkit._core import dense
 from svmkit._threads import factor_threads
 from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_triangular_inverse, symmetric_eigen
@@ -298,6 +299,25 @@ def bordered_loo(alpha: np.ndarray, eta: np.ndarray, inverse_diag: np.ndarray) -
     """Leave-one-out residuals y_i − f₋ᵢ(x_i) = α_i / (M⁻¹)_ii of the bordered LS-SVM system M
     (α: n × k), whose α-block of the inverse is H⁻¹ − ηηᵀ/1ᵀη (Cawley & Talbot 2004)."""
     return alpha / (inverse_diag - eta * eta / eta.sum())[:, None]
+
+
+def leave_one_out_blocks(factor, n: int, s=None, bordered: bool = False):
+    """(E, e) that give each leave-one-out fit's prediction, f₋ᵢ(x) = f(x) − (Σ_j K(x, x_j)E_ji + e_i)·r_i
+    with r_i the leave-one-out residual: for M θ = t, the system without row and column i is
+    solved by θ − M⁻¹e_i θ_i / (M⁻¹)_ii (Cawley & Talbot 2004), so E is M⁻¹'s coefficient block
+    and e its border row. M = H with H⁻¹ = S·`factor`⁻¹·S (S = diag(s), the identity for None),
+    e = 0; or bordered, [[0, 1ᵀ], [1, H]]: E = H⁻¹ − ηηᵀ/1ᵀη, e = η/1ᵀη, η = H⁻¹1. Call it before
+    `inverse_diag`, which takes the factor's memory; E holds 8 bytes × N², twice that while formed."""
+    inverse = to_host(factor.solve(np.eye(n)))
+    if s is not None:
+        inverse *= s[:, None]
+        inverse *= s[None, :]
+    if not bordered:
+        return inverse, np.zeros(n)
+    eta = inverse.sum(axis=1)
+    border = eta / eta.sum()
+    inverse -= np.outer(border, eta)
+    return inverse, border
 
 
 def _ratio(xp, a, b):
