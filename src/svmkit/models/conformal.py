@@ -132,8 +132,8 @@ class ConformalRegressor:
         if method not in offered:
             raise ValueError(f"{type(self).__name__} cannot give method={method!r}: it offers {offered}")
         if method == "split" and not hasattr(self, "conformity_scores_"):
-            raise NotFittedError(f"method='split' needs a calibration: call conformalize(X_cal, y_cal) on rows "
-                                 f"the fit did not see")
+            raise NotFittedError("method='split' needs a calibration: call conformalize(X_cal, y_cal) on rows "
+                                 "the fit did not see")
         if method == self._plus_method and not self._has_plus():
             raise NotFittedError(f"method={method!r} needs the leave-out fits: fit with fit_conformalize(X, y)")
         return method
@@ -254,7 +254,7 @@ class ConformalClassifier:
         at = np.searchsorted(self.classes_, y)
         known = (at < self.classes_.size) & (self.classes_[np.minimum(at, self.classes_.size - 1)] == y)
         if not known.all():
-            raise ValueError(f"conformalize: label {y[~known][0]!r} is not among the fitted classes {self.classes_.tolist()}")
+            raise ValueError(f"conformalize: label {y[~known][0].tolist()!r} is not among the fitted classes {self.classes_.tolist()}")
         self.conformity_scores_ = 1.0 - proba[np.arange(y.size), at]
         return self
 
