@@ -27,6 +27,8 @@ from sklearn.model_selection import BaseCrossValidator, LeaveOneOut
 
 import svmkit
 
+from _results import write  # beside this script, whose folder is on sys.path
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ALPHA, GAMMA, COVERAGE, TEST_ROWS = 0.5, 0.2, 0.9, 200
 
@@ -78,23 +80,33 @@ def _mapie(X, y, Xt, cv):
 
 
 def jackknife_case(n=5_000, refits=12, check_rows=300, data_dir=DATA):
-    """The printed rows: the intervals' agreement at `check_rows` rows (full leave-one-out on
-    both), then svmkit's time at n against MAPIE's, extrapolated from `refits` of its folds (at
-    least 10: MAPIE needs more scores than 1 / (1 − coverage))."""
+    """The rows, one per system: seconds for TEST_ROWS jackknife+ intervals at n (MAPIE's
+    extrapolated from `refits` of its folds, at least 10: MAPIE needs more scores than
+    1 / (1 − coverage)), and the largest difference between the two systems' intervals at
+    `check_rows` rows, where both run the whole leave-one-out."""
     X, y, Xt = cadata(n, data_dir)
     ours, _ = _svmkit(X[:check_rows], y[:check_rows], Xt)
-    theirs, mapie_small = _mapie(X[:check_rows], y[:check_rows], Xt, LeaveOneOut())
-    rows = [f"same intervals at N = {check_rows} (MAPIE's {check_rows} refits, {mapie_small:.1f} s): "
-            f"max |svmkit − MAPIE| = {np.abs(ours - theirs).max():.2e}"]
+    theirs, _ = _mapie(X[:check_rows], y[:check_rows], Xt, LeaveOneOut())
+    difference = float(np.abs(ours - theirs).max())
     _, ours_s = _svmkit(X, y, Xt)
     _mapie(X, y, Xt, FirstFolds(refits))  # warm-up: imports, thread pools, first large allocations
     _, part_s = _mapie(X, y, Xt, FirstFolds(refits))
     mapie_s = part_s * (n + 1) / (refits + 1)
-    rows += [f"svmkit jackknife+ N = {n}, {TEST_ROWS} intervals: {ours_s:.2f} s (fit_conformalize + predict_interval)",
-             f"MAPIE jackknife+ N = {n}: {mapie_s:.0f} s EXTRAPOLATED linearly from {refits} of its {n} refits "
-             f"({part_s:.1f} s for {refits + 1} fits × {n + 1} / {refits + 1})",
-             f"speed-up: {mapie_s / ours_s:.0f}×"]
-    return rows
+    case = {"case": "KernelRidge jackknife+", "n": n, "intervals": TEST_ROWS, "check_rows": check_rows,
+            "max_abs_difference": difference}
+    return [{**case, "system": "svmkit", "seconds": ours_s, "speedup": mapie_s / ours_s,
+             "how": "fit_conformalize + predict_interval, measured"},
+            {**case, "system": "MAPIE", "seconds": mapie_s, "speedup": 1.0,
+             "how": f"EXTRAPOLATED linearly from {refits} of its {n} refits: {part_s:.1f} s for {refits + 1} fits "
+                    f"× {n + 1} / {refits + 1}"}]
+
+
+def show(rows):
+    """Print the rows as lines."""
+    for row in rows:
+        print(f"{row['case']} N = {row['n']}, {row['intervals']} intervals, {row['system']}: {row['seconds']:.2f} s "
+              f"({row['how']}); speed-up {row['speedup']:.0f}×; max |svmkit − MAPIE| at N = {row['check_rows']}: "
+              f"{row['max_abs_difference']:.2e}")
 
 
 def main():
@@ -104,8 +116,12 @@ def main():
     parser.add_argument("--check-rows", type=int, default=300)
     parser.add_argument("--data", default=str(DATA))
     args = parser.parse_args()
-    for row in jackknife_case(args.n, args.refits, args.check_rows, args.data):
-        print(row)
+    rows = jackknife_case(args.n, args.refits, args.check_rows, args.data)
+    show(rows)
+    write("bench_explain_intervals", rows, notes="Seconds for 200 jackknife+ intervals of RBF kernel ridge on "
+          "cadata rows: svmkit from its exact leave-one-out fits, MAPIE from N refits of scikit-learn's "
+          "KernelRidge (extrapolated from a stated number of them); the intervals' largest difference where "
+          "both run whole.", plots=[{"kind": "bars", "label": ["system"], "value": "seconds"}])
 
 
 if __name__ == "__main__":
