@@ -20,7 +20,7 @@ import scipy.linalg as la
 from svmkit._arrays import to_host
 from svmkit._core import dense
 from svmkit._threads import factor_threads
-from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_triangular_inverse, symmetric_eigen
+from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_cholesky_inverse, lower_triangular_inverse, symmetric_eigen
 
 
 class NotPositiveDefiniteError(ValueError):
@@ -115,6 +115,22 @@ class CholeskyShift:
     def solve(self, B):
         """H⁻¹B (an array of `xp`)."""
         return _factor_solve(self.xp, self._live_factor(), self.xp.asarray(B))
+
+    def inverse(self):
+        """H⁻¹ in full (float64, an array of `xp`), the factor kept: on the host LAPACK's potri on
+        a copy of L (8 bytes × N² more), the upper triangle mirrored from the lower; on a device
+        by solving with the identity."""
+        L = self._live_factor()[0]
+        if not on_host(self.xp):
+            return self.solve(self.xp.eye(L.shape[0], dtype=L.dtype))
+        inverse = np.array(L, order="F")
+        with factor_threads(inverse):
+            info = lower_cholesky_inverse(inverse)
+        if info != 0:
+            raise not_positive_definite(self.shift, f"Cholesky inverse failed, LAPACK info {info}")
+        for i in range(1, inverse.shape[0]):
+            inverse[:i, i] = inverse[i, :i]
+        return inverse
 
     def inverse_diag(self):
         """diag(H⁻¹) = squared column norms of L⁻¹. On the host L⁻¹ takes the factor's memory
@@ -308,7 +324,8 @@ def leave_one_out_blocks(factor, n: int, s=None, bordered: bool = False):
     and e its border row. M = H with H⁻¹ = S·`factor`⁻¹·S (S = diag(s), the identity for None),
     e = 0; or bordered, [[0, 1ᵀ], [1, H]]: E = H⁻¹ − ηηᵀ/1ᵀη, e = η/1ᵀη, η = H⁻¹1. Call it before
     `inverse_diag`, which takes the factor's memory; E holds 8 bytes × N², twice that while formed."""
-    inverse = to_host(factor.solve(np.eye(n)))
+    # a Cholesky factor inverts in a third of the flops of solving with the identity
+    inverse = to_host(factor.inverse() if isinstance(factor, CholeskyShift) else factor.solve(np.eye(n)))
     if s is not None:
         inverse *= s[:, None]
         inverse *= s[None, :]
