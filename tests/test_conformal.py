@@ -245,3 +245,18 @@ def test_loo_parameter_is_left_as_set():
     model = svmkit.LSSVR().fit_conformalize(X[:80], y[:80])
     assert model.loo is False and model.get_params()["loo"] is False
     assert hasattr(model, "loo_residuals_")
+
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: svmkit.KernelRidge(alpha=0.3, kernel="rbf", gamma=0.5, **kw),
+    lambda **kw: svmkit.LSSVR(C=5.0, gamma=0.5, **kw),
+])
+def test_jackknife_plus_of_a_model_that_keeps_its_factor_and_after_its_updates(make):
+    X, y, Xt = toy(50)
+    kept = make(keep_data=True).fit_conformalize(X[:45], y[:45])
+    np.testing.assert_allclose(kept.predict_interval(Xt), make().fit_conformalize(X[:45], y[:45]).predict_interval(Xt),
+                               atol=1e-9)
+    kept.partial_fit(X[45:], y[45:])  # an update drops the calibration of the earlier rows
+    with pytest.raises(NotFittedError, match="fit_conformalize"):
+        kept.predict_interval(Xt, method="jackknife+")
+    np.testing.assert_allclose(kept.predict(Xt), make().fit(X, y).predict(Xt), atol=1e-9)

@@ -88,7 +88,7 @@ class BaseLSSVM(UpdatableClosedForm, DenseExpansionModel):
                 K *= xp.asarray(np.outer(s, s))
             factor = backend.factor_of(solver, K, shift, exact=self.loo)
         if rows is None:
-            self._keep_loo_inverse(lambda: leave_one_out_blocks(factor, n, s, bordered=True))
+            self._keep_loo_inverse(lambda: leave_one_out_blocks(factor, s, bordered=True))
         alpha, b, loo = _bordered_fit(factor, Y, s, self.loo)
         return np.arange(n), alpha, b, loo
 

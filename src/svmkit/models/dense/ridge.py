@@ -159,7 +159,7 @@ class KernelRidge(JackknifePlus, UpdatableClosedForm, MultiOutputMixin, Regresso
             factor = self._kept_factor(session, solver, self.alpha, scale)
             scaled = to_host(factor.solve(s * Y))
             beta = s * scaled
-            self._keep_loo_inverse(lambda: leave_one_out_blocks(factor, Y.shape[0], scale))
+            self._keep_loo_inverse(lambda: leave_one_out_blocks(factor, scale))
             if self.loo:
                 loo = ridge_loo(scaled, s, to_host(factor.inverse_diag()))
                 self.loo_residuals_ = loo if self._multi_output else loo.ravel()

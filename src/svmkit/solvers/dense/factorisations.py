@@ -270,6 +270,11 @@ class ShiftedEigen:
         VtB = self.eigen.V.T @ self.eigen.xp.asarray(B)
         return self.eigen.V @ (self.inv[:, None] * VtB if VtB.ndim == 2 else self.inv * VtB)
 
+    def inverse(self):
+        """H⁻¹ = V diag(1/(w + s)) Vᵀ in full."""
+        V = self.eigen.V
+        return (V * self.inv) @ V.T
+
     def inverse_diag(self):
         """diag(H⁻¹) = Σ_j V_ij² / (w_j + s)."""
         return self.eigen._V2 @ self.inv
@@ -317,15 +322,15 @@ def bordered_loo(alpha: np.ndarray, eta: np.ndarray, inverse_diag: np.ndarray) -
     return alpha / (inverse_diag - eta * eta / eta.sum())[:, None]
 
 
-def leave_one_out_blocks(factor, n: int, s=None, bordered: bool = False):
+def leave_one_out_blocks(factor, s=None, bordered: bool = False):
     """(E, e) that give each leave-one-out fit's prediction, f₋ᵢ(x) = f(x) − (Σ_j K(x, x_j)E_ji + e_i)·r_i
     with r_i the leave-one-out residual: for M θ = t, the system without row and column i is
     solved by θ − M⁻¹e_i θ_i / (M⁻¹)_ii (Cawley & Talbot 2004), so E is M⁻¹'s coefficient block
     and e its border row. M = H with H⁻¹ = S·`factor`⁻¹·S (S = diag(s), the identity for None),
     e = 0; or bordered, [[0, 1ᵀ], [1, H]]: E = H⁻¹ − ηηᵀ/1ᵀη, e = η/1ᵀη, η = H⁻¹1. Call it before
     `inverse_diag`, which takes the factor's memory; E holds 8 bytes × N², twice that while formed."""
-    # a Cholesky factor inverts in a third of the flops of solving with the identity
-    inverse = to_host(factor.inverse() if isinstance(factor, CholeskyShift) else factor.solve(np.eye(n)))
+    inverse = to_host(factor.inverse())
+    n = inverse.shape[0]
     if s is not None:
         inverse *= s[:, None]
         inverse *= s[None, :]
