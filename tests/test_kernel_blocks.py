@@ -142,7 +142,8 @@ def test_updated_rows_hold_the_values_of_rows_made_afresh(features, sparse):
     """13 features: rows from the differences; 30: a float32 GEMM; 400 sparse: the scatter. An
     update's source takes the earlier store over: rows held keep their values at the earlier
     points (a forgotten row's point stays a column, so its copy added later reads it), the
-    added points' columns are computed, and only added points no column equals get rows."""
+    added points' columns are computed, and only added points no column equals get rows,
+    written after the earlier points' in their buffers."""
     from svmkit.solvers.smo.row_source import CachedRows, columns, rows_block
 
     X, stack = _points(features, sparse)
@@ -156,8 +157,12 @@ def test_updated_rows_hold_the_values_of_rows_made_afresh(features, sparse):
     fresh, _ = _points(features, sparse, n=3, seed=5)
     added = stack([fresh, X[[4]], X[[7]], fresh[[1]]])  # new points, a kept row's copy, a forgotten row's
     earlier_row = np.r_[np.setdiff1d(earlier, gone), [-1] * added.shape[0]]
+    given = rows.kernel.given
     updated = rows.updated(earlier_row, added)
     assert updated.store is store and rows.store is None
+    # the added points are written after the earlier ones, which are not copied
+    values = (lambda a: a.data) if sparse else (lambda a: a)
+    assert np.shares_memory(values(updated.kernel.given), values(given))
     data = stack([X[earlier_row[earlier_row >= 0]], added])
     everything = np.arange(data.shape[0])
     expected = pairwise_kernels(data.toarray() if sparse else data, metric="rbf", gamma=spec.gamma)
@@ -211,3 +216,21 @@ def test_a_feature_index_near_2_31_sizes_no_array_by_it():
     tracemalloc.stop()
     assert peak < 50 * 2**20
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-9)
+
+
+def test_sparse_columns_extended_by_rows_give_the_inner_products_of_all_rows():
+    """An update's points extend the sparse columns already converted: inner products with
+    the joined rows equal the dense products, and rows using a feature not seen ask for a
+    conversion afresh (None)."""
+    X = sp.random(60, 20, density=0.3, format="csr", random_state=4, dtype=np.float64)
+    X.sort_indices()
+    earlier, added = X[:50], X[50:]
+    split = SparseColumns(earlier, dense_fraction=np.inf)
+    assert np.all(np.diff(added.indptr) > 0) and set(added.indices) <= set(earlier.indices)
+    joined = split.with_rows(added)
+    prepared = split.joined_prepared(split.prepare(earlier), added)
+    out = np.empty((X.shape[0], X.shape[0]))
+    joined.inner(prepared, out, np.arange(X.shape[0], dtype=np.int64))
+    np.testing.assert_allclose(out, (X @ X.T).toarray(), atol=1e-14)
+    wider = sp.hstack([added, sp.csr_matrix(np.ones((added.shape[0], 1)))], format="csr")
+    assert SparseColumns(sp.hstack([earlier, sp.csr_matrix((50, 1))], format="csr"), np.inf).with_rows(wider) is None

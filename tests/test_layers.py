@@ -1,5 +1,5 @@
-"""No module imports a layer above its own: kernels → solvers → models → (selection, io,
-preprocessing, plot) → cli, with the shared helpers and the execution layer (parallel) below
+"""No module imports a layer above its own: kernels → solvers → models → (selection,
+inspection, io, preprocessing, plot) → cli, with the shared helpers and the execution layer (parallel) below
 all of them."""
 
 import ast
@@ -12,7 +12,7 @@ ROOT = Path(svmkit.__file__).parent
 #: Layer of each top-level part of the package; a module may import only its own layer or lower.
 LAYERS = {"_arrays": 0, "_core": 0, "_threads": 0, "_validation": 0, "_version": 0, "parallel": 0,
           "_metrics": 0, "exceptions": 0, "registry": 0, "options": 0, "kernels": 1, "solvers": 2, "backend": 2,
-          "models": 3, "model_selection": 4, "io": 4, "preprocessing": 4,
+          "models": 3, "model_selection": 4, "inspection": 4, "io": 4, "preprocessing": 4,
           "plot": 4, "band": 4, "cli": 5, "__main__": 5, "": 5}
 
 #: Modules compiled at install, which have no .py file in the tree.

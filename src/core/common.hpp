@@ -99,5 +99,6 @@ void register_kernels(nb::module_ m);
 void register_linear(nb::module_ m);
 void register_dense(nb::module_ m);
 void register_ovo(nb::module_ m);
+void register_shapley(nb::module_ m);
 
 }  // namespace svmkit

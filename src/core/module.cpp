@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
     svmkit::register_linear(m.def_submodule("linear", "LIBLINEAR's solvers: dual CD, primal Newton pieces, -s 5, Crammer-Singer."));
     svmkit::register_dense(m.def_submodule("dense", "Packed and RFP solves of the closed-form models."));
     svmkit::register_ovo(m.def_submodule("ovo", "One-vs-one decision values and votes of many class pairs."));
+    svmkit::register_shapley(m.def_submodule("shapley", "Exact Shapley values of RBF expansions."));
 }

@@ -223,7 +223,7 @@ def _new_room(X, more_rows=0, more_stored=0) -> tuple:
     half its buffers: a view of every row written never is one)."""
     n, rows = X.shape[0], 2 * (X.shape[0] + more_rows) + 1
     if not sp.issparse(X):
-        buffers = (np.empty((rows, X.shape[1])),)
+        buffers = (np.empty((rows, X.shape[1]), dtype=X.dtype if X.dtype.kind == "f" else np.float64),)
         buffers[0][:n] = X
     else:
         stored = 2 * (X.nnz + more_stored)

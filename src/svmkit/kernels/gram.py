@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from svmkit._arrays import SCRATCH, as_float64, as_indices, raw_data
+from svmkit._arrays import SCRATCH, as_float64, as_indices, growing_copy, raw_data, with_rows
 from svmkit._core import kernels as _kernels
 from svmkit._threads import alone, compiled_thread_count, one_blas_thread
 from svmkit.kernels._sparse import sparse_inner_rows
@@ -282,6 +282,7 @@ class SparseColumns:
         self.dense_cols = self.used[frequent]
         # column selections on the renumbered columns: SciPy's on CSR allocate per column
         self._dense_at = np.flatnonzero(frequent)
+        self.n_rows = B.shape[0]
         rest = self._compact(B.copy())
         self.dense = np.ascontiguousarray(rest[:, self._dense_at].toarray())
         rest.data[frequent[rest.indices]] = 0.0
@@ -305,6 +306,35 @@ class SparseColumns:
         compact = self._compact(sp.csr_matrix(A))
         dense = np.ascontiguousarray(compact[:, self._dense_at].toarray()) if self.dense_cols.size else None
         return dense, csr_parts(compact)
+
+    def with_rows(self, added) -> SparseColumns | None:
+        """The SparseColumns of B's rows then those of `added` (CSR), B's columns not converted
+        again: each column's entries of the added rows go after its entries of B. None when
+        B has dense columns or `added` uses a feature B does not (the columns would be
+        renumbered)."""
+        compact = self._compact(sp.csr_matrix(added, dtype=np.float64))
+        if self.dense_cols.size or (compact.indices == self.used.size).any():
+            return None
+        more = compact.tocsc()
+        indptr, indices, data = self.csc
+        old_count, new_count = np.diff(indptr), np.diff(more.indptr)
+        at_old = np.arange(indices.size) + np.repeat(more.indptr[:-1], old_count)
+        at_new = np.arange(more.nnz) + np.repeat(indptr[1:], new_count)
+        joined = copy.copy(self)
+        joined.n_rows = self.n_rows + added.shape[0]
+        joined_indices, joined_data = np.empty(indices.size + more.nnz, dtype=np.int64), np.empty(indices.size + more.nnz)
+        joined_indices[at_old], joined_data[at_old] = indices, data
+        joined_indices[at_new], joined_data[at_new] = more.indices + self.n_rows, more.data
+        joined.csc = (indptr + more.indptr, joined_indices, joined_data)
+        return joined
+
+    def joined_prepared(self, prepared, added):
+        """`prepare` of A's rows then those of `added`, from `prepared`, A's."""
+        dense, (indptr, indices, data) = prepared
+        more_dense, (more_indptr, more_indices, more_data) = self.prepare(added)
+        return (None if dense is None else np.concatenate([dense, more_dense]),
+                (np.concatenate([indptr, more_indptr[1:] + indptr[-1]]), np.concatenate([indices, more_indices]),
+                 np.concatenate([data, more_data])))
 
     def inner(self, a, out, rows):
         """out[r, s] = <A[rows[r]], b_s> for the A that `prepare` gave `a`."""
@@ -430,15 +460,21 @@ class TrainingKernel:
         sq = row_sq_norms(operand) if self.spec.uses_norms and not self._direct else None
         return G, operand, sq, kernel_diag(self.spec, G)
 
-    def _points(self, given, operand, sq, diag) -> None:
+    def _points(self, given, operand, sq, diag, earlier=None) -> None:
         """Hold the kernel's columns (its distinct points) and what their rows are computed from
-        (`_of_points`)."""
+        (`_of_points`); `earlier`: the kernel whose points are the first of these, the others
+        added (sparse data: its columns' conversion is extended, not made again)."""
         self.given, self.X, self.sq, self._point_diag = given, operand, sq, diag
         self.n_columns = given.shape[0]
         self._Xt = self._split = self._parts = self._exact = None
         if sp.issparse(given):
-            self._split = SparseColumns(given, dense_fraction=np.inf)
-            self._parts = self._split.prepare(given)
+            added = given[earlier.n_columns:] if earlier is not None else None
+            split = earlier._split.with_rows(added) if earlier is not None else None
+            if split is None:
+                self._split = SparseColumns(given, dense_fraction=np.inf)
+                self._parts = self._split.prepare(given)
+            else:
+                self._split, self._parts = split, earlier._split.joined_prepared(earlier._parts, added)
         elif self._direct:
             self._Xt = np.ascontiguousarray(given.T, dtype=np.float64)
         elif self._centre is not None and self._dtype == np.float32:
@@ -469,26 +505,45 @@ class TrainingKernel:
         kernel = copy.copy(self)
         if X_added.shape[0]:
             added = X_added if sp.issparse(X_added) else np.asarray(X_added, dtype=np.float64)
-            stack = (lambda parts: sp.vstack(parts, format="csr")) if sp.issparse(added) else np.concatenate
-            joined = stack([self.given, added])
-            hashes = None if self.hashes is None else np.concatenate([self.hashes, row_hashes(added)])
-            same = first_equal_rows(joined, hashes) if hashes is not None else None
-            column_of = np.arange(joined.shape[0])
-            if same is not None:
-                new = np.flatnonzero(same[self.n_columns:] == column_of[self.n_columns:])
-                column_of = np.searchsorted(np.r_[np.arange(self.n_columns), self.n_columns + new], same)
-                # points equal to earlier ones join no column: the others are stacked again
-                added = added[new]
-                joined = stack([self.given, added])
-                hashes = np.r_[self.hashes, hashes[self.n_columns + new]]
-            kernel.hashes = hashes
-            _, operand, sq, diag = self._of_points(added)
-            kernel._points(joined, joined if self.X is self.given else np.concatenate([self.X, operand]),
+            hashes = None if self.hashes is None else row_hashes(added)
+            column_of, new = self._added_columns(added, hashes)
+            added = added if new.size == added.shape[0] else added[new]
+            if hashes is not None:
+                kernel.hashes = np.concatenate([self.hashes, hashes[new]])
+            given, operand, sq, diag = self._of_points(added)
+            joined = with_rows(self.given, given)
+            kernel._points(joined, joined if self.X is self.given else with_rows(self.X, operand),
                            None if sq is None else np.concatenate([self.sq, sq]),
-                           np.concatenate([self._point_diag, diag]))
-            point_of = column_of[point_of]
+                           np.concatenate([self._point_diag, diag]), earlier=self)
+            point_of = np.concatenate([np.arange(self.n_columns), column_of])[point_of]
         kernel._data_rows(point_of)
         return kernel
+
+    def _added_columns(self, added, hashes) -> tuple:
+        """(the column of each added point: an earlier column equal to it, else n_columns plus
+        its place among the new points; the new points, by their index in `added`). Only the
+        earlier columns of an added point's hash are compared: the columns are distinct."""
+        m, n0 = added.shape[0], self.n_columns
+        if hashes is None:
+            return n0 + np.arange(m), np.arange(m)
+        near = np.flatnonzero(np.isin(self.hashes, hashes))
+        stack = (lambda parts: sp.vstack(parts, format="csr")) if sp.issparse(added) else np.concatenate
+        same = first_equal_rows(stack([self.given[near], added]), np.concatenate([self.hashes[near], hashes]))
+        if same is None:
+            return n0 + np.arange(m), np.arange(m)
+        same = same[near.size:]
+        new = np.flatnonzero(same == near.size + np.arange(m))
+        earlier = same < near.size
+        return np.where(earlier, near[np.minimum(same, near.size - 1)] if near.size else 0,
+                        n0 + np.searchsorted(new, same - near.size)), new
+
+    def grow_in_place(self) -> None:
+        """Hold the points in buffers with room after them, into which `updated` writes an
+        update's points instead of copying every point again (the buffers' unwritten rows take
+        no memory)."""
+        given = growing_copy(self.given)
+        self.X = given if self.X is self.given else growing_copy(self.X)
+        self.given = given
 
     def _columns(self, idx) -> np.ndarray:
         """The kernel's columns (its distinct points) of data rows idx."""

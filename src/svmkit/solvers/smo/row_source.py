@@ -207,6 +207,8 @@ class CachedRows:
         self.concurrent = self.capacity >= self.n
         # host rows of a kernel that can follow changed data rows: a device's would hold its memory
         self.carries_over = self.xp is np and hasattr(kernel, "updated")
+        if room and self.carries_over:
+            kernel.grow_in_place()
         self._lock = threading.Lock()
 
     def fetch(self, idx: np.ndarray):
@@ -271,20 +273,21 @@ class CachedRows:
 
     def _add_columns(self, earlier: int) -> None:
         """The values at the columns from `earlier` on (points an update added) of the rows held:
-        where the kernel's whole rows are the cheaper (`fast_rows`), from the added points' own
-        rows, computed and held first (the same float32 values, K being symmetric); else from
-        the kernel between the held rows' points and the added ones (`columns_block`), leaving
-        the added points' rows, which the solve may never read, uncomputed."""
+        from the added points' own rows, computed and held first (the same values, K being
+        symmetric), where whole rows are the cheaper (`fast_rows`) or the rows held are at
+        least half the columns (whole rows then cost at most twice the values needed, from
+        the kernel's columns as prepared); else from the kernel between the held rows' points
+        and the added ones (`columns_block`), leaving the added points' rows, which the solve
+        may never read, uncomputed."""
         new = np.arange(earlier, self.kernel.n_columns)
-        if getattr(self.kernel, "fast_rows", False):
+        if getattr(self.kernel, "fast_rows", False) or 2 * np.count_nonzero(self.owner >= 0) >= self.kernel.n_columns:
             step = max(1, self.capacity // 2)
             for s in range(0, new.size, step):
                 cols = new[s:s + step]
                 _, pos = self._fetch(cols)
                 held = np.flatnonzero((self.owner >= 0) & (self.owner < earlier))
                 # the held rows' values at the new columns are the new rows' at the held ones
-                for r, slot in zip(cols, pos):
-                    self.store[held, r] = self.store[slot, self.owner[held]]
+                self.store[held, cols[0]:cols[-1] + 1] = self.store[np.ix_(pos, self.owner[held])].T
             return
         held = np.flatnonzero(self.owner >= 0)
         step = max(1, CROSS_ELEMENTS // max(new.size, 1))
@@ -323,7 +326,7 @@ class CachedRows:
         if rest.size:
             by_row = self.slot_of[at]
             kept = by_row >= 0
-            out[rest] = (coef[kept].T @ self.store[np.ix_(by_row[kept], there[rest])]).T
+            out[rest] = (coef[kept].T @ _at_columns(self.store, by_row[kept], there[rest])).T
             if not kept.all():
                 out[rest] += (coef[~kept].T @ self.kernel.columns_block(at[~kept], there[rest])).T
         return out
@@ -341,6 +344,16 @@ class CachedRows:
         age[fresh] = np.iinfo(np.int64).max
         victims = np.argpartition(age, k - fresh.size - 1)[: k - fresh.size]
         return np.concatenate([fresh, victims])
+
+
+def _at_columns(store: np.ndarray, slots: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """store[slots][:, cols] without whole rows: through the span of cols, a slice each row
+    reads in order, when the span is at most twice their number (an update's points are
+    adjacent columns), else element by element."""
+    lo, hi = int(cols.min(initial=0)), int(cols.max(initial=-1)) + 1
+    if hi - lo > 2 * cols.size:
+        return store[np.ix_(slots, cols)]
+    return store[slots, lo:hi][:, cols - lo]
 
 
 def row_products(rows: RowSource, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:

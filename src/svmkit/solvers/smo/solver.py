@@ -47,6 +47,10 @@ from svmkit.solvers.smo.row_source import columns
 WS_SIZE = 2048
 #: Largest problem solved as one block (its Q rows take at most FULL_BLOCK² float32 values).
 FULL_BLOCK = 8192
+#: A gradient update's cost per variable when its kernel column is gathered, over its cost when
+#: every variable's column is read in order (w8a: 2.8 ns against 0.31 ns): an active set of more
+#: than 1/_GATHER_COST of the variables updates them all, and the shrunk ones need no rebuild.
+_GATHER_COST = 8
 #: Pair updates per variable of the block before an inner solve hands back.
 _INNER_PER_VAR = 10
 #: With no `max_iter`, the pair updates allowed are max(SAFETY_CAP, SAFETY_PER_VAR · n), as
@@ -285,6 +289,10 @@ class DualSolve:
         self.diag = xp.asarray(rows.diag)[kidx]
         # where each variable's column sits in the kernel rows (its data row, or its distinct point's)
         self.kcol = columns(rows, kidx)
+        # the compiled update reads the columns of every variable in order (`update_gradient`)
+        self.in_order = n > 0 and int(self.kcol.max()) - int(self.kcol.min()) < 2 * n
+        # whether shrunk variables' gradients lag (`_unshrink` rebuilds them)
+        self.stale = False
         self.alpha = xp.zeros(n) if alpha0 is None else xp.array(alpha0, dtype=np.float64)
         U = self.problem.upper
         self.U_infinite = bool(xp.isinf(U).any())
@@ -382,6 +390,9 @@ class DualSolve:
         """The gradients of the variables outside `act` rebuilt from Ḡ and the rows of the free
         variables; returns every variable, the new active set."""
         xp, p, n = self.xp, self.problem, self.problem.n
+        if not self.stale:
+            return xp.arange(n)
+        self.stale = False
         inactive = xp.ones(n, dtype=bool)
         inactive[act] = False
         inactive = xp.flatnonzero(inactive)
@@ -447,8 +458,14 @@ class DualSolve:
                     break
                 act = self._unshrink(act)
                 continue
-            loops.update_gradient(Ga, store, pos[moved], y[ws][moved] * delta[moved], kcol[act], ya)
-            G[act] = Ga
+            coef = y[ws][moved] * delta[moved]
+            if act.size == n or (self.in_order and _GATHER_COST * act.size >= n):
+                # every gradient, the shrunk ones too, which then need no rebuild
+                loops.update_gradient(G, store, pos[moved], coef, kcol, y)
+            else:
+                loops.update_gradient(Ga, store, pos[moved], coef, kcol[act], ya)
+                G[act] = Ga
+                self.stale = True
             if shrinking:  # Ḡ is tracked exactly when shrinking (see `solve`)
                 up_now = a_b >= U[ws]
                 flip = xp.flatnonzero(up_now != at_upper[ws])
