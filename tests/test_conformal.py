@@ -236,6 +236,10 @@ def test_errors_name_what_is_wrong():
     klr = svmkit.KernelLogisticRegression().fit(Xc, yc)
     with pytest.raises(ValueError, match="label 7"):
         klr.conformalize(Xc[:3], [0, 1, 7])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        klr.conformalize(Xc[:3], [0, 1])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        ridge.conformalize(X[:5], y[:4])
     with pytest.raises(NotFittedError, match="conformalize"):
         klr.predict_set(Xc[:3])
 

@@ -21,7 +21,7 @@ import copy
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from svmkit._validation import check_real
 from svmkit.models.retained import RETAINED
@@ -92,7 +92,9 @@ class ConformalRegressor:
         multi-output model). Returns self."""
         check_is_fitted(self)
         f = np.asarray(self.predict(X), dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64).reshape(f.shape)
+        y = np.asarray(y, dtype=np.float64)
+        check_consistent_length(f, y)
+        y = y.reshape(f.shape)
         if not np.isfinite(y).all():
             raise ValueError("conformalize needs finite targets y")
         self.conformity_scores_ = np.abs(y - f)
@@ -251,6 +253,7 @@ class ConformalClassifier:
         their scores 1 − p̂_y(x) (`conformity_scores_`). Returns self."""
         proba = self._set_probabilities(X)
         y = np.asarray(y)
+        check_consistent_length(proba, y)
         at = np.searchsorted(self.classes_, y)
         known = (at < self.classes_.size) & (self.classes_[np.minimum(at, self.classes_.size - 1)] == y)
         if not known.all():

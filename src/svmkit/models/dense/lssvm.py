@@ -164,6 +164,9 @@ class LSSVR(JackknifePlus, RegressorMixin, BaseLSSVM):
         y_i − f₋ᵢ(x_i).
     loo_score_ : float
         R² of the leave-one-out predictions y − loo_residuals_.
+    conformity_scores_ : ndarray of shape (n_calibration,)
+        |y − f(x)| of the rows given to `conformalize` (split conformal `predict_interval`;
+        `fit_conformalize` gives jackknife+ from the exact leave-one-out fits instead).
 
     Examples
     --------

@@ -98,6 +98,9 @@ class KernelRidge(JackknifePlus, UpdatableClosedForm, MultiOutputMixin, Regresso
         y_i − f₋ᵢ(x_i), the fit without row i, = (y − ŷ)_i / (1 − H_ii) with H the hat matrix.
     loo_score_ : float
         R² of the leave-one-out predictions.
+    conformity_scores_ : ndarray, like y
+        |y − f(x)| of the rows given to `conformalize` (split conformal `predict_interval`;
+        `fit_conformalize` gives jackknife+ from the exact leave-one-out fits instead).
 
     Examples
     --------

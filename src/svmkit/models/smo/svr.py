@@ -69,6 +69,9 @@ class SVR(BaseSVR):
     ----------
     probA_ : ndarray of shape (1,)
         σ of the Laplace noise model, in y's units (only with `probability`).
+    conformity_scores_ : ndarray of shape (n_calibration,)
+        |y − f(x)| of the rows given to `conformalize` (split conformal `predict_interval`;
+        `fit_conformalize` gives CV+ from fold models instead).
     support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_ (linear kernel),
     fit_status_, shape_fit_, n_features_in_ :
         As scikit-learn's SVR.
