@@ -10,9 +10,20 @@
   functional value and with the interventional value over a 20-row background (shap.kmeans's
   centres, equally weighted), against shap.KernelExplainer (nsamples = 2d + 2048, l1_reg=False:
   the full regression, no feature selection) on the first --kernel-rows rows, its time
-  scaled to 1,000 rows, and its error against the exact values.
+  scaled to 1,000 rows, and its error against the exact values;
+- jackknife-5000: jackknife+ intervals (coverage 0.9) of RBF kernel ridge (alpha = 0.5,
+  gamma = 0.2) on a fixed random 5,000 rows of cadata (features standardised, target in 10⁵ $)
+  for 200 other rows: svmkit's from the exact leave-one-out fits (`fit_conformalize`, no refit)
+  against MAPIE's (`CrossConformalRegressor`, cv=LeaveOneOut, method='plus') around
+  scikit-learn's KernelRidge, which refits N times. MAPIE's 5,000 refits take hours on two
+  cores: it runs on its first --mapie-refits leave-one-out folds (after one untimed warm-up
+  run), which fit R + 1 models (the folds' and one on every row) and give the intervals, and its
+  time is extrapolated linearly in the fits to the N + 1 of the whole run, T(R)·(N + 1)/(R + 1)
+  (the row says so). The intervals' largest difference is measured where both run the whole
+  leave-one-out, on the first --check-rows rows.
 
-    python benchmarks/bench_explain.py [--cases exact-12,large] [--kernel-rows 10]
+    python benchmarks/bench_explain.py [--cases exact-12,large,jackknife-5000] [--kernel-rows 10]
+                                       [--mapie-refits 12] [--check-rows 300] [--data DIR]
 
 Prints one table; results in benchmarks/results/bench_explain.json.
 """
@@ -20,7 +31,9 @@ Prints one table; results in benchmarks/results/bench_explain.json.
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +41,9 @@ from _results import write  # beside this script, whose folder is on sys.path
 
 #: The large case: rows explained, features, training rows (about 2,000 support vectors), background rows.
 LARGE_ROWS, LARGE_FEATURES, LARGE_TRAIN, BACKGROUND = 1000, 50, 4400, 20
+#: The jackknife case: training rows, rows given intervals, kernel ridge's alpha and gamma, the coverage.
+JACKKNIFE_N, INTERVAL_ROWS, RIDGE_ALPHA, RIDGE_GAMMA, COVERAGE = 5_000, 200, 0.5, 0.2, 0.9
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def _timed(fn):
@@ -97,13 +113,71 @@ def large(args):
                  relative_error=relative, speedup=sampled_s * LARGE_ROWS / sub.shape[0] / exact_s)]
 
 
-#: The cases, each a function of the parsed arguments returning its table rows. Shapley values
-#: first; the conformal intervals' cases (KernelRidge N = 5,000, jackknife+ against MAPIE) go
-#: after them.
-CASES = {"exact-12": exact_12, "large": large}
+def _cadata(n, data_dir):
+    """n training rows of cadata and INTERVAL_ROWS others, drawn once at random."""
+    from sklearn.datasets import load_svmlight_file
+
+    path = Path(data_dir) / "derived" / "cadata"
+    X, y = load_svmlight_file(str(path))
+    rows = np.random.default_rng(0).choice(X.shape[0], n + INTERVAL_ROWS, replace=False)
+    X = X[rows].toarray()
+    X = (X - X.mean(0)) / X.std(0)
+    y = y[rows] / 1e5
+    return X[:n], y[:n], X[n:]
+
+
+def _svmkit_jackknife(X, y, Xt):
+    import svmkit
+
+    return _timed(lambda: svmkit.KernelRidge(alpha=RIDGE_ALPHA, kernel="rbf", gamma=RIDGE_GAMMA)
+                  .fit_conformalize(X, y).predict_interval(Xt, COVERAGE, method="jackknife+"))
+
+
+def _mapie_jackknife(X, y, Xt, folds=None):
+    """MAPIE's jackknife+ around scikit-learn's KernelRidge: the whole leave-one-out, or its
+    first `folds` folds."""
+    from mapie.regression import CrossConformalRegressor
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.model_selection import BaseCrossValidator, LeaveOneOut
+
+    class FirstFolds(BaseCrossValidator):
+        def split(self, X, y=None, groups=None):
+            yield from itertools.islice(LeaveOneOut().split(X), folds)
+
+        def get_n_splits(self, X=None, y=None, groups=None):
+            return folds
+
+    cv = LeaveOneOut() if folds is None else FirstFolds()
+    return _timed(lambda: CrossConformalRegressor(KernelRidge(alpha=RIDGE_ALPHA, kernel="rbf", gamma=RIDGE_GAMMA),
+                                                  confidence_level=COVERAGE, method="plus", cv=cv)
+                  .fit_conformalize(X, y).predict_interval(Xt)[1][:, :, 0])
+
+
+def jackknife_case(args):
+    """svmkit's jackknife+ at N = 5,000 against MAPIE's, extrapolated from --mapie-refits of its
+    folds (at least 10: MAPIE needs more scores than 1 / (1 − coverage)); the intervals'
+    largest difference where both run whole (--check-rows)."""
+    X, y, Xt = _cadata(JACKKNIFE_N, args.data)
+    m = args.check_rows
+    difference = float(np.abs(_svmkit_jackknife(X[:m], y[:m], Xt)[0] - _mapie_jackknife(X[:m], y[:m], Xt)[0]).max())
+    _, ours_s = _svmkit_jackknife(X, y, Xt)
+    _mapie_jackknife(X, y, Xt, args.mapie_refits)  # warm-up: imports, thread pools, first large allocations
+    _, part_s = _mapie_jackknife(X, y, Xt, args.mapie_refits)
+    mapie_s = part_s * (JACKKNIFE_N + 1) / (args.mapie_refits + 1)
+    case = f"jackknife-{JACKKNIFE_N}"
+    return [_row(case, "svmkit", "jackknife+", INTERVAL_ROWS, ours_s, max_abs_difference=difference,
+                 speedup=mapie_s / ours_s),
+            _row(case, "MAPIE", "jackknife+", INTERVAL_ROWS, mapie_s, max_abs_difference=difference, speedup=1.0,
+                 extrapolated_from_refits=args.mapie_refits, seconds_measured=part_s)]
+
+
+#: The cases, each a function of the parsed arguments returning its table rows: Shapley values,
+#: then the conformal intervals.
+CASES = {"exact-12": exact_12, "large": large, f"jackknife-{JACKKNIFE_N}": jackknife_case}
 
 COLUMNS = ["case", "system", "value", "rows", "seconds", "support_vectors", "seconds_per_1000_rows",
-           "max_abs_difference", "max_abs_error", "relative_error", "efficiency_error", "speedup"]
+           "max_abs_difference", "max_abs_error", "relative_error", "efficiency_error", "extrapolated_from_refits",
+           "speedup"]
 
 
 def _cell(value):
@@ -119,6 +193,11 @@ def main():
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--kernel-rows", type=int, default=10,
                         help="rows KernelExplainer explains in the large case (its time is scaled to 1,000)")
+    parser.add_argument("--mapie-refits", type=int, default=12,
+                        help="MAPIE's leave-one-out folds timed in the jackknife case (its time is extrapolated)")
+    parser.add_argument("--check-rows", type=int, default=300,
+                        help="rows on which the jackknife case compares the two systems' intervals whole")
+    parser.add_argument("--data", default=str(DATA), help="the shared data folder (cadata in derived/)")
     args = parser.parse_args()
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
@@ -131,7 +210,9 @@ def main():
           notes="Exact Shapley values of RBF SVCs: `speedup` is the peer's seconds over svmkit's (KernelExplainer's "
                 "scaled to 1,000 rows, against svmkit's interventional values); `max_abs_difference` svmkit against "
                 "ExactExplainer; `max_abs_error` and `relative_error` (Frobenius) KernelExplainer against the exact "
-                "values.",
+                "values. jackknife-5000: seconds for 200 jackknife+ intervals of RBF kernel ridge on 5,000 cadata "
+                "rows, MAPIE's extrapolated linearly from `extrapolated_from_refits` of its 5,000 refits "
+                "(`seconds_measured`), `max_abs_difference` of the intervals where both run whole (300 rows).",
           plots=[{"kind": "bars", "value": "speedup", "label": ["case", "system", "value"], "reference": 1,
                   "xlabel": "the peer's seconds / svmkit's"}])
 

@@ -42,8 +42,12 @@ _DENSE = _EXPANSION + ("objective_", "n_iter_")
 #: … of the models whose prediction is wᵀx + b.
 _PLAIN = ("coef_", "intercept_", "n_features_in_")
 _LINEAR = _PLAIN + ("n_iter_", "objective_", "solver_") + _RETAINED + ("retained_dual_",)
-_SVC = _SMO + ("classes_", "class_weight_", "probA_", "probB_")
-_SVR = _SMO + ("inside_tube_", "on_tube_", "outside_tube_", "probA_", "probB_")
+#: A split conformal calibration's scores (`models.conformal`).
+_CAL = ("conformity_scores_",)
+#: … and the leave-one-out block of M⁻¹ that jackknife+ reads (`fit_conformalize`, 8 bytes × N²).
+_JACKKNIFE = _CAL + ("_loo_inverse", "_loo_border")
+_SVC = _SMO + ("classes_", "class_weight_", "probA_", "probB_") + _CAL
+_SVR = _SMO + ("inside_tube_", "on_tube_", "outside_tube_", "probA_", "probB_") + _CAL
 
 ESTIMATORS = {
     "SVC": Entry("svmkit.models.smo.svc:SVC", "classifier", _SVC, "SVC", "smo"),
@@ -55,19 +59,19 @@ ESTIMATORS = {
     "OneClassSVM": Entry("svmkit.models.smo.one_class:OneClassSVM", "outlier",
                          _SMO + ("offset_", "prob_density_marks_"), "OneClassSVM", "smo"),
     "KernelRidge": Entry("svmkit.models.dense.ridge:KernelRidge", "regressor",
-                         _DENSE + ("_multi_output", "loo_residuals_", "loo_score_", "_fit_float32"), "KernelRidge",
+                         _DENSE + ("_multi_output", "loo_residuals_", "loo_score_", "_fit_float32") + _JACKKNIFE, "KernelRidge",
                          "dense"),
-    "LSSVR": Entry("svmkit.models.dense.lssvm:LSSVR", "regressor", _DENSE + ("loo_residuals_", "loo_score_"), "LSSVR",
+    "LSSVR": Entry("svmkit.models.dense.lssvm:LSSVR", "regressor", _DENSE + ("loo_residuals_", "loo_score_") + _JACKKNIFE, "LSSVR",
                    "dense"),
     "LSSVC": Entry("svmkit.models.dense.lssvm:LSSVC", "classifier", _DENSE + ("classes_", "loo_score_", "loo_decision_"),
                    "LSSVC", "dense"),
     "KernelLogisticRegression": Entry("svmkit.models.dense.klr:KernelLogisticRegression", "classifier",
-                                      _DENSE + ("classes_",), "KernelLogisticRegression", "dense"),
+                                      _DENSE + ("classes_",) + _CAL, "KernelLogisticRegression", "dense"),
     "LinearSVC": Entry("svmkit.models.linear.svm:LinearSVC", "classifier", ("classes_",) + _LINEAR, "LinearSVC",
                        "linear"),
-    "LinearSVR": Entry("svmkit.models.linear.svm:LinearSVR", "regressor", _LINEAR, "LinearSVR", "linear"),
+    "LinearSVR": Entry("svmkit.models.linear.svm:LinearSVR", "regressor", _LINEAR + _CAL, "LinearSVR", "linear"),
     "HardBandSVR": Entry("svmkit.models.band:HardBandSVR", "regressor",
-                         _PLAIN + ("epsilon_inf_", "epsilon_", "epsilon_bar_", "eta_bar_", "n_iter_"), "HardBandSVR",
+                         _PLAIN + ("epsilon_inf_", "epsilon_", "epsilon_bar_", "eta_bar_", "n_iter_") + _CAL, "HardBandSVR",
                          "band"),
     "SVMSearchCV": Entry("svmkit.model_selection.search:SVMSearchCV", "search"),
     "KernelRidgeCV": Entry("svmkit.model_selection.loo:KernelRidgeCV", "search"),

@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from svmkit._arrays import densify
 from svmkit._validation import check_max_iter, check_real, one_of, store_parameters, validate_X, validate_Xy
+from svmkit.models.conformal import ConformalRegressor, drop_calibration
 from svmkit.models.plain_state import PlainState
 from svmkit.models.smo.svc import SVC
 from svmkit.models.smo.svr import SVR
@@ -157,7 +158,7 @@ def hard_band_reduction(X, y, epsilon_bar, *, tol=1e-9, max_iter=-1):
 AUTO_FRACTION = 0.1
 
 
-class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
+class HardBandSVR(ConformalRegressor, PlainState, RegressorMixin, BaseEstimator):
     """Linear hard ε-band support vector regression (Bi & Bennett 2003):
 
         min ½‖w‖²  s.t.  |y_i − (wᵀx_i + b)| ≤ ε,  i = 1…n,   h(x) = wᵀx + b.
@@ -229,6 +230,7 @@ class HardBandSVR(PlainState, RegressorMixin, BaseEstimator):
         tol = check_real(self.tol, "tol", low=0)
         max_iter = check_max_iter(self.max_iter)
         X, y = validate_Xy(self, X, y, y_numeric=True)
+        drop_calibration(self)
         for name in ("epsilon_bar_", "eta_bar_"):  # the reduction's, from an earlier fit
             if hasattr(self, name):
                 delattr(self, name)

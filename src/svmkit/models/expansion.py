@@ -16,6 +16,7 @@ from svmkit._arrays import densify
 from svmkit._validation import check_coef0, check_degree, check_gamma, check_kernel, check_params, is_dask, validate_X
 from svmkit.backend import backend_for
 from svmkit.kernels.kinds import kernel_kind, make_kernel
+from svmkit.models.conformal import drop_calibration
 from svmkit.options import options_of
 from svmkit.parallel.blocks import LazyOnDask
 from svmkit.registry import fitted_of
@@ -129,6 +130,7 @@ class KernelExpansion(LazyOnDask, BaseEstimator):
     def _fit_session(self, session: FitSession, starts=None):
         """Solve and store on `session` (made for this model or one differing in C or ν only)."""
         self.check_parameters()
+        drop_calibration(self)
         vars(self).update(session.fitted)
         self._solve_session(session, starts)
         return self

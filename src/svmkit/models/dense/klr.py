@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_bool, check_class_weight, check_components, check_max_iter, check_seed, encode_classes, one_of, real, row_weights, store_parameters, validate_Xy
 from svmkit.exceptions import warn
+from svmkit.models.conformal import ConformalClassifier
 from svmkit.models.dense import on_cluster
 from svmkit.models.dense.base import DenseExpansionModel
 from svmkit.models.dense.updates import UpdatableNewton
@@ -26,7 +27,7 @@ from svmkit.solvers.dense.nystrom import NYSTROM_BLOCK_ELEMENTS
 PRECONDITIONER_COLUMNS = 500
 
 
-class KernelLogisticRegression(UpdatableNewton, ClassifierMixin, DenseExpansionModel):
+class KernelLogisticRegression(ConformalClassifier, UpdatableNewton, ClassifierMixin, DenseExpansionModel):
     """Kernel logistic regression, binary (logistic) and multinomial (softmax), fitted exactly
     by Newton's method in the representer coefficients β.
 

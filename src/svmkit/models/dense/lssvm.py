@@ -29,12 +29,13 @@ from svmkit._arrays import to_host
 from svmkit._validation import check_bool, check_class_weight, check_real, encode_classes, one_of, real, row_weights, store_parameters, validate_Xy, validate_sample_weight
 from svmkit.models.dense import on_cluster
 from svmkit.models.smo import ovo
+from svmkit.models.conformal import JackknifePlus
 from svmkit.models.dense.base import DenseExpansionModel
 from svmkit.models.dense.updates import UpdatableClosedForm
 from svmkit.models.expansion import FitSession, Targets
 from svmkit.models.smo.formulations import class_pairs
 from svmkit.options import reads
-from svmkit.solvers.dense.factorisations import bordered_loo, bordered_solution
+from svmkit.solvers.dense.factorisations import bordered_loo, bordered_solution, leave_one_out_blocks
 
 
 def _bordered_fit(factor, Y, s, loo):
@@ -86,8 +87,13 @@ class BaseLSSVM(UpdatableClosedForm, DenseExpansionModel):
             if s is not None:
                 K *= xp.asarray(np.outer(s, s))
             factor = backend.factor_of(solver, K, shift, exact=self.loo)
+        if rows is None:
+            self._keep_loo_inverse(lambda: leave_one_out_blocks(factor, s, bordered=True))
         alpha, b, loo = _bordered_fit(factor, Y, s, self.loo)
         return np.arange(n), alpha, b, loo
+
+    def _keep_loo_inverse(self, blocks) -> None:
+        """Keep what the leave-one-out fits' predictions need (`JackknifePlus`, LSSVR's only)."""
 
     def _loo_scores(self, session: FitSession, values):
         """Leave-one-out score for each C in `values`, from factorisations of K + I/C
@@ -124,7 +130,7 @@ class BaseLSSVM(UpdatableClosedForm, DenseExpansionModel):
         self._store_expansion(session, centres, alpha, b)
 
 
-class LSSVR(RegressorMixin, BaseLSSVM):
+class LSSVR(JackknifePlus, RegressorMixin, BaseLSSVM):
     """Least-squares SVM regression (Suykens et al. 2002, ch. 3): min ½wᵀw + (C/2)Σe_i² subject to
     y_i = wᵀφ(x_i) + b + e_i, solved in the dual as the bordered system above.
 
@@ -158,6 +164,9 @@ class LSSVR(RegressorMixin, BaseLSSVM):
         y_i − f₋ᵢ(x_i).
     loo_score_ : float
         R² of the leave-one-out predictions y − loo_residuals_.
+    conformity_scores_ : ndarray of shape (n_calibration,)
+        |y − f(x)| of the rows given to `conformalize` (split conformal `predict_interval`;
+        `fit_conformalize` gives jackknife+ from the exact leave-one-out fits instead).
 
     Examples
     --------

@@ -13,10 +13,12 @@ from svmkit._arrays import holds_float32, to_host
 from svmkit._metrics import r2_from_residuals
 from svmkit._validation import check_bool, check_gamma, check_real, real, store_parameters, validate_Xy, validate_sample_weight
 from svmkit.models.dense import on_cluster
+from svmkit.models.conformal import JackknifePlus
 from svmkit.models.dense.base import DenseExpansionModel
 from svmkit.models.dense.updates import UpdatableClosedForm
 from svmkit.models.expansion import FitSession, Targets
 from svmkit.options import reads
+from svmkit.solvers.dense.factorisations import leave_one_out_blocks
 
 
 def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np.ndarray:
@@ -25,7 +27,7 @@ def ridge_loo(scaled: np.ndarray, s: np.ndarray, inverse_diag: np.ndarray) -> np
     return scaled / (s * inverse_diag[:, None])
 
 
-class KernelRidge(UpdatableClosedForm, MultiOutputMixin, RegressorMixin, DenseExpansionModel):
+class KernelRidge(JackknifePlus, UpdatableClosedForm, MultiOutputMixin, RegressorMixin, DenseExpansionModel):
     """Kernel ridge regression: β = (K + λI)⁻¹y (Saunders, Gammerman & Vovk 1998), f(x) = Σ_i β_i K(x_i, x).
 
     Parameters
@@ -96,6 +98,9 @@ class KernelRidge(UpdatableClosedForm, MultiOutputMixin, RegressorMixin, DenseEx
         y_i − f₋ᵢ(x_i), the fit without row i, = (y − ŷ)_i / (1 − H_ii) with H the hat matrix.
     loo_score_ : float
         R² of the leave-one-out predictions.
+    conformity_scores_ : ndarray, like y
+        |y − f(x)| of the rows given to `conformalize` (split conformal `predict_interval`;
+        `fit_conformalize` gives jackknife+ from the exact leave-one-out fits instead).
 
     Examples
     --------
@@ -157,6 +162,7 @@ class KernelRidge(UpdatableClosedForm, MultiOutputMixin, RegressorMixin, DenseEx
             factor = self._kept_factor(session, solver, self.alpha, scale)
             scaled = to_host(factor.solve(s * Y))
             beta = s * scaled
+            self._keep_loo_inverse(lambda: leave_one_out_blocks(factor, scale))
             if self.loo:
                 loo = ridge_loo(scaled, s, to_host(factor.inverse_diag()))
                 self.loo_residuals_ = loo if self._multi_output else loo.ravel()

@@ -31,6 +31,7 @@ from svmkit._threads import one_blas_thread
 from svmkit._validation import check_real, class_weights, encode_classes, is_dask, positive_rows, store_parameters, validate_X, validate_Xy, validate_sample_weight
 from svmkit.exceptions import warn
 from svmkit.kernels.gram import row_sq_norms
+from svmkit.models.conformal import ConformalRegressor, drop_calibration
 from svmkit.models.linear import on_cluster
 from svmkit.models.plain_state import PlainState
 from svmkit.models.retained import RETAINED, appended, remaining, retained
@@ -300,6 +301,7 @@ class _LinearSVM(PlainState, BaseEstimator):
         """coef_ and intercept_ from the solvers' weights W (a row per problem, the last entry
         the constant feature's), n_iter_ (the most passes of any problem), objective_; warns
         when a problem ran out of passes."""
+        drop_calibration(self)
         self.coef_ = W[:, :-1]
         self.intercept_ = W[:, -1] * self._bias() if self.fit_intercept else 0.0
         self.solver_ = solver
@@ -543,7 +545,7 @@ class LinearSVC(ClassifierMixin, _LinearSVM):
         return self.classes_[np.argmax(scores, axis=1)]
 
 
-class LinearSVR(RegressorMixin, _LinearSVM):
+class LinearSVR(ConformalRegressor, RegressorMixin, _LinearSVM):
     """Linear support vector regression as LIBLINEAR solves it, scikit-learn compatible.
 
     Minimises ½‖w‖² + Σ_i C_i·ℓ(y_i − wᵀx_i − b), ℓ(r) = max(0, |r| − ε) ('epsilon_insensitive')

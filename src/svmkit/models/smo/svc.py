@@ -15,6 +15,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from svmkit._validation import check_bool, check_class_weight, one_of, real, store_parameters
+from svmkit.models.conformal import ConformalClassifier
 from svmkit.models.smo import formulations, on_cluster, ovo
 from svmkit.models.expansion import read_only
 from svmkit.models.retained import check_labels
@@ -27,7 +28,7 @@ from svmkit.options import reads
 DECISION_BLOCK = 2**22
 
 
-class BaseSVC(ClassifierMixin, SMOModel):
+class BaseSVC(ConformalClassifier, ClassifierMixin, SMOModel):
     """One-vs-one support vector classification: its prediction; subclasses name each pair's
     dual (`_formulation`)."""
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import check_is_fitted
 
-from svmkit._validation import check_nu, check_real, real, store_parameters
+from svmkit._validation import check_nu, real, store_parameters
+from svmkit.models.conformal import CVPlus
 from svmkit.models.smo import formulations, on_cluster
 from svmkit.models.smo.base import SMOModel
 from svmkit.options import reads
 
 
-class BaseSVR(RegressorMixin, SMOModel):
+class BaseSVR(CVPlus, RegressorMixin, SMOModel):
     """Regression by one 2N-variable dual over the rows of positive weight: its prediction;
     subclasses name the dual (`_formulation`)."""
 
@@ -28,15 +28,14 @@ class BaseSVR(RegressorMixin, SMOModel):
         rows' at 0."""
         return self._partial_fit(X, y, sample_weight)
 
-    def predict_interval(self, X, coverage=0.9):
-        """(lower, upper) bounds per row of X holding the target with probability `coverage`
-        under the Laplace noise model: f(x) ± σ·ln(1 / (1 − coverage)), σ = probA_[0].
-        Returns an array of shape (n_samples, 2)."""
-        check_is_fitted(self)
+    _fallback_interval = "laplace"
+
+    def _laplace_interval(self, X, coverage):
+        """method='laplace': f(x) ± σ·ln(1 / (1 − coverage)), σ = probA_[0], LIBSVM's Laplace
+        noise model (Lin & Weng 2004), which carries no coverage guarantee."""
         if not hasattr(self, "probA_"):
-            raise NotFittedError("predict_interval needs a model fitted with probability=True")
-        if not 0 < check_real(coverage, "coverage", low=0) < 1:
-            raise ValueError(f"coverage must be in (0, 1), got coverage={coverage!r}")
+            raise NotFittedError("method='laplace' needs a model fitted with probability=True; without it, "
+                                 "calibrate with conformalize(X_cal, y_cal) or fit with fit_conformalize(X, y)")
         half = self.probA_[0] * np.log(1.0 / (1.0 - coverage))
         f = self.predict(X)
         return np.column_stack([f - half, f + half])
@@ -70,6 +69,9 @@ class SVR(BaseSVR):
     ----------
     probA_ : ndarray of shape (1,)
         σ of the Laplace noise model, in y's units (only with `probability`).
+    conformity_scores_ : ndarray of shape (n_calibration,)
+        |y − f(x)| of the rows given to `conformalize` (split conformal `predict_interval`;
+        `fit_conformalize` gives CV+ from fold models instead).
     support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_ (linear kernel),
     fit_status_, shape_fit_, n_features_in_ :
         As scikit-learn's SVR.

@@ -17,9 +17,10 @@ import contextlib
 import numpy as np
 import scipy.linalg as la
 
+from svmkit._arrays import to_host
 from svmkit._core import dense
 from svmkit._threads import factor_threads
-from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_triangular_inverse, symmetric_eigen
+from svmkit.solvers.dense._lapack_nogil import lower_cholesky, lower_cholesky_inverse, lower_triangular_inverse, symmetric_eigen
 
 
 class NotPositiveDefiniteError(ValueError):
@@ -114,6 +115,22 @@ class CholeskyShift:
     def solve(self, B):
         """H⁻¹B (an array of `xp`)."""
         return _factor_solve(self.xp, self._live_factor(), self.xp.asarray(B))
+
+    def inverse(self):
+        """H⁻¹ in full (float64, an array of `xp`), the factor kept: on the host LAPACK's potri on
+        a copy of L (8 bytes × N² more), the upper triangle mirrored from the lower; on a device
+        by solving with the identity."""
+        L = self._live_factor()[0]
+        if not on_host(self.xp):
+            return self.solve(self.xp.eye(L.shape[0], dtype=L.dtype))
+        inverse = np.array(L, order="F")
+        with factor_threads(inverse):
+            info = lower_cholesky_inverse(inverse)
+        if info != 0:
+            raise not_positive_definite(self.shift, f"Cholesky inverse failed, LAPACK info {info}")
+        for i in range(1, inverse.shape[0]):
+            inverse[:i, i] = inverse[i, :i]
+        return inverse
 
     def inverse_diag(self):
         """diag(H⁻¹) = squared column norms of L⁻¹. On the host L⁻¹ takes the factor's memory
@@ -253,6 +270,11 @@ class ShiftedEigen:
         VtB = self.eigen.V.T @ self.eigen.xp.asarray(B)
         return self.eigen.V @ (self.inv[:, None] * VtB if VtB.ndim == 2 else self.inv * VtB)
 
+    def inverse(self):
+        """H⁻¹ = V diag(1/(w + s)) Vᵀ in full."""
+        V = self.eigen.V
+        return (V * self.inv) @ V.T
+
     def inverse_diag(self):
         """diag(H⁻¹) = Σ_j V_ij² / (w_j + s)."""
         return self.eigen._V2 @ self.inv
@@ -298,6 +320,26 @@ def bordered_loo(alpha: np.ndarray, eta: np.ndarray, inverse_diag: np.ndarray) -
     """Leave-one-out residuals y_i − f₋ᵢ(x_i) = α_i / (M⁻¹)_ii of the bordered LS-SVM system M
     (α: n × k), whose α-block of the inverse is H⁻¹ − ηηᵀ/1ᵀη (Cawley & Talbot 2004)."""
     return alpha / (inverse_diag - eta * eta / eta.sum())[:, None]
+
+
+def leave_one_out_blocks(factor, s=None, bordered: bool = False):
+    """(E, e) that give each leave-one-out fit's prediction, f₋ᵢ(x) = f(x) − (Σ_j K(x, x_j)E_ji + e_i)·r_i
+    with r_i the leave-one-out residual: for M θ = t, the system without row and column i is
+    solved by θ − M⁻¹e_i θ_i / (M⁻¹)_ii (Cawley & Talbot 2004), so E is M⁻¹'s coefficient block
+    and e its border row. M = H with H⁻¹ = S·`factor`⁻¹·S (S = diag(s), the identity for None),
+    e = 0; or bordered, [[0, 1ᵀ], [1, H]]: E = H⁻¹ − ηηᵀ/1ᵀη, e = η/1ᵀη, η = H⁻¹1. Call it before
+    `inverse_diag`, which takes the factor's memory; E holds 8 bytes × N², twice that while formed."""
+    inverse = to_host(factor.inverse())
+    n = inverse.shape[0]
+    if s is not None:
+        inverse *= s[:, None]
+        inverse *= s[None, :]
+    if not bordered:
+        return inverse, np.zeros(n)
+    eta = inverse.sum(axis=1)
+    border = eta / eta.sum()
+    inverse -= np.outer(border, eta)
+    return inverse, border
 
 
 def _ratio(xp, a, b):

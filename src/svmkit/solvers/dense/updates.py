@@ -163,6 +163,11 @@ class UpdatableCholesky:
         c = la.cho_solve((R, True), u[~keep], check_finite=False)
         return (u - _solve(self._L, V @ c, trans=True))[keep]
 
+    def inverse(self):
+        """H⁻¹ in full, by solving with the identity; not kept as the last solve, which the next
+        update's solve of the targets carries over."""
+        return self._solved_anew(np.eye(self.n))[1]
+
     def inverse_diag(self):
         """diag(H⁻¹) (a copy)."""
         if self.diag is None:
