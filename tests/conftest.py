@@ -169,3 +169,20 @@ def assert_pairs_match_libsvm(ours, model, objs, order, X):
 @pytest.fixture
 def data():
     return DATASETS
+
+
+@pytest.fixture
+def numpy_as_cuda(monkeypatch):
+    """device='cuda' served by NumPy: the device code paths, run on the CPU."""
+    from svmkit import backend
+
+    monkeypatch.setattr(backend, "cupy_module", lambda: np)
+
+
+@pytest.fixture
+def device_linear_algebra(monkeypatch):
+    """The linear algebra of a device array module (its own Cholesky, triangular solves, general
+    products, eigendecomposition) run on NumPy arrays."""
+    from svmkit.solvers.dense import factorisations
+
+    monkeypatch.setattr(factorisations, "on_host", lambda xp: False)

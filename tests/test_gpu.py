@@ -34,19 +34,6 @@ KERNELS = [("linear", {}), ("rbf", {"gamma": 0.3}), ("poly", {"gamma": 0.2, "deg
            ("sigmoid", {"gamma": 0.01, "coef0": -0.5})]
 
 
-@pytest.fixture
-def numpy_as_cuda(monkeypatch):
-    """device='cuda' served by NumPy: the device code paths, run on the CPU."""
-    monkeypatch.setattr(backend, "cupy_module", lambda: np)
-
-
-@pytest.fixture
-def device_linear_algebra(monkeypatch):
-    """The linear algebra of a device array module (its own Cholesky, triangular solves, general
-    products, eigendecomposition) run on NumPy arrays."""
-    monkeypatch.setattr(factorisations, "on_host", lambda xp: False)
-
-
 def recorded_row_sources(patch) -> list:
     """The row sources the backend makes from now on (until `patch`, a MonkeyPatch, undoes it),
     in a list that fills as they are made."""
@@ -265,11 +252,11 @@ def test_the_cuda_backend_takes_each_kernel_computation_to_the_device(est, data,
     assert calls
 
 
-def test_only_the_kinds_the_device_computes_say_they_run_there():
-    """The backend reads the kind's `runs_on_device`; the kinds are siblings under one base."""
+def test_the_kinds_are_siblings_that_name_no_device():
+    """Every kind runs on either arrays; only a callable's centres keep their products on the host."""
     X, _ = heart_scale()
     dot, given, func = (make_kernel(k, X) for k in ("rbf", "precomputed", lambda a, b: a @ b.T))
-    assert [k.runs_on_device for k in (dot, given, func)] == [True, False, False]
+    assert [k.centres(X[:3], np.arange(3)).runs_on_device for k in (dot, given, func)] == [True, True, False]
     assert not isinstance(given, kinds.DotKernel) and not isinstance(func, kinds.DotKernel)
     assert all(isinstance(k, kinds.KernelKind) for k in (dot, given, func))
     assert [name for k in (dot, given, func) for name in dir(k) if name.startswith("device_")] == []
@@ -301,15 +288,6 @@ def test_cuda_without_cupy_or_a_device_says_what_is_missing():
     with pytest.raises(DeviceUnavailableError, match=r"svmkit\[gpu\]|no CUDA device|CUDA driver"):
         svmkit.SVC(options=CUDA).fit(X, y)
     assert backend.backend_for("cpu").xp is np
-
-
-def test_callable_and_precomputed_kernels_say_they_run_on_the_cpu(numpy_as_cuda):
-    X, y = heart_scale()
-    with pytest.raises(ValueError, match="runs on device='cpu'"):
-        svmkit.SVC(kernel=lambda a, b: a @ b.T, options=CUDA).fit(X, y)
-    K = X @ X.T
-    cpu = svmkit.SVC(kernel="precomputed").fit(K, y)
-    np.testing.assert_array_equal(svmkit.SVC(kernel="precomputed", options=CUDA).fit(K, y).support_, cpu.support_)
 
 
 CLOSED_FORM = [svmkit.KernelRidge(kernel="rbf", alpha=1e-3, gamma=0.5), svmkit.LSSVR(C=100.0, gamma=0.5, loo=True)]

@@ -15,7 +15,7 @@ from svmkit import registry
 #: The public names besides the estimators (svmkit.registry), each with its module.
 _OTHERS = {"NotSeparableError": "svmkit.exceptions", "TubeTooNarrowError": "svmkit.exceptions",
            "ModelFileError": "svmkit.exceptions", "DataFormatError": "svmkit.exceptions",
-           "Options": "svmkit.options", "load_svmlight": "svmkit.io.data", "save": "svmkit.io.native",
+           "Options": "svmkit.options", "OnDevice": "svmkit.kernels.kinds", "load_svmlight": "svmkit.io.data", "save": "svmkit.io.native",
            "load": "svmkit.io.native"}
 
 # The module each public name comes from. They are imported on first use (PEP 562): the

@@ -6,8 +6,8 @@ factorisations of K + sI (Cholesky, eigen, packed), and the table of solvers it 
 it does not run is refused with an error naming the solver and the device. Models ask it
 instead of testing the device. It picks its arrays once (`kernels.kinds.HostArrays` or
 `kernels.device.DeviceArrays`) and hands them to the kernel kinds, which hold the mathematics;
-a kind whose `runs_on_device` is False is refused on the device, or its products kept on the
-host. Imports the solvers, kernels and shared helpers."""
+centres whose `runs_on_device` is False (a callable's) have their products on the host.
+Imports the solvers, kernels and shared helpers."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from svmkit._arrays import to_host
-from svmkit.kernels.device import CACHE_SHARE, DeviceArrays, device_memory_free, refuse_on_device
+from svmkit.kernels.device import CACHE_SHARE, DeviceArrays, DeviceMatrix, device_memory_free, fits_on_device
 from svmkit.kernels.kinds import HOST
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.dense.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
@@ -77,10 +77,6 @@ class HostBackend:
         self.arrays = HOST
         self.xp = self.arrays.xp
 
-    def _arrays(self, kernel):
-        """The arrays `kernel` computes on here: the host's, for every kind."""
-        return self.arrays
-
     def require(self, solver: str, what: str, instead: str = "") -> None:
         """Raise a ValueError naming `what` (the solver as the user asked for it) and the
         device, and saying what runs here instead, when `solver` is not in `solvers`."""
@@ -102,9 +98,12 @@ class HostBackend:
         `room`: columns each row leaves for the points of an update (`RowSource.updated`)."""
         matrix = kernel.given_matrix(Xk)
         if matrix is not None:
-            return row_source(matrix=matrix)
-        return self._cached(kernel.training_rows(Xk, self._arrays(kernel)), cache_size, min_rows, per_problem,
-                            room=room)
+            return self._given(matrix, cache_size, min_rows, per_problem)
+        return self._cached(kernel.training_rows(Xk, self.arrays), cache_size, min_rows, per_problem, room=room)
+
+    def _given(self, matrix, cache_size, min_rows, narrowable):
+        """The row source of a given kernel matrix (a precomputed kernel): every row, in float32."""
+        return row_source(matrix=matrix)
 
     def _cached(self, kernel_rows, cache_size, min_rows, narrowable, room=0):
         """A row source of `kernel_rows` in a cache of `cache_size` MB holding at least `min_rows`
@@ -134,7 +133,7 @@ class HostBackend:
     def matrix(self, kernel, Xk, scale=None):
         """K(X, X) in float64 (times scale_i·scale_j when `scale` is given), a fresh array of
         this backend's module that the solver may overwrite."""
-        K = kernel.matrix(Xk, self._arrays(kernel))
+        K = kernel.matrix(Xk, self.arrays)
         if scale is not None:
             S = self.xp.asarray(scale)[:, None]
             K *= S
@@ -144,7 +143,7 @@ class HostBackend:
     def centre_rows(self, kernel, Xk, centres, block_elements, scale=None):
         """rows(idx, keep) → S·K(X[idx], X[centres]) (S = diag(`scale`) when given), Nyström's
         K_NM by blocks, arrays of this backend's module."""
-        rows = kernel.centre_rows(Xk, centres, block_elements, self._arrays(kernel))
+        rows = kernel.centre_rows(Xk, centres, block_elements, self.arrays)
         if scale is None:
             return rows
         scale = self.xp.asarray(scale)
@@ -221,14 +220,18 @@ class CudaBackend(HostBackend):
         self.arrays = DeviceArrays(cupy_module())
         self.xp = self.arrays.xp
 
-    def _arrays(self, kernel):
-        """The device's arrays; a kind they cannot compute (`runs_on_device` False) is refused."""
-        if not kernel.runs_on_device:
-            refuse_on_device(kernel)
-        return self.arrays
-
     def auto_solver(self, kernel, n, exact_max):
         return "cholesky"
+
+    def _given(self, matrix, cache_size, min_rows, narrowable):
+        """A given kernel matrix placed on the device once in float32 (the solver's precision,
+        half float64's memory), the solver reading its rows there, when it takes at most
+        DATA_SHARE of the device memory left (`fits_on_device`); else it stays on the host and
+        its rows are copied to the device's row cache as the solver asks for them
+        (`kernels.device.DeviceMatrix`)."""
+        if fits_on_device(self.xp, 4 * matrix.shape[0] * matrix.shape[1]):
+            return row_source(matrix=matrix, xp=self.xp)
+        return self._cached(DeviceMatrix(self.xp, matrix), cache_size, min_rows, narrowable)
 
     def _cached(self, device_kernel, cache_size, min_rows, narrowable, share=1.0, room=0):
         """The device's rows cached there in at most `cache_size` MB and at most CACHE_SHARE of

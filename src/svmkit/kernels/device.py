@@ -7,6 +7,11 @@ must fit `DEVICE_DENSE_BYTES`), or, for the solver's kernel rows, stays on the h
 streamed to the device by blocks when it would take too much of the device's memory. For the
 RBF kernel the columns are centred first, which leaves distances unchanged and keeps
 ||a||² + ||b||² − 2<a, b> free of float32 cancellation.
+
+A precomputed kernel's rows are read from the given matrix (`DeviceMatrix` when it stays on
+the host); a callable's are the callable's values (`CalledRows`), computed on the host and
+copied to the device, or, for a callable wrapped in `kernels.kinds.OnDevice`, computed by it
+on the device's arrays.
 """
 
 from __future__ import annotations
@@ -16,8 +21,8 @@ import functools
 import numpy as np
 import scipy.sparse as sp
 
-from svmkit._arrays import to_host
-from svmkit.kernels.gram import F32_NOISE, kernel_block, kernel_diag
+from svmkit._arrays import RawRows, to_host
+from svmkit.kernels.gram import F32_NOISE, call_kernel, kernel_block, kernel_diag
 from svmkit.kernels.kinds import KernelSpec
 
 #: Largest dense copy of the training data placed on the device.
@@ -101,15 +106,8 @@ def exact_near_distances(xp, D2, A, B, a_sq, b_sq):
     _refine(xp, D2, A, B, *xp.nonzero(D2 <= noise * (a_sq[:, None] + b_sq[None, :])))
 
 
-def refuse_on_device(spec: KernelSpec):
-    """Raise for a kernel the device cannot compute (a callable, a precomputed matrix)."""
-    raise ValueError(f"device='cuda' computes kernels from the data; kernel={spec.name!r} runs on device='cpu'")
-
-
-def _check_dense(spec: KernelSpec, X, dtype) -> None:
-    """Refuse a kernel the device cannot compute, and data whose dense copy is too large."""
-    if spec.is_callable or spec.is_precomputed:
-        refuse_on_device(spec)
+def _check_dense(X, dtype) -> None:
+    """Refuse data whose dense copy is too large."""
     nbytes = np.dtype(dtype).itemsize * X.shape[0] * X.shape[1]
     if nbytes > DEVICE_DENSE_BYTES:
         raise ValueError(f"device='cuda' holds X densely in {np.dtype(dtype).name} ({nbytes / 2**30:.1f} GiB here), "
@@ -124,7 +122,7 @@ def column_means(X) -> np.ndarray:
 def _dense_rows(spec: KernelSpec, X, dtype=np.float32) -> np.ndarray:
     """X on the host as the dense C-ordered `dtype` array the device kernels read (for RBF,
     columns centred on X's column means in float64 first, as `device_rows` centres them)."""
-    _check_dense(spec, X, dtype)
+    _check_dense(X, dtype)
     dense = X.toarray() if sp.issparse(X) else np.asarray(X)
     if spec.uses_norms:
         dense = dense - column_means(X)
@@ -147,7 +145,7 @@ def device_rows(xp, spec: KernelSpec, X, centre=None, dtype=np.float32):
     dense first), each centred for RBF (on `centre`, default X's column means) in float64 on
     the device — data far from the origin keeps its digits — and rounded to `dtype` there: the
     host makes no centred or float32 copy of the whole of X."""
-    _check_dense(spec, X, dtype)
+    _check_dense(X, dtype)
     n, d = X.shape
     shift = xp.asarray(column_means(X) if centre is None else centre) if spec.uses_norms else None
     D = xp.empty((n, d), dtype=dtype)
@@ -199,6 +197,12 @@ def _pinned(xp, a: np.ndarray) -> np.ndarray:
     return out
 
 
+def fits_on_device(xp, nbytes: float) -> bool:
+    """Whether an array of `nbytes` may be placed on the device of `xp`: at most DATA_SHARE of
+    the memory left (`device_memory_free`)."""
+    return nbytes <= DATA_SHARE * device_memory_free(xp)
+
+
 class DeviceKernel:
     """Kernel rows K(x_i, ·) over the training data, computed on the device a block at a time:
     the `Kernel` of `solvers.smo.row_source`, whose cache then stays on the device (`xp`), where
@@ -217,7 +221,7 @@ class DeviceKernel:
         self.n = X.shape[0]
         self.diag = kernel_diag(spec, X)
         self.host_X = X
-        self.streamed = 4 * X.shape[0] * X.shape[1] > DATA_SHARE * device_memory_free(xp)
+        self.streamed = not fits_on_device(xp, 4 * X.shape[0] * X.shape[1])
         if self.streamed:
             dense = _dense_rows(spec, X)
             self.X = _pinned(xp, dense)
@@ -267,6 +271,65 @@ class DeviceKernel:
                 out[there] = device_gram(xp, self.spec, A, B, a_sq, b_sq)
             else:
                 out[there, cols] = device_gram(xp, self.spec, A, B, a_sq, b_sq)
+
+
+class DeviceMatrix:
+    """Rows of a given kernel matrix K (a precomputed kernel) that stays on the host, too large
+    to be placed on the device whole (`fits_on_device`), for the device row cache: each request
+    copies its rows of K, rounded to float32 on the host, to the device; the values `FullRows`
+    keeps, so the same optimum. The `Kernel` of `solvers.smo.row_source`."""
+
+    def __init__(self, xp, K, diag=None):
+        self.xp, self.K, self.n = xp, K, K.shape[0]
+        self.diag = np.diag(K).astype(np.float64) if diag is None else diag
+
+    def exact_block(self, idx: np.ndarray) -> np.ndarray:
+        """K[idx][:, idx] in float64 on the host, as given."""
+        return np.asarray(self.K[np.ix_(idx, idx)], dtype=np.float64)
+
+    def subset(self, idx: np.ndarray) -> "DeviceMatrix":
+        """The rows and columns `idx` only (a one-vs-one class pair's), copied on the host."""
+        return DeviceMatrix(self.xp, self.K[np.ix_(idx, idx)], self.diag[idx])
+
+    def rows_into(self, idx: np.ndarray, out, out_rows: np.ndarray) -> None:
+        """Write K[idx] into rows `out_rows` of `out`, an array of `xp` (the row cache)."""
+        idx = np.asarray(to_host(idx), dtype=np.int64)
+        out[self.xp.asarray(out_rows)] = self.xp.asarray(np.asarray(self.K[idx], dtype=np.float32))
+
+
+class CalledRows:
+    """Kernel rows of a callable kernel for the device row cache: K(X[idx], X) = func(X[idx], X)
+    by `DeviceArrays.call` (on the host and copied, rounded to float32 there, or on the device
+    for a callable wrapped in `kernels.kinds.OnDevice`), computed for the rows each request
+    asks for. The `Kernel` of `solvers.smo.row_source`; the diagonal and `exact_block` are
+    computed on the host, as the CPU's."""
+
+    def __init__(self, arrays: "DeviceArrays", spec: KernelSpec, X):
+        self.arrays, self.xp, self.spec, self.n = arrays, arrays.xp, spec, X.shape[0]
+        self.host_X = X
+        self.diag = kernel_diag(spec, X)
+        self.X = arrays.called_input(spec, X)
+
+    def exact_block(self, idx: np.ndarray) -> np.ndarray:
+        """K(X[idx], X[idx]) in float64 on the host."""
+        return kernel_block(self.spec, self.host_X[idx], self.host_X[idx])
+
+    def _at(self, idx):
+        """Indices of rows of `X`, where X is kept."""
+        return idx if self.X is self.host_X else self.xp.asarray(idx)
+
+    def subset(self, idx: np.ndarray) -> "CalledRows":
+        """The kernel of the rows `idx` only (a one-vs-one class pair's), over their columns."""
+        sub = object.__new__(CalledRows)
+        sub.arrays, sub.xp, sub.spec, sub.n = self.arrays, self.xp, self.spec, idx.size
+        sub.host_X, sub.diag = self.host_X[idx], self.diag[idx]
+        sub.X = sub.host_X if self.X is self.host_X else self.X[self.xp.asarray(idx)]
+        return sub
+
+    def rows_into(self, idx: np.ndarray, out, out_rows: np.ndarray) -> None:
+        """Write K(X[idx], X) into rows `out_rows` of `out`, an array of `xp` (the row cache)."""
+        idx = np.asarray(to_host(idx), dtype=np.int64)
+        out[self.xp.asarray(out_rows)] = self.arrays.call(self.spec, self.X[self._at(idx)], self.X, np.float32)
 
 
 #: Kernel values (and dense values of X) of one prediction block on the device.
@@ -325,4 +388,42 @@ class DeviceArrays:
     def products(self, centres, X, W, dtype):
         """K(X, centres) @ W (float64, on the host), the kernel blocks on the device in `dtype`."""
         return device_kernel_products(self.xp, centres.kernel, X, centres.sv, W, dtype)
+
+    def given_products(self, K, W) -> np.ndarray:
+        """K @ W (float64, on the host) for given kernel values K on the host (a precomputed test
+        kernel's columns), K sent to the device in float64 by blocks of rows."""
+        xp = self.xp
+        W_d = xp.asarray(W, dtype=np.float64)
+        out = np.empty((K.shape[0], W.shape[1]))
+        step = max(1, _PREDICT_VALUES // max(K.shape[1], 1))
+        for lo in range(0, K.shape[0], step):
+            out[lo:lo + step] = to_host(xp.asarray(K[lo:lo + step], dtype=np.float64) @ W_d)
+        return out
+
+    def called_input(self, spec: KernelSpec, X):
+        """X as a callable kernel is handed it: placed on the device, dense float64 (`device_rows`),
+        for a callable wrapped in `kernels.kinds.OnDevice`; else X on the host as given."""
+        if not spec.on_device:
+            return X
+        if isinstance(X, RawRows):
+            raise ValueError("a kernel wrapped in OnDevice is handed the data as arrays on the device: X must "
+                             "hold numbers (an array or a sparse matrix); give the callable unwrapped")
+        return device_rows(self.xp, spec, X, dtype=np.float64)[0]
+
+    def call(self, spec: KernelSpec, A, B, dtype=np.float64):
+        """K(A, B) = func(A, B), checked (`call_kernel`), as a fresh `dtype` array on the device
+        (A and B as `called_input` gives them): computed there by a callable wrapped in
+        `OnDevice`, else on the host by blocks of rows, each rounded to `dtype` there and copied."""
+        xp = self.xp
+        if spec.on_device:
+            return call_kernel(spec, A, B, xp).astype(dtype, copy=False)
+        K = xp.empty((A.shape[0], B.shape[0]), dtype=dtype)
+        step = max(1, PLACE_BYTES // max(8 * B.shape[0], 1))
+        for lo in range(0, A.shape[0], step):
+            K[lo:lo + step] = xp.asarray(call_kernel(spec, A[lo:lo + step], B).astype(dtype, copy=False))
+        return K
+
+    def called_rows(self, spec: KernelSpec, X) -> CalledRows:
+        """The rows K(x_i, ·) of a callable kernel over the training data, kept on the device."""
+        return CalledRows(self, spec, X)
 

@@ -358,19 +358,20 @@ def _inner(A, B, b_split=None, out=None) -> np.ndarray:
     return split.inner(split.prepare(A), out, np.arange(A.shape[0], dtype=np.int64))
 
 
-def call_kernel(spec: KernelSpec, A, B) -> np.ndarray:
-    """A callable kernel's K(A, B) as float64, checked: a ValueError naming the callable when
-    it is not of shape (A rows, B rows) or not finite, which the solvers would turn into an
-    IndexError or a silently wrong fit."""
+def call_kernel(spec: KernelSpec, A, B, xp=np) -> np.ndarray:
+    """A callable kernel's K(A, B) as a float64 array of `xp` (NumPy; CuPy for A and B on a
+    device), checked: a ValueError naming the callable when it is not of shape (A rows,
+    B rows) or not finite, which the solvers would turn into an IndexError or a silently
+    wrong fit."""
     K = spec.func(raw_data(A), raw_data(B))
     # a SciPy sparse matrix (of any format) as scikit-learn's SVMs take it: densified
-    K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+    K = xp.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
     name = getattr(spec.func, "__qualname__", repr(spec.func))
     if K.shape != (A.shape[0], B.shape[0]):
         raise ValueError(f"kernel callable {name} returned shape {K.shape} for {A.shape[0]} and {B.shape[0]} "
                          f"rows; it must return K(A, B) of shape ({A.shape[0]}, {B.shape[0]})")
-    if not np.isfinite(K).all():
-        kind = "NaN" if np.isnan(K).any() else "infinity"
+    if not bool(xp.isfinite(K).all()):
+        kind = "NaN" if bool(xp.isnan(K).any()) else "infinity"
         raise ValueError(f"kernel callable {name} returned {kind} for {A.shape[0]} and {B.shape[0]} rows; "
                          "kernel values must be finite")
     return K

@@ -5,8 +5,8 @@ once: the kernels defined by inner products and distances (`DotKernel`), a preco
 and a callable, beside a small base of what they share (`KernelKind`). Each checks its input,
 gives training rows, whole matrices, blocks and the diagonal, and the expansion's products at
 prediction, on the arrays a backend hands it (`HostArrays` here, `kernels.device.DeviceArrays`
-on a GPU); `runs_on_device` says whether the device's can compute it, so that no model tests
-which kind it holds."""
+on a GPU), so that no model tests which kind it holds. A callable is called on the host's
+arrays unless it is wrapped in `OnDevice`."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class KernelSpec:
     rbf     exp(-gamma ||x - z||^2)
     sigmoid tanh(gamma <x, z> + coef0)
     precomputed: X already holds kernel values K(x_i, x_j).
-    callable: func(X, Z) returns the Gram matrix.
+    callable: func(X, Z) returns the Gram matrix (`OnDevice(func)`: on a device, of its arrays).
     """
 
     name: str
@@ -54,6 +54,11 @@ class KernelSpec:
     @property
     def is_callable(self) -> bool:
         return self.func is not None
+
+    @property
+    def on_device(self) -> bool:
+        """Whether a callable kernel is handed the device's arrays under device='cuda' (`OnDevice`)."""
+        return isinstance(self.func, OnDevice)
 
     @property
     def transform(self) -> int:
@@ -183,6 +188,28 @@ class HostArrays:
         return kernel_block(spec, A, B, b_sq, out=out)
 
     @staticmethod
+    def given_products(K, W):
+        """K @ W (float64) for given kernel values K (a precomputed test kernel's columns)."""
+        out = np.empty((K.shape[0], W.shape[1]))
+        apply_weights(K, W, out)
+        return out
+
+    @staticmethod
+    def called_input(spec, X):
+        """X as a callable kernel is handed it: as given."""
+        return X
+
+    @staticmethod
+    def call(spec, A, B, dtype=np.float64):
+        """K(A, B) = func(A, B) in float64, checked (`call_kernel`)."""
+        return call_kernel(spec, A, B)
+
+    @staticmethod
+    def called_rows(spec, Xk):
+        """The rows K(x_i, ·) of a callable kernel, computed on demand (`TrainingKernel`)."""
+        return TrainingKernel(spec, Xk)
+
+    @staticmethod
     def products(centres, X, W, dtype):
         """K(X, centres) @ W (float64; `dtype` is the device's) by blocks of test rows, each a
         serial task (its GEMM on one BLAS thread, its transform on one compiled thread) taken by
@@ -225,10 +252,7 @@ class KernelKind(KernelSpec):
     """What the kinds share: the defaults of a kernel whose input is rows of data (checks that
     pass, rows taken as rows, every solver), its blocks and diagonal from those rows
     (`kernels.gram`, which computes each kind's), and its training rows on the `arrays` a
-    backend gives. `runs_on_device`: whether the device's arrays can compute the kind; a
-    backend reads it and refuses, or keeps on the host, what cannot."""
-
-    runs_on_device = False
+    backend gives."""
 
     def check_input(self, X, n_train=None) -> None:
         """Raise on X this kind cannot take (`n_train`: the training rows, at prediction)."""
@@ -275,8 +299,6 @@ class KernelKind(KernelSpec):
 class DotKernel(KernelKind):
     """A kernel defined by inner products and distances (linear, poly, rbf, sigmoid): its blocks
     are one GEMM and a transform, which the host's and the device's arrays both compute."""
-
-    runs_on_device = True
 
     def training_input(self, X):
         """The training data in the layout the kernel reads (dense float64, or CSR when sparse
@@ -392,7 +414,8 @@ class DataCentres(RowCentres):
 
 class PrecomputedKernel(KernelKind):
     """X holds the kernel values K(x_i, x_j) themselves: square at fit, one column per training
-    row at prediction. Nothing is computed, so nothing runs on the device."""
+    row at prediction. Nothing is computed: on a device the matrix is copied there (the
+    solver's rows by the backend, in float32; the closed-form models' K in float64)."""
 
     def check_input(self, X, n_train=None) -> None:
         check_precomputed(X, n_train)
@@ -425,8 +448,8 @@ class PrecomputedKernel(KernelKind):
         return densify(Xk)
 
     def matrix(self, Xk, arrays=HOST):
-        """K = X, a fresh float64 array (on the host: `runs_on_device` is False)."""
-        return np.array(densify(Xk), dtype=np.float64)
+        """K = X, a fresh float64 array of `arrays`."""
+        return arrays.xp.array(densify(Xk), dtype=np.float64)
 
     def lower_rows(self, Xk):
         n = Xk.shape[0]
@@ -447,16 +470,16 @@ class PrecomputedKernel(KernelKind):
 
 
 class ColumnCentres(Centres):
-    """The centres of a precomputed kernel: columns `support` of the test kernel."""
+    """The centres of a precomputed kernel: columns `support` of the test kernel, whose products
+    are formed on `arrays` in float64 (the values are given: `dtype` does not round them)."""
+
+    runs_on_device = True
 
     def __init__(self, support):
         self.support = support
 
     def products(self, X, W, arrays=HOST, dtype=np.float64):
-        K = densify(X)[:, self.support]
-        out = np.empty((K.shape[0], W.shape[1]))
-        apply_weights(K, W, out)
-        return out
+        return arrays.given_products(densify(X)[:, self.support], W)
 
 
 #: Training rows on which a callable kernel's symmetry is checked at fit: one call of the
@@ -466,7 +489,9 @@ SYMMETRY_SAMPLE = 256
 
 class CallableKernel(KernelKind):
     """func(A, B) gives the Gram matrix K(A, B); data that is not numbers in an array (RawRows)
-    reaches it as the user gave it. It runs Python code on the host's arrays only."""
+    reaches it as the user gave it. Under a device's arrays it is called on the host and its
+    values copied to the device by blocks of rows, or, wrapped in `OnDevice`, called with the
+    device's arrays (`DeviceArrays.call`); prediction calls it on the host."""
 
     def check_input(self, X, n_train=None) -> None:
         """At fit, K(S, S) on up to SYMMETRY_SAMPLE rows S spread over X must be symmetric, as a
@@ -483,9 +508,13 @@ class CallableKernel(KernelKind):
     def support_vectors(self, X, support):
         return raw_data(X[support])
 
+    def training_rows(self, Xk, arrays=HOST):
+        return arrays.called_rows(self, Xk)
+
     def matrix(self, Xk, arrays=HOST):
-        """K(X, X) = func(X, X), checked (`call_kernel`)."""
-        return call_kernel(self, Xk, Xk)
+        """K(X, X) = func(X, X) in float64, checked (`call_kernel`), a fresh array of `arrays`."""
+        D = arrays.called_input(self, Xk)
+        return arrays.call(self, D, D)
 
     def lower_rows(self, Xk):
         def rows(lo, hi):
@@ -494,10 +523,11 @@ class CallableKernel(KernelKind):
         return rows
 
     def centre_rows(self, Xk, centres, block_elements, arrays=HOST):
-        C = Xk[centres]
+        D = arrays.called_input(self, Xk)
+        C = D[centres if D is Xk else arrays.xp.asarray(centres)]
 
         def rows(idx, keep=False):
-            return call_kernel(self, Xk[idx], C)
+            return arrays.call(self, D[idx], C)
 
         return rows
 
@@ -515,6 +545,22 @@ class CallableCentres(RowCentres):
     @staticmethod
     def _input(X):
         return X
+
+
+@dataclass(frozen=True)
+class OnDevice:
+    """A callable kernel func(A, B) that computes on the arrays it is handed, NumPy's or CuPy's
+    (written against the array API the two share), wrapped to say so: under device='cuda' the
+    training data is placed on the device once (dense float64) and func is handed CuPy arrays
+    there, its values staying on the device; elsewhere, and at prediction, NumPy arrays. A
+    callable not wrapped is always handed the data on the host, whatever the device: whether
+    a callable computes correctly on CuPy arrays is not something svmkit can find out by
+    trying it, so it is never assumed."""
+
+    func: Callable
+
+    def __call__(self, A, B):
+        return self.func(A, B)
 
 
 def kernel_kind(kernel) -> type[KernelKind]:

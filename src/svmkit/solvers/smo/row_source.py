@@ -121,32 +121,51 @@ def dense_block(rows: RowSource, idx: np.ndarray) -> np.ndarray:
 
 
 def row_source(kernel: Kernel | None = None, cache_size: float = 0.0, matrix: np.ndarray | None = None,
-               min_rows: int = MIN_ROWS, room: int = 0) -> RowSource:
-    """The row source of a kernel: every row of a given kernel `matrix` (a precomputed kernel),
-    else the rows of `kernel` computed on demand into a cache of `cache_size` MB that holds
-    at least `min_rows` rows, with `room` columns to spare in each (`CachedRows`)."""
+               min_rows: int = MIN_ROWS, room: int = 0, xp=np) -> RowSource:
+    """The row source of a kernel: every row of a given kernel `matrix` (a precomputed kernel,
+    on the host; kept in float32 where the arrays of `xp` live), else the rows of `kernel`
+    computed on demand into a cache of `cache_size` MB that holds at least `min_rows` rows,
+    with `room` columns to spare in each (`CachedRows`)."""
     if matrix is not None:
-        return FullRows(matrix, np.diag(matrix).astype(np.float64))
+        return FullRows(matrix, np.diag(matrix).astype(np.float64), xp)
     return CachedRows(kernel, cache_size, min_rows, room)
+
+
+#: Bytes of a given matrix's rows rounded to float32 and sent to a device at once.
+PLACE_ROWS_BYTES = 1 << 26
+
+
+def placed_float32(xp, K) -> np.ndarray:
+    """K (on the host) as a C-ordered float32 array of `xp`: on a device, sent by blocks of rows
+    rounded on the host, so that no float32 copy of the whole of K is made there."""
+    if xp is np:
+        return np.ascontiguousarray(K, dtype=np.float32)
+    n, m = K.shape
+    out = xp.empty((n, m), dtype=np.float32)
+    step = max(1, PLACE_ROWS_BYTES // max(4 * m, 1))
+    for lo in range(0, n, step):
+        out[lo:lo + step] = xp.asarray(np.asarray(K[lo:lo + step], dtype=np.float32))
+    return out
 
 
 class FullRows:
     """Every row is already in memory (a precomputed kernel matrix), kept in float32 as
     every kernel row is (LIBSVM's precision), so that a kernel gives the same α whichever
-    way it arrives."""
+    way it arrives; on the device of `xp` (CuPy) when given, where the solver then runs, the
+    matrix as given staying on the host for `exact_block`."""
 
     column_of = None
     carries_over = False
 
-    def __init__(self, K: np.ndarray, diag: np.ndarray):
+    def __init__(self, K: np.ndarray, diag: np.ndarray, xp=np):
         self.given = K
-        self.store = np.ascontiguousarray(K, dtype=np.float32)
+        self.store = placed_float32(xp, K)
         self.diag = diag
         self.n = K.shape[0]
         self.capacity = self.n
         self.computed_rows = 0
         self.concurrent = True
-        self.xp = np
+        self.xp = xp
 
     def fetch(self, idx: np.ndarray):
         return self.store, np.asarray(idx, dtype=np.int64)
