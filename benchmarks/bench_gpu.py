@@ -1,7 +1,7 @@
 """Time svmkit's SVC on the GPU (`Options(device='cuda')`) beside svmkit on the CPU and scikit-learn, and
 the physical floor: one full n × n Gram matrix by float32 GEMM on the same GPU.
 
-    python benchmarks/bench_gpu.py [--sets binary,mnist10,a9a,w8a,covtype-like,ridge20k,capped]
+    python benchmarks/bench_gpu.py [--sets binary,mnist10,a9a,w8a,covtype-like,ridge20k,capped,precomputed]
                                    [--systems ...] [--timeout SECONDS] [--no-floor]
 
 Systems: 'svmkit cuda', with settings after it: 'every=N' (Newton steps in the device's block
@@ -13,12 +13,16 @@ classes, 60,000 × 784, same kernel), a9a and w8a (RBF as in bench_proba.py; rea
 `workers.data_dir()`, skipped when missing) and 'covtype-like' (500,000 × 54 synthetic; CPU
 systems skipped there unless asked for). Each (set, system) runs in its own process, stopped
 after --timeout seconds: fit and predict seconds on 10,000 held-out rows, accuracy, #SV, pair updates.
-Two sets print lines of their own: 'ridge20k' (KernelRidge, RBF, 20,000 × 20, fitted on the
+Three sets print lines of their own: 'ridge20k' (KernelRidge, RBF, 20,000 × 20, fitted on the
 GPU and on the CPU in one process: both times and the largest difference of β and of the
 predictions, relative to the largest) and 'capped' (SVC on `capped_data`'s 30,000 × 6,000, 0.72 GB
 in float32, fitted on the GPU as it is, then with CuPy's memory pool limited to 512 MiB, less than the data:
 both fit times, the objectives' relative difference, and both models' predictions on 2,000
-rows, the capped one's centres going to the device a block at a time).
+rows, the capped one's centres going to the device a block at a time), and 'precomputed' (SVC
+on the 'binary' set's first 20,000 rows on the GPU, the RBF kernel given as its 20,000 × 20,000
+matrix, computed on the device and fetched to the host first, against the same fit from the
+data: both fit times, the placed matrix's size, the objectives' relative difference, and the
+prediction of 5,000 rows from their test kernel).
 Needs a CUDA device and CuPy (the `gpu` extra); without them it says so and stops.
 """
 
@@ -39,8 +43,8 @@ DATA = data_dir()
 SYSTEMS = ("svmkit cuda", "svmkit cpu", "scikit-learn")
 #: Sets on which the CPU systems run only when named in --systems explicitly.
 GPU_ONLY = {"covtype-like"}
-#: Sets measured by a function of their own (one process, its own line).
-OWN_LINES = {"ridge20k", "capped"}
+#: Training rows of the 'precomputed' set (its float32 matrix on the device: 1.6 GB).
+PRECOMPUTED_ROWS = 20_000
 #: CuPy's pool limit of the 'capped' set (512 MiB), and its data's shape (float32: 0.72 GB).
 CAP_BYTES = 2**29
 CAPPED_SHAPE = (30_000, 6_000)
@@ -226,6 +230,46 @@ def run_capped():
     return out
 
 
+def run_precomputed(n=PRECOMPUTED_ROWS):
+    """SVC on the GPU with the kernel given as a matrix (`kernel='precomputed'`) and from the data."""
+    import cupy
+
+    import svmkit
+    from svmkit.kernels.device import device_gram, device_rows
+    from svmkit.kernels.kinds import make_kernel
+    from svmkit.solvers.smo._cuda import compile_kernels
+
+    compile_kernels()
+    X, y, Xt, _, params = load("binary")
+    X, y, Xt = X[:n], y[:n], Xt[:5000]
+    spec = make_kernel("rbf", X, params["gamma"])
+    # float64 on the device: the given matrix as the CPU would compute it
+    D, sq = device_rows(cupy, spec, np.vstack([X, Xt]), dtype=np.float64)
+    K_all = cupy.asnumpy(device_gram(cupy, spec, D, D[:n], sq, sq[:n]))
+    K, K_test = K_all[:n], K_all[n:]
+    del D, sq, K_all
+    gpu = svmkit.Options(device="cuda")
+    svmkit.SVC(kernel="precomputed", options=gpu).fit(K[:300, :300], y[:300])
+    out = {"matrix GB (float32)": 4 * n * n / 1e9}
+    models = {}
+    for name, model, data in (("precomputed", svmkit.SVC(kernel="precomputed", C=params["C"], options=gpu), K),
+                              ("rbf", svmkit.SVC(kernel="rbf", cache_size=4096, options=gpu, **params), X)):
+        t0 = time.perf_counter()
+        models[name] = model.fit(data, y)
+        out[f"fit {name}"] = time.perf_counter() - t0
+        out[f"objective {name}"] = float(np.sum(model.objective_))
+    t0 = time.perf_counter()
+    predicted = models["precomputed"].predict(K_test)
+    out["predict 5,000 precomputed"] = time.perf_counter() - t0
+    out["objective rel diff"] = abs(out["objective precomputed"] - out["objective rbf"]) / abs(out["objective rbf"])
+    out["equal predictions"] = float(np.mean(predicted == models["rbf"].predict(Xt)))
+    return out
+
+
+#: The sets measured by a function of their own (one process, its own line), and that function.
+OWN_RUNS = {"ridge20k": run_ridge20k, "capped": run_capped, "precomputed": run_precomputed}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sets", default="binary,mnist10,a9a,w8a,covtype-like")
@@ -236,7 +280,7 @@ def main():
     args = parser.parse_args()
     if args.worker:
         name, system = args.worker
-        print(json.dumps(run_ridge20k() if name == "ridge20k" else run_capped() if name == "capped" else run(name, system)))
+        print(json.dumps(OWN_RUNS[name]() if name in OWN_RUNS else run(name, system)))
         return
     from svmkit.backend import DeviceUnavailableError, cupy_module
 
@@ -249,12 +293,12 @@ def main():
     named = args.systems.split(",")
     sets = args.sets.split(",")
     table = []
-    for name in (s for s in sets if s in OWN_LINES):
+    for name in (s for s in sets if s in OWN_RUNS):
         result, _ = measured(name, "svmkit cuda", args.timeout)
         print(f"# {name}: " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in result.items()),
               flush=True)
         table.append({"set": name, "system": "svmkit cuda", **result})
-    sets = [s for s in sets if s not in OWN_LINES]
+    sets = [s for s in sets if s not in OWN_RUNS]
     if sets:
         print("| set | system | fit s | predict s | accuracy | #SV | pair updates | scikit-learn fit s / this |")
         print("|---|---|---|---|---|---|---|---|")

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# The GPU checks and figures of issue 45 in two runs of under 8 and 5 minutes (one command on the
-# device may take 10), from the repository root of a machine with one CUDA device and CuPy:
+# The GPU checks and figures of issues 45 and 58 in two runs of under 9 and 6 minutes (one command
+# on the device may take 10), from the repository root of a machine with one CUDA device and CuPy:
 #
 #   bash benchmarks/gpu_session.sh checks        the tests, the agreement and the SMO speed
-#   bash benchmarks/gpu_session.sh peers         the peers, KernelRidge and the memory cap
+#   bash benchmarks/gpu_session.sh peers         the peers, KernelRidge, the memory cap and a
+#                                                precomputed kernel
 #   bash benchmarks/gpu_session.sh --stage DIR   before the working tree is sent: copy the real
 #                                                data sets from DIR into shared/data
 #
-# 'checks', with each part's limit in seconds (470 in all): tests/test_gpu.py (170), check_gpu.py
-# (40), and bench_gpu.py's binary and 10-class 60,000 × 784 fits, each as by default, with the
-# class pairs in turn and the solver's parts timed ('streams=1 profile=1'), and with blocks of
-# 512 threads (260). 'peers' (240 in all):
-# a9a and w8a against scikit-learn (135), KernelRidge on 20,000 rows, GPU against CPU (35), and
-# an SVC fit whose data is larger than CuPy's pool limit (70). The real data sets (a9a, a9a.t,
-# w8a, satimage, mnist.scale.t, heart_scale) are read from $SVMKIT_DATA, shared/data or
-# ../shared/data; a part whose file is missing says so. Each part's whole output goes to
-# $OUT/<part>.log (or /tmp/gpu_session when $OUT is not set); the last lines of each are printed.
+# 'checks', with each part's limit in seconds (520 in all): tests/test_gpu.py and
+# tests/test_device_kernels.py (precomputed and callable kernels on the device against the CPU)
+# (220), check_gpu.py (40), and bench_gpu.py's binary and 10-class 60,000 × 784 fits, each as by
+# default, with the class pairs in turn and the solver's parts timed ('streams=1 profile=1'), and
+# with blocks of 512 threads (260). 'peers' (330 in all):
+# a9a and w8a against scikit-learn (135), KernelRidge on 20,000 rows, GPU against CPU (35),
+# an SVC fit whose data is larger than CuPy's pool limit (70), and an SVC fit on a precomputed
+# 20,000 × 20,000 kernel placed on the device against the same fit from the data (90). The real
+# data sets (a9a, a9a.t, w8a, satimage, mnist.scale.t, heart_scale) are read from $SVMKIT_DATA,
+# shared/data or ../shared/data; a part whose file is missing says so. Each part's whole output
+# goes to $OUT/<part>.log (or /tmp/gpu_session when $OUT is not set); the last lines of each are
+# printed.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -59,7 +63,8 @@ ls shared/data 2>/dev/null | tr '\n' ' '; echo
 
 case "${1:-}" in
 checks)
-    part test_gpu 170 6 python -m pytest -vv -p no:cacheprovider -p no:warnings tests/test_gpu.py
+    part test_gpu 220 6 python -m pytest -vv -p no:cacheprovider -p no:warnings tests/test_gpu.py \
+        tests/test_device_kernels.py
     # the tests that need the GPU, each with its outcome (-vv: the project's addopts hold -q)
     sed -nE 's/.*::(test_gpu_[^ ]*) (PASSED|FAILED|SKIPPED|ERROR).*/\2 \1/p' "$LOGS/test_gpu.log"
     part check_gpu 40 12 python benchmarks/check_gpu.py --sets heart_scale,a9a,w8a,satimage,mnist
@@ -71,6 +76,7 @@ peers)
         --timeout 62 --no-floor
     part bench_ridge20k 35 4 python benchmarks/bench_gpu.py --sets ridge20k --timeout 30 --no-floor
     part bench_capped 70 4 python benchmarks/bench_gpu.py --sets capped --timeout 65 --no-floor
+    part bench_precomputed 90 4 python benchmarks/bench_gpu.py --sets precomputed --timeout 85 --no-floor
     ;;
 esac
 echo

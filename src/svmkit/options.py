@@ -32,7 +32,10 @@ class Options:
     device : {'cpu', 'cuda'}, default 'cpu'
         'cuda' computes the kernel blocks of fit and prediction on an NVIDIA GPU (CuPy, the `gpu`
         extra), and runs the SMO loops or the factorisations there; every fitted attribute is a
-        NumPy array, as on the CPU.
+        NumPy array, as on the CPU. A precomputed kernel matrix is copied there (float32 for SMO,
+        float64 for the closed-form models); a callable kernel is called on the host and its
+        values copied there, unless it is wrapped in `svmkit.OnDevice`, which is handed CuPy
+        arrays.
     scheduler_address : str or None, default None
         A Dask X (array or dataframe) and y are fitted on the cluster whose scheduler is at this
         address ('tcp://host:port'); None: the active `distributed.Client`, else a LocalCluster of

@@ -173,7 +173,8 @@ class SVC(BaseSVC):
         A callable k(A, B) returns K of shape (len(A), len(B)) with K[i, j] the kernel of A[i]
         and B[j]. Predicting calls k(X, support_vectors_), where scikit-learn calls k(X, X_train)
         and keeps the support's columns: the same values for any such k, as only the support
-        vectors are kept (and saved).
+        vectors are kept (and saved). Under device='cuda' it is called on the host, unless wrapped
+        in `svmkit.OnDevice` (see `Options`).
     degree : int, default 3
         Degree of the 'poly' kernel (γ<x, z> + coef0)^degree.
     gamma : 'scale', 'auto' or float, default 'scale'
