@@ -12,7 +12,7 @@ from svmkit.kernels import device
 from svmkit.kernels.gram import kernel_block
 from svmkit.kernels.kinds import OnDevice, make_kernel
 from svmkit.solvers.smo.row_source import FullRows
-from test_gpu import CUDA, needs_cuda, recorded_row_sources
+from test_gpu import CUDA, assert_updates_equal_device_refits, needs_cuda, recorded_row_sources
 
 GAMMA = 0.05
 
@@ -26,6 +26,7 @@ def linear(A, B):
 SMO = {
     "svc": (svmkit.SVC(C=10.0, tol=1e-8), "heart"),
     "svc-ovo": (svmkit.SVC(C=10.0, tol=1e-8), "iris"),
+    "svc-probability": (svmkit.SVC(C=10.0, tol=1e-8, probability=True, random_state=0), "iris"),
     "nusvc": (svmkit.NuSVC(nu=0.3, tol=1e-8), "heart"),
     "svr": (svmkit.SVR(C=3.0, epsilon=0.1, tol=1e-8), "diabetes"),
     "nusvr": (svmkit.NuSVR(nu=0.3, C=3.0, tol=1e-8), "diabetes"),
@@ -119,6 +120,12 @@ def test_closed_form_fits_of_given_and_called_kernels_on_the_device_equal_the_cp
     assert_same(*fit_both(*CLOSED[name], kind))
 
 
+@pytest.mark.parametrize("kind", ["callable", "on-device"])
+def test_updates_of_a_called_kernel_on_the_device_equal_a_refit_there(kind, numpy_as_cuda):
+    X, y = data("heart")
+    assert_updates_equal_device_refits(as_kernel(svmkit.SVC(C=10.0, tol=1e-8), kind), X, y)
+
+
 def test_a_precomputed_kernel_is_placed_once_in_float32_and_its_rows_read_there(numpy_as_cuda, monkeypatch):
     sources = recorded_row_sources(monkeypatch)
     computed = []
@@ -203,9 +210,9 @@ def test_on_device_is_a_kernel_parameter_like_any_callable():
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name", list(SMO))
 def test_gpu_smo_fits_of_given_and_called_kernels_equal_the_cpu_fits(name, kind):
-    """On the device the solver's blocks take other paths to the optimum than the host's: at
-    tol=1e-8, α, b, the objective and the decision values to 1e-5."""
-    assert_same(*fit_both(*SMO[name], kind), rtol=1e-5)
+    """On the device the solver's blocks take other paths to the optimum than the host's pair
+    updates: at tol=1e-8, α, b, the objective and the decision values to 1e-4."""
+    assert_same(*fit_both(*SMO[name], kind), rtol=1e-4)
 
 
 @needs_cuda
