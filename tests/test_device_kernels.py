@@ -2,6 +2,8 @@
 array API CuPy implements) against the CPU fits of every SMO model and of the closed-form
 models, and, where a CUDA device is present, the GPU fits against the CPU's."""
 
+import types
+
 import numpy as np
 import pytest
 from sklearn.base import clone, is_classifier
@@ -11,6 +13,7 @@ from conftest import diabetes, heart_scale, iris
 from svmkit.kernels import device
 from svmkit.kernels.gram import kernel_block
 from svmkit.kernels.kinds import OnDevice, make_kernel
+from svmkit.solvers.smo import row_source
 from svmkit.solvers.smo.row_source import FullRows
 from test_gpu import CUDA, assert_updates_equal_device_refits, needs_cuda, recorded_row_sources
 
@@ -134,6 +137,16 @@ def test_a_precomputed_kernel_is_placed_once_in_float32_and_its_rows_read_there(
     assert [type(s) for s in sources] == [FullRows, FullRows]  # the CPU's, then the device's
     assert sources[1].store.dtype == np.float32 and sources[1].store.shape == (150, 150)
     assert computed == []
+
+
+def test_a_matrix_is_sent_to_a_device_by_blocks_of_rows_rounded_on_the_host(monkeypatch):
+    monkeypatch.setattr(row_source, "PLACE_ROWS_BYTES", 4 * 150 * 16)
+    sent = []
+    xp = types.SimpleNamespace(empty=np.empty, asarray=lambda a: sent.append(a.dtype) or np.asarray(a))
+    X, _ = data("iris")
+    K = rbf(X, X)
+    np.testing.assert_array_equal(row_source.placed_float32(xp, K), K.astype(np.float32))
+    assert sent == [np.float32] * 10
 
 
 def test_a_precomputed_kernel_too_large_for_the_device_streams_its_rows_to_the_same_fit(numpy_as_cuda, monkeypatch):
