@@ -50,6 +50,23 @@ def test_one_block_and_batched_blocks_reach_the_same_optimum(shrinking):
     assert whole.rho == pytest.approx(batched.rho, abs=1e-3)
 
 
+@pytest.mark.parametrize("capacity", [2, 4])
+def test_blocks_reading_their_shared_kernel_values_take_the_same_steps_as_from_the_row_source(monkeypatch, capacity):
+    """The kernel values a solve's blocks share are copies of the rows' own: the same α and
+    pair updates as blocks gathering from the full-width rows, also when the values start
+    again (room for two blocks, or four)."""
+    from svmkit.solvers.smo import _cuda, _loops, solver
+
+    X, y, problem = _binary_digits()
+    kernel = TrainingKernel(make_kernel("rbf", X, 0.02), X)
+    monkeypatch.setattr(solver, "_BLOCK_ROWS_PER_BLOCK", capacity)
+    shared = solve(problem, CachedRows(kernel, 100), ws_size=32)
+    monkeypatch.setattr(_loops, "BlockRows", _cuda.BlockRows)
+    direct = solve(problem, CachedRows(kernel, 100), ws_size=32)
+    assert shared.n_iter == direct.n_iter
+    np.testing.assert_array_equal(shared.alpha, direct.alpha)
+
+
 def test_scratch_buffers_are_reused_and_bounded(monkeypatch):
     monkeypatch.setattr(SCRATCH, "_kept", [])
     a = SCRATCH.take((100, 100), np.float32)

@@ -40,6 +40,35 @@ void update_gradient(Vec<double> G, Mat<const float> store, Vec<const i64> pos, 
     add_moved_rows(moved, GradientColumns{G.data(), kidx.data(), y.data()}, n, true);
 }
 
+// values[slots[r], c] = store[pos[r], cols[c]] for every c from filled[slots[r]] to the end of
+// cols, each row from its own kernel row; filled[slots[r]] then marks the row complete.
+void fill_block_rows(Mat<float> values, Vec<i64> filled, Vec<const i64> slots, Mat<const float> store,
+                     Vec<const i64> pos, Vec<const i64> cols) {
+    const i64 k = i64(slots.shape(0)), m = i64(cols.shape(0)), ld = i64(values.shape(1));
+    if (i64(pos.shape(0)) != k)
+        throw std::invalid_argument("slots and pos must have one entry per row");
+    if (m > ld || i64(filled.shape(0)) < i64(values.shape(0)))
+        throw std::invalid_argument("values must have a column per entry of cols and filled a count per row");
+    for (i64 r = 0; r < k; ++r)
+        if (slots.data()[r] < 0 || slots.data()[r] >= i64(values.shape(0)) || filled.data()[slots.data()[r]] < 0)
+            throw std::invalid_argument("slots holds a row outside values");
+    const RowStore rows{store.data(), i64(store.shape(0)), i64(store.shape(1))};
+    check_rows(rows, pos.data(), k);
+    check_columns(rows, cols.data(), m);
+    float *out = values.data();
+    const i64 *cs = cols.data();
+    i64 *done = filled.data();
+#pragma omp parallel for num_threads(threads()) schedule(dynamic, 16) if (k > 64)
+    for (i64 r = 0; r < k; ++r) {
+        const i64 s = slots.data()[r];
+        const float *src = rows.store + pos.data()[r] * rows.n_cols;
+        float *dst = out + s * ld;
+        for (i64 c = done[s]; c < m; ++c)
+            dst[c] = src[cs[c]];
+        done[s] = std::max(done[s], m);
+    }
+}
+
 template <class T> nb::ndarray<nb::numpy, T> to_numpy(std::vector<T> values, std::initializer_list<std::size_t> shape) {
     auto *held = new std::vector<T>(std::move(values));
     nb::capsule owner(held, [](void *p) noexcept { delete static_cast<std::vector<T> *>(p); });
@@ -142,6 +171,11 @@ void add_moved_rows(const MovedRows &moved, const GradientColumns &cols, i64 n, 
 
 void register_smo(nb::module_ m) {
     m.attr("PANEL") = PANEL;
+
+    m.def("fill_block_rows", &fill_block_rows, nb::arg("values"), nb::arg("filled"), nb::arg("slots"), nb::arg("store"),
+          nb::arg("pos"), nb::arg("cols"), nb::call_guard<nb::gil_scoped_release>(),
+          "values[slots[r], c] = store[pos[r], cols[c]] (float32) for every c from filled[slots[r]] to the end of "
+          "cols, each row from its own kernel row; filled[slots[r]] is then the length of cols.");
 
     m.def("update_gradient", &update_gradient, nb::arg("G"), nb::arg("store"), nb::arg("pos"), nb::arg("coef"),
           nb::arg("kidx"), nb::arg("y"), nb::call_guard<nb::gil_scoped_release>(),

@@ -346,6 +346,21 @@ def newton_step(xp, Kb, y, alpha, G, U, nu_mode) -> bool:
     return True
 
 
+class BlockRows:
+    """A block's rows as the row source keeps them: the device's block solve takes Q_BB whole
+    (the host's copy, `_loops.BlockRows`, spares its gathers from full-width rows)."""
+
+    def __init__(self, n: int, capacity: int):
+        pass
+
+    @staticmethod
+    def take(ws, store, pos, cols):
+        return store, pos, cols
+
+    def release(self) -> None:
+        pass
+
+
 def update_gradient(G, store, pos, coef, kidx, y):
     """`_loops.update_gradient` on the device: G_j += y_j Σ_b coef_b K(b, kidx_j) for every
     variable j, coef_b = y_b Δα_b, reading the rows `pos` of `store` in place."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from svmkit._arrays import as_float64, as_indices
+from svmkit._arrays import SCRATCH, as_float64, as_indices
 from svmkit._core import smo as _smo
 from svmkit.solvers.smo._block import Block, InnerSettings
 
@@ -61,3 +61,40 @@ def inner_smo(block: Block, settings: InnerSettings) -> int:
     if G is not block.G:
         block.G[...] = G
     return n_iter
+
+
+class BlockRows:
+    """The kernel values among the variables the blocks of one solve have held, each row read
+    once from its full-width kernel row (and extended by the columns of variables that joined
+    since): a block's solve then gathers its Q rows from rows as wide as those variables, where
+    gathering from a full-width row reads most of it whichever of its columns the block needs.
+    At most `capacity` variables (their values capacity² float32); past it they start again
+    from the block at hand."""
+
+    def __init__(self, n: int, capacity: int):
+        self.slot_of = np.full(n, -1, dtype=np.int64)
+        self.var_of = np.empty(capacity, dtype=np.int64)
+        self.col_of = np.empty(capacity, dtype=np.int64)
+        self.filled = np.zeros(capacity, dtype=np.int64)
+        self.count = 0
+        self.values = SCRATCH.take((capacity, capacity), np.float32)
+
+    def take(self, ws, store, pos, cols):
+        """(rows, their row of each variable of ws, its column there) for a `Block` of the
+        variables ws, whose kernel rows are rows `pos` of `store`, at columns `cols`."""
+        new = np.flatnonzero(self.slot_of[ws] < 0)
+        if self.count + new.size > self.values.shape[0]:
+            self.slot_of[self.var_of[:self.count]] = -1
+            self.count = 0
+            new = np.arange(ws.size)
+        first, end = self.count, self.count + new.size
+        self.slot_of[ws[new]] = np.arange(first, end)
+        self.var_of[first:end], self.col_of[first:end] = ws[new], cols[new]
+        self.filled[first:end] = 0
+        self.count = end
+        slots = self.slot_of[ws]
+        _smo.fill_block_rows(self.values, self.filled, slots, _rows(store), as_indices(pos), self.col_of[:end])
+        return self.values, slots, slots
+
+    def release(self) -> None:
+        SCRATCH.give(self.values)

@@ -51,6 +51,9 @@ FULL_BLOCK = 8192
 #: every variable's column is read in order (about nine times on w8a): an active set of more
 #: than 1/_GATHER_COST of the variables updates them all, and the shrunk ones need no rebuild.
 _GATHER_COST = 8
+#: Variables whose kernel values among themselves a solve keeps for its blocks, per variable of
+#: a block (`_loops.BlockRows`).
+_BLOCK_ROWS_PER_BLOCK = 2
 #: Pair updates per variable of the block before an inner solve hands back.
 _INNER_PER_VAR = 10
 #: With no `max_iter`, the pair updates allowed are max(SAFETY_CAP, SAFETY_PER_VAR · n), as
@@ -402,8 +405,16 @@ class DualSolve:
         return xp.arange(n)
 
     def _in_blocks(self):
-        """The batched working set: blocks of q variables, each solved by `inner_smo`, with the
-        gradient of the active set updated after each."""
+        """The batched working set: blocks of q variables, each solved by `inner_smo` on the
+        kernel values the blocks share (`BlockRows`), with the gradient of the active set
+        updated after each."""
+        block_rows = self.loops.BlockRows(self.problem.n, min(self.problem.n, _BLOCK_ROWS_PER_BLOCK * self.settings.q))
+        try:
+            self._blocks(block_rows)
+        finally:
+            block_rows.release()
+
+    def _blocks(self, block_rows):
         xp, loops, problem = self.xp, self.loops, self.problem
         alpha, G, G_bar, at_upper = self.alpha, self.G, self.G_bar, self.at_upper
         tol, budget, shrinking, q = self.settings.tol, self.settings.budget, self.settings.shrinking, self.settings.q
@@ -449,7 +460,8 @@ class DualSolve:
             whole = ws.size == act.size
             cap = budget - self.n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - self.n_iter)
             eps = tol if whole else max(tol, 0.1 * gap)
-            self.n_iter += self._inner(Block(store, pos, kcol[ws], y[ws], a_b, G[ws], U[ws], self.diag[ws]), eps, cap)
+            b_store, b_pos, b_cols = block_rows.take(ws, store, pos, kcol[ws])
+            self.n_iter += self._inner(Block(b_store, b_pos, b_cols, y[ws], a_b, G[ws], U[ws], self.diag[ws]), eps, cap)
             delta = a_b - alpha[ws]
             moved = xp.flatnonzero(delta)
             alpha[ws] = a_b
