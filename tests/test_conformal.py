@@ -206,6 +206,29 @@ def test_a_new_fit_drops_the_calibration():
         model.predict_interval(X[:3], method="jackknife+")
 
 
+@pytest.mark.parametrize("change", ["fit", "partial_fit", "forget"])
+def test_a_new_fit_or_update_of_an_svr_drops_its_cv_plus_fold_models(change):
+    X, y = diabetes()
+    model = svmkit.SVR(keep_data=True).fit_conformalize(X[:120], y[:120], cv=3)
+    {"fit": lambda: model.fit(X[:100], y[:100]), "partial_fit": lambda: model.partial_fit(X[120:130], y[120:130]),
+     "forget": lambda: model.forget([0, 1])}[change]()
+    with pytest.raises(NotFittedError, match="fit_conformalize"):
+        model.predict_interval(X[:3], method="cv+")
+    assert not hasattr(model, "cv_plus_folds_")
+
+
+def test_a_loaded_svr_refuses_the_cv_plus_intervals_its_file_does_not_keep(tmp_path):
+    X, y = diabetes()
+    model = svmkit.SVR(probability=True, random_state=0).fit_conformalize(X[:120], y[:120], cv=3)
+    svmkit.save(model, tmp_path / "svr.svmkit")
+    loaded = svmkit.load(tmp_path / "svr.svmkit")
+    for method in (None, "cv+"):
+        with pytest.raises(NotFittedError, match="model files keep no fold models"):
+            loaded.predict_interval(X[:3], method=method)
+    np.testing.assert_array_equal(loaded.predict_interval(X[:3], method="laplace"),
+                                  model.predict_interval(X[:3], method="laplace"))
+
+
 def test_errors_name_what_is_wrong():
     X, y = diabetes()
     with pytest.raises(NotFittedError):
@@ -242,6 +265,13 @@ def test_errors_name_what_is_wrong():
         ridge.conformalize(X[:5], y[:4])
     with pytest.raises(NotFittedError, match="conformalize"):
         klr.predict_set(Xc[:3])
+    with pytest.raises(NotFittedError, match="call conformalize"):
+        svmkit.KernelQuantileRegressor().fit(X[:50], y[:50]).predict_interval(X[:3])
+    with pytest.raises(ValueError, match="CV\\+ .*conformalize gives split intervals.* needs the data, not a precomputed kernel"):
+        svmkit.SVR(kernel="precomputed").fit_conformalize(X[:50] @ X[:50].T, y[:50])
+    two = svmkit.KernelRidge().fit(X[:50], np.column_stack([y[:50], y[:50]]))
+    with pytest.raises(ValueError, match="y of shape \\(5, 2\\)"):
+        two.conformalize(X[:5], y[:5])
 
 
 def test_loo_parameter_is_left_as_set():

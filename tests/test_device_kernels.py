@@ -140,7 +140,7 @@ def test_a_precomputed_kernel_is_placed_once_in_float32_and_its_rows_read_there(
 
 
 def test_a_matrix_is_sent_to_a_device_by_blocks_of_rows_rounded_on_the_host(monkeypatch):
-    monkeypatch.setattr(row_source, "PLACE_ROWS_BYTES", 4 * 150 * 16)
+    monkeypatch.setattr(row_source, "PLACE_BYTES", 4 * 150 * 16)
     sent = []
     xp = types.SimpleNamespace(empty=np.empty, asarray=lambda a: sent.append(a.dtype) or np.asarray(a))
     X, _ = data("iris")
@@ -243,3 +243,8 @@ def test_gpu_precomputed_kernel_is_kept_on_the_device(monkeypatch):
     fit_both(*SMO["svc"], "precomputed")
     assert [type(s) for s in sources] == [FullRows, FullRows]  # the CPU's, then the device's
     assert isinstance(sources[1].store, cupy.ndarray) and sources[1].store.dtype == np.float32
+
+
+def test_on_device_takes_a_kernel_function_only():
+    with pytest.raises(TypeError, match="OnDevice wraps a kernel function func\\(A, B\\), got 3"):
+        OnDevice(3)

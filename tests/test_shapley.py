@@ -139,7 +139,7 @@ def test_equals_brute_force_enumeration(fitted, value):
     model, X = fitted
     d = X.shape[1]
     rows, B = X[[0, 7, 40]], X[1::25]
-    result = shapley_values(model, rows, B, value=value)
+    result = shapley_values(model, rows, B if value == "interventional" else None, value=value)
     W, b = _expansion(model, X)
     Z = np.asarray(model.support_vectors_)
     for r, x in enumerate(rows):
@@ -152,7 +152,7 @@ def test_equals_brute_force_enumeration(fitted, value):
 @pytest.mark.parametrize("value", ["interventional", "functional"])
 def test_efficiency(fitted, value):
     model, X = fitted
-    result = shapley_values(model, X, X[::10], value=value)
+    result = shapley_values(model, X, X[::10] if value == "interventional" else None, value=value)
     total = _as_outputs(result.values).sum(axis=1) + result.base_values
     np.testing.assert_allclose(total, np.asarray(public(model, X)).reshape(X.shape[0], -1), rtol=0, atol=1e-10)
 
@@ -242,6 +242,10 @@ def test_bad_input_is_refused_with_clear_errors():
         shapley_values(svmkit.SVC(), X[:2])
     with pytest.raises(TypeError, match="kernel models.*not a LinearSVC"):
         shapley_values(svmkit.LinearSVC().fit(X, y), X[:2])
+    with pytest.raises(ValueError, match="background has no rows"):
+        shapley_values(model, X[:2], X[:0])
+    with pytest.raises(ValueError, match="'functional' takes no background"):
+        shapley_values(model, X[:2], X[:5], value="functional")
 
 
 def test_plots_draw_a_summary_and_a_waterfall_that_ends_at_f_of_x():
@@ -265,6 +269,11 @@ def test_plots_draw_a_summary_and_a_waterfall_that_ends_at_f_of_x():
         plot.shapley(result)
     with pytest.raises(ValueError, match="kind must be one of"):
         plot.shapley(result, kind="violin", output=0)
+    for output in ("0 vs 9", 3):
+        with pytest.raises(ValueError, match="not one of the 3 outputs"):
+            plot.shapley(result, output=output)
+    with pytest.raises(ValueError, match="row=30 is not one of the 30 rows"):
+        plot.shapley(result, kind="waterfall", row=30, output=0)
     plt.close("all")
 
 

@@ -47,7 +47,7 @@ _CAL = ("conformity_scores_",)
 #: … and the leave-one-out block of M⁻¹ that jackknife+ reads (`fit_conformalize`, 8 bytes × N²).
 _JACKKNIFE = _CAL + ("_loo_inverse", "_loo_border")
 _SVC = _SMO + ("classes_", "class_weight_", "probA_", "probB_") + _CAL
-_SVR = _SMO + ("inside_tube_", "on_tube_", "outside_tube_", "probA_", "probB_") + _CAL
+_SVR = _SMO + ("inside_tube_", "on_tube_", "outside_tube_", "probA_", "probB_", "cv_plus_folds_") + _CAL
 
 ESTIMATORS = {
     "SVC": Entry("svmkit.models.smo.svc:SVC", "classifier", _SVC, "SVC", "smo"),

@@ -95,6 +95,8 @@ def _background(model, background, Z):
     if background is None:
         return Z[np.unique(np.linspace(0, Z.shape[0] - 1, min(DEFAULT_BACKGROUND, Z.shape[0])).astype(np.int64))]
     width = np.shape(background)[1] if np.ndim(background) == 2 else None
+    if width == model.n_features_in_ and np.shape(background)[0] == 0:
+        raise ValueError("background has no rows: the interventional value averages over at least one")
     if width != model.n_features_in_:
         raise ValueError(f"background must be rows of the model's {model.n_features_in_} features, got shape "
                          f"{np.shape(background)}")
@@ -161,6 +163,9 @@ def shapley_values(model, X, background=None, value="interventional") -> Shapley
     W, b, output_names, classes, pairs = _expansion(model)
     Z = np.ascontiguousarray(densify(model.support_vectors_), dtype=np.float64)
     d = data.shape[1]
+    if value == "functional" and background is not None:
+        raise ValueError("value='functional' takes no background (it restricts the kernel to the coalition); "
+                         "give background= with value='interventional'")
     B = _background(model, background, Z) if value == "interventional" else np.zeros((0, d))
     if model.kernel == "linear":
         w = W.T @ Z

@@ -271,9 +271,9 @@ class KernelKind(KernelSpec):
         """Raise when this kind cannot serve `solver` (every kind but a precomputed matrix can)."""
 
     @staticmethod
-    def check_updatable() -> None:
+    def check_updatable(asking: str = "") -> None:
         """Raise when a model of this kind cannot keep its rows for exact updates (`partial_fit`,
-        `forget`; every kind but a precomputed matrix can)."""
+        `forget`; every kind but a precomputed matrix can); `asking` names what needs them."""
 
     def given_matrix(self, Xk):
         """The whole training kernel when X is it (a precomputed matrix), else None."""
@@ -439,10 +439,10 @@ class PrecomputedKernel(KernelKind):
             raise ValueError("solver='nystrom' computes kernel blocks from X; it cannot take kernel='precomputed'")
 
     @staticmethod
-    def check_updatable():
+    def check_updatable(asking="partial_fit, forget and keep_data=True need"):
         # a row of a precomputed kernel holds a column per training row, which an update changes
-        raise ValueError("partial_fit, forget and keep_data=True need the data, not a precomputed kernel "
-                         "(kernel='precomputed'): its rows would lack the columns of the rows added or forgotten")
+        raise ValueError(f"{asking} the data, not a precomputed kernel (kernel='precomputed'): its rows would lack "
+                         "the columns of the rows added or forgotten")
 
     def given_matrix(self, Xk):
         return densify(Xk)
@@ -558,6 +558,10 @@ class OnDevice:
     trying it, so it is never assumed."""
 
     func: Callable
+
+    def __post_init__(self):
+        if not callable(self.func):
+            raise TypeError(f"OnDevice wraps a kernel function func(A, B), got {self.func!r}")
 
     def __call__(self, A, B):
         return self.func(A, B)

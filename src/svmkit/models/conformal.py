@@ -21,15 +21,17 @@ import copy
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import check_consistent_length, check_is_fitted
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from svmkit._validation import check_real
+from svmkit.kernels.kinds import kernel_kind
 from svmkit.models.retained import RETAINED
 
 #: Every interval method, by name.
 METHODS = ("split", "jackknife+", "cv+", "laplace")
 #: What a calibration leaves on a model: a new fit drops it (`drop_calibration`).
-CALIBRATION = ("conformity_scores_", "_loo_inverse", "_loo_border", "_cv_models", "_cv_fold", "_cv_residuals")
+CALIBRATION = ("conformity_scores_", "_loo_inverse", "_loo_border", "_cv_models", "_cv_fold", "_cv_residuals",
+               "cv_plus_folds_")
 #: Most float64 values of the leave-out predictions held at once (32 MB).
 BLOCK_ELEMENTS = 1 << 22
 #: Slack in ⌈c(n+1)⌉ for c·(n+1) an integer up to rounding.
@@ -94,6 +96,9 @@ class ConformalRegressor:
         f = np.asarray(self.predict(X), dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
         check_consistent_length(f, y)
+        if y.size != f.size:
+            raise ValueError(f"conformalize needs y of shape {f.shape} (a target per output of each row), got "
+                             f"shape {y.shape}")
         y = y.reshape(f.shape)
         if not np.isfinite(y).all():
             raise ValueError("conformalize needs finite targets y")
@@ -128,7 +133,7 @@ class ConformalRegressor:
         offered = ("split",) + tuple(m for m in (self._plus_method, self._fallback_interval) if m)
         if method is None:
             method = "split" if hasattr(self, "conformity_scores_") else \
-                self._plus_method if self._has_plus() else self._fallback_interval or "split"
+                self._plus_method if self._has_plus() or self._plus_lost() else self._fallback_interval or "split"
         if method not in METHODS:
             raise ValueError(f"unknown interval method={method!r}; one of {METHODS}")
         if method not in offered:
@@ -136,11 +141,20 @@ class ConformalRegressor:
         if method == "split" and not hasattr(self, "conformity_scores_"):
             raise NotFittedError("method='split' needs a calibration: call conformalize(X_cal, y_cal) on rows "
                                  "the fit did not see")
+        if method == self._plus_method and self._plus_lost():
+            raise NotFittedError(f"this {type(self).__name__} was calibrated for {method} by fit_conformalize, but "
+                                 "model files keep no fold models: call fit_conformalize again, or conformalize(X_cal, "
+                                 "y_cal) for split intervals")
         if method == self._plus_method and not self._has_plus():
             raise NotFittedError(f"method={method!r} needs the leave-out fits: fit with fit_conformalize(X, y)")
         return method
 
     def _has_plus(self) -> bool:
+        return False
+
+    def _plus_lost(self) -> bool:
+        """Whether a calibration for the leave-out method was made but its fits are gone (a
+        model loaded from a file)."""
         return False
 
     def _plus_interval(self, X, coverage):
@@ -211,6 +225,8 @@ class CVPlus(ConformalRegressor):
         folds are a random partition drawn with `random_state`. Returns self."""
         if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
             raise ValueError(f"cv must be an integer ≥ 2 (the number of folds), got cv={cv!r}")
+        kernel_kind(self.kernel).check_updatable("CV+ (whose fold models forget rows; conformalize gives split "
+                                                 "intervals) needs")
         self._fit_rows(X, y, sample_weight, keep=True)
         n = self.retained_X_.shape[0]
         if cv > n:
@@ -232,10 +248,14 @@ class CVPlus(ConformalRegressor):
             for name in (*RETAINED, "_kept_rows"):
                 vars(self).pop(name, None)
         self._cv_models, self._cv_fold, self._cv_residuals = models, fold, residuals
+        self.cv_plus_folds_ = cv
         return self
 
     def _has_plus(self) -> bool:
         return hasattr(self, "_cv_models")
+
+    def _plus_lost(self) -> bool:
+        return hasattr(self, "cv_plus_folds_") and not self._has_plus()
 
     def _leave_out_residuals(self):
         return self._cv_residuals
@@ -252,7 +272,7 @@ class ConformalClassifier:
         """Calibrate prediction sets on held-out rows (X, y), which the fit did not see: keeps
         their scores 1 − p̂_y(x) (`conformity_scores_`). Returns self."""
         proba = self._set_probabilities(X)
-        y = np.asarray(y)
+        y = column_or_1d(y, warn=True)
         check_consistent_length(proba, y)
         at = np.searchsorted(self.classes_, y)
         known = (at < self.classes_.size) & (self.classes_[np.minimum(at, self.classes_.size - 1)] == y)

@@ -21,6 +21,8 @@ def _one_output(values, output):
     if output is None:
         raise ValueError(f"these Shapley values have {phi.shape[2]} outputs ({names}): give output= (a position or "
                          "one of those names)")
+    if output not in names and not (isinstance(output, (int, np.integer)) and -len(names) <= output < len(names)):
+        raise ValueError(f"output={output!r} is not one of the {len(names)} outputs: give a position or one of {names}")
     k = names.index(output) if isinstance(output, str) else int(output)
     return phi[:, :, k], float(base[k]), names[k]
 
@@ -96,6 +98,8 @@ def shapley(values, kind="beeswarm", row=0, output=None, max_features=12, ax=Non
     ax = axes(ax, figsize=(6.0, 0.35 * min(max_features, phi.shape[1]) + 1.6))
     names = list(values.feature_names)
     if kind == "waterfall":
+        if not -phi.shape[0] <= row < phi.shape[0]:
+            raise ValueError(f"row={row!r} is not one of the {phi.shape[0]} rows explained")
         _waterfall(ax, phi[row], base, values.data[row], names, _order(np.abs(phi[row]), max_features))
     else:
         order = _order(np.abs(phi).mean(axis=0), max_features)

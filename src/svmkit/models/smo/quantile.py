@@ -56,6 +56,8 @@ class KernelQuantileRegressor(BaseSVR):
     #: LIBSVM's noise model is ε-SVR's; a quantile fit has none.
     probability = False
     _formulation = formulations.Quantile
+    # no noise model of its own: split conformal and CV+ only
+    _fallback_interval = None
     _constraints = {**SMOModel._constraints, "C": real(low=0), "quantile": real(low=0, high=1),
                     "options": reads("KernelQuantileRegressor", "device")}
 

@@ -328,7 +328,8 @@ def leave_one_out_blocks(factor, s=None, bordered: bool = False):
     solved by θ − M⁻¹e_i θ_i / (M⁻¹)_ii (Cawley & Talbot 2004), so E is M⁻¹'s coefficient block
     and e its border row. M = H with H⁻¹ = S·`factor`⁻¹·S (S = diag(s), the identity for None),
     e = 0; or bordered, [[0, 1ᵀ], [1, H]]: E = H⁻¹ − ηηᵀ/1ᵀη, e = η/1ᵀη, η = H⁻¹1. Call it before
-    `inverse_diag`, which takes the factor's memory; E holds 8 bytes × N², twice that while formed."""
+    `inverse_diag`, which takes the factor's memory; E holds 8 bytes × N², twice that while formed
+    (the factor beside it)."""
     inverse = to_host(factor.inverse())
     n = inverse.shape[0]
     if s is not None:
@@ -338,7 +339,10 @@ def leave_one_out_blocks(factor, s=None, bordered: bool = False):
         return inverse, np.zeros(n)
     eta = inverse.sum(axis=1)
     border = eta / eta.sum()
-    inverse -= np.outer(border, eta)
+    # by blocks of rows: an N × N outer product beside E would be a third N × N array
+    step = max(1, (1 << 22) // max(n, 1))
+    for lo in range(0, n, step):
+        inverse[lo:lo + step] -= np.outer(border[lo:lo + step], eta)
     return inverse, border
 
 

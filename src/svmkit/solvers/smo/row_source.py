@@ -15,6 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from svmkit._arrays import SCRATCH, to_host
+from svmkit.kernels.device import PLACE_BYTES
 
 
 #: Fewest rows a cache holds, however small `cache_size` is.
@@ -131,18 +132,15 @@ def row_source(kernel: Kernel | None = None, cache_size: float = 0.0, matrix: np
     return CachedRows(kernel, cache_size, min_rows, room)
 
 
-#: Bytes of a given matrix's rows rounded to float32 and sent to a device at once.
-PLACE_ROWS_BYTES = 1 << 26
-
-
 def placed_float32(xp, K) -> np.ndarray:
     """K (on the host) as a C-ordered float32 array of `xp`: on a device, sent by blocks of rows
-    rounded on the host, so that no float32 copy of the whole of K is made there."""
+    rounded on the host (as much as the data is placed by at once, `PLACE_BYTES`), so that no
+    float32 copy of the whole of K is made there."""
     if xp is np:
         return np.ascontiguousarray(K, dtype=np.float32)
     n, m = K.shape
     out = xp.empty((n, m), dtype=np.float32)
-    step = max(1, PLACE_ROWS_BYTES // max(4 * m, 1))
+    step = max(1, PLACE_BYTES // max(4 * m, 1))
     for lo in range(0, n, step):
         out[lo:lo + step] = xp.asarray(np.asarray(K[lo:lo + step], dtype=np.float32))
     return out
