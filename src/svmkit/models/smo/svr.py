@@ -72,6 +72,9 @@ class SVR(BaseSVR):
     conformity_scores_ : ndarray of shape (n_calibration,)
         |y − f(x)| of the rows given to `conformalize` (split conformal `predict_interval`;
         `fit_conformalize` gives CV+ from fold models instead).
+    cv_plus_folds_ : int
+        The folds of `fit_conformalize`'s CV+ calibration (only after it). Model files keep it but
+        not the fold models: a loaded model refuses CV+ intervals until calibrated again.
     support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_ (linear kernel),
     fit_status_, shape_fit_, n_features_in_ :
         As scikit-learn's SVR.
