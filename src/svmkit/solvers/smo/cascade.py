@@ -204,8 +204,8 @@ class Checked:
     skipped (far inside the margin: d_r left as it was), for how many checks in a row each
     row was far inside, which variables are outside the support (α = 0), and what the last
     check found: the extremes of f = −yG over the checked variables outside the support,
-    the rows checked, the coefficients that changed and, once screened, the violators at
-    tol/2 and at tol against the global extremes."""
+    the rows checked, the coefficients that changed, the kernel values computed and, once
+    screened, the violators at tol/2 and at tol against the global extremes."""
 
     used: np.ndarray = field(repr=False)
     at: np.ndarray = field(repr=False)
@@ -221,6 +221,7 @@ class Checked:
     m_low: float = np.inf
     checked: int = 0
     changed: int = 0
+    kernel_values: int = 0
     violating_half: int = 0
     violating: int = 0
 
@@ -253,17 +254,19 @@ def update_check(kernel, form, part, state, change: Change, full=None) -> Checke
         state = Checked(used, at.astype(np.int64), gid, p, y, U, np.zeros(n), np.zeros(n, dtype=bool),
                         np.zeros(n, dtype=np.int8), np.ones(gid.size, dtype=bool))
     decision, skipped, far = state.decision.copy(), state.skipped, state.far
+    fresh = np.flatnonzero(~skipped)
+    values = fresh.size * change.delta.size
     with compiled_threads(1):
-        fresh = np.flatnonzero(~skipped)
         decision[fresh] += _products(kernel, X, state.used[fresh], change.X, change.delta)
         if full is not None and skipped.any():
             S = full.support
             stale = np.flatnonzero(skipped)
             decision[stale] = _products(kernel, X, state.used[stale], S.X, S.coefficients())
+            values += stale.size * S.row.size
             skipped, far = np.zeros_like(skipped), np.zeros_like(far)
     out = Checked(state.used, state.at, state.gid, state.p, state.y, state.U, decision, skipped, far,
                   ~np.isin(state.gid, change.support), checked=int(np.count_nonzero(~skipped)),
-                  changed=int(change.delta.size))
+                  changed=int(change.delta.size), kernel_values=int(values))
     f, up, low = _violations(np, out.y, np.zeros(out.y.size), out.gradient(), out.U)
     seen = out.outside & ~skipped[out.at]
     up &= seen
@@ -273,9 +276,10 @@ def update_check(kernel, form, part, state, change: Change, full=None) -> Checke
     return out
 
 
-def check_extremes(state: Checked) -> tuple[float, float, int, int, int]:
-    """(m_up, m_low, rows skipped, rows checked, coefficients changed) of a partition's check."""
-    return state.m_up, state.m_low, int(state.skipped.sum()), state.checked, state.changed
+def check_extremes(state: Checked) -> tuple:
+    """(m_up, m_low, rows skipped, rows checked, coefficients changed, kernel values computed)
+    of a partition's check."""
+    return state.m_up, state.m_low, int(state.skipped.sum()), state.checked, state.changed, state.kernel_values
 
 
 def screen(state: Checked, m: float, M: float, tol: float) -> Checked:
@@ -290,7 +294,7 @@ def screen(state: Checked, m: float, M: float, tol: float) -> Checked:
     far = np.where(state.skipped, state.far, np.where(row < -(m - M), state.far + 1, 0)).astype(np.int8)
     return Checked(state.used, state.at, state.gid, state.p, state.y, state.U, state.decision,
                    state.skipped | (far >= SHRINK_CHECKS), far, state.outside, state.m_up, state.m_low,
-                   state.checked, state.changed, int(np.count_nonzero(excess > tol / 2)),
+                   state.checked, state.changed, state.kernel_values, int(np.count_nonzero(excess > tol / 2)),
                    int(np.count_nonzero(excess > tol)))
 
 
@@ -391,7 +395,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
     joins the next solve (the most violating first, as many as `admitted` allows), which
     starts from the current α. `on_round(k, problem index, info)` is told each round's
     progress: the violators at tol, those admitted, the gap, the rows skipped and checked,
-    the coefficients changed and the round's seconds. Returns, per form, (expansion tuple,
+    the coefficients changed, the kernel values the check computed and the round's seconds. Returns, per form, (expansion tuple,
     info dict)."""
     t0 = time.perf_counter()
     problems = [Problem(form) for form in forms]
@@ -406,7 +410,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
         prob.n_iter = info["n_iter"]
         if on_round is not None:
             on_round(0, k, {**info, "violating": None, "admitted": 0, "gap": None, "skipped": 0,
-                            "checked": 0, "changed": 0, "round_seconds": time.perf_counter() - t0})
+                            "checked": 0, "changed": 0, "kernel_values": 0, "round_seconds": time.perf_counter() - t0})
     limit = np.inf if max_rounds is None else max_rounds
     rounds = 0
     while rounds < limit and not all(p.done for p in problems):
@@ -420,7 +424,8 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
             M = min([p.info["m_low"]] + [e[1] for e in extremes])
             p.rounds = rounds
             p.info.update(gap=m - M, skipped=sum(e[2] for e in extremes), checked=sum(e[3] for e in extremes),
-                          changed=extremes[0][4], violating=0, admitted=0)
+                          changed=extremes[0][4], kernel_values=sum(e[5] for e in extremes), violating=0,
+                          admitted=0)
             if m - M > settings.tol:
                 p.checks = [cluster.submit(screen, s, m, M, settings.tol) for s in p.checks]
                 picking.append((p, m, M))
