@@ -133,9 +133,12 @@ def test_rows_far_inside_are_skipped_and_the_fit_ends_on_a_full_check(few_per_ro
 def test_the_admitted_violators_grow_with_their_number_within_the_memory_bound():
     settings = cc.Settings(cache_mb=100.0)
     room = int(100 * 2**20 / (8 * (50 + cc.VARIABLE_WORDS)))
-    assert cc.admitted(10**5, 1000, 50, settings) == 10**5
-    assert cc.admitted(10**7, 1000, 50, settings) == room - 1000
-    assert cc.admitted(10**7, room, 50, settings) == cc.ROUND_VIOLATORS
+    assert cc.admitted(1000, 100, 50, settings) == 1000
+    assert cc.admitted(10**4, 100, 50, settings) == cc.ROUND_VIOLATORS
+    assert cc.admitted(10**4, 5000, 50, settings) == 5000
+    assert cc.admitted(10**5, 1000, 50, settings) == 10**5 // cc.ADMIT_SHARE
+    assert cc.admitted(10**8, 1000, 50, settings) == room - 1000
+    assert cc.admitted(10**8, room, 50, settings) == cc.ROUND_VIOLATORS
     shares = cc.allotted(100, [10, 300, 0, 90])
     assert sum(shares) == 100 and shares[2] == 0 and shares[1] > shares[3] > shares[0]
     assert cc.allotted(100, [10, 20]) == [10, 20]

@@ -38,6 +38,9 @@ from svmkit.solvers.smo.solver import DualProblem, _violations, solve
 
 #: Violators that may join a round's solve whatever its memory bound.
 ROUND_VIOLATORS = 2048
+#: A round admits at least this share's inverse of the violators (1/16 of them), so that the
+#: rounds stay few as the rows grow.
+ADMIT_SHARE = 16
 #: Words a solve holds per variable beside its data row's features (p, y, U, α, G, Ḡ, its
 #: number and row, the solver's work), for the bound `admitted` puts on a round's solve.
 VARIABLE_WORDS = 16
@@ -285,13 +288,13 @@ def check_extremes(state: Checked) -> tuple:
 def screen(state: Checked, m: float, M: float, tol: float) -> Checked:
     """The check with its violators counted against the global extremes (at tol/2 and at tol)
     and the rows far inside marked: those whose every variable outside the support satisfies
-    its condition by more than the gap m − M count one more check; after SHRINK_CHECKS in a
-    row, later checks skip them until the full check (LIBSVM's shrinking, Chang & Lin 2011,
+    its condition by more than tol count one more check; after SHRINK_CHECKS in a row, later
+    checks skip them until the full check (LIBSVM's shrinking, Chang & Lin 2011,
     §5.1, across rounds)."""
     excess = state.excess(m, M)
     row = np.full(state.used.size, -np.inf)
     np.maximum.at(row, state.at, np.where(state.outside, excess, np.inf))  # a support row is never far
-    far = np.where(state.skipped, state.far, np.where(row < -(m - M), state.far + 1, 0)).astype(np.int8)
+    far = np.where(state.skipped, state.far, np.where(row < -tol, state.far + 1, 0)).astype(np.int8)
     return Checked(state.used, state.at, state.gid, state.p, state.y, state.U, state.decision,
                    state.skipped | (far >= SHRINK_CHECKS), far, state.outside, state.m_up, state.m_low,
                    state.checked, state.changed, state.kernel_values, int(np.count_nonzero(excess > tol / 2)),
@@ -318,11 +321,11 @@ def violators(part, state: Checked, m: float, M: float, tol: float, cap: int) ->
 
 
 def admitted(violating: int, n_sv: int, features: int, settings: Settings) -> int:
-    """How many of `violating` variables join a round's solve: all of them while the solve's
-    variables (#SV + them) fit in cache_size with their data rows (VARIABLE_WORDS words beside
-    each row's features), at least ROUND_VIOLATORS."""
+    """How many of `violating` variables join a round's solve: ROUND_VIOLATORS, #SV or
+    1/ADMIT_SHARE of them, whichever is most, while the solve's variables (#SV + them) fit in
+    cache_size with their data rows (VARIABLE_WORDS words beside each row's features)."""
     room = int(settings.cache_mb * 2**20 / (8 * (features + VARIABLE_WORDS))) - n_sv
-    return int(min(violating, max(ROUND_VIOLATORS, room)))
+    return int(min(violating, max(ROUND_VIOLATORS, n_sv, violating // ADMIT_SHARE), max(ROUND_VIOLATORS, room)))
 
 
 def allotted(total: int, counts) -> list:
