@@ -188,13 +188,23 @@ def plot_projection(measured, out_dir):
 
 
 def print_rounds(r):
+    """The tree's and each round's progress of problem 0, with its tasks' seconds on the workers."""
+    timings = r["timings"]
     for h in r["history"]:
-        if h["round"] == 0:
-            print(f"  tree: #SV {h['n_sv']}, root over {h['n_vars']} variables, {h['round_seconds']:.1f} s")
+        if h["problem"]:
             continue
+        if h["round"] == 0:
+            merges = _seconds(timings, "merge 0 ")
+            print(f"  tree: #SV {h['n_sv']}, root over {h['n_vars']} variables, {h['round_seconds']:.1f} s "
+                  f"(leaves {sum(_seconds(timings, 'leaf 0')):.1f} s, merges {sum(merges):.1f} s, the top one "
+                  f"{max(merges, default=0):.1f} s, summed over the tasks)")
+            continue
+        check, solve = (sum(t for label, t in timings if label.split()[:2] == [kind, str(h["round"])])
+                        for kind in ("check", "round"))
         print(f"  round {h['round']}: {h['violating']} violating, {h['admitted']} admitted, gap {h['gap']:.3g}, "
               f"{h['skipped']} rows skipped, {h['checked']} checked, {h['changed']} coefficients changed, "
-              f"#SV {h['n_sv']}, {h['round_seconds']:.1f} s")
+              f"#SV {h['n_sv']} over {h['n_vars']} variables, {h['round_seconds']:.1f} s (check {check:.1f} s, "
+              f"solve {solve:.1f} s, summed over the tasks)")
 
 
 def main():
