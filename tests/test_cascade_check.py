@@ -74,14 +74,14 @@ def test_the_incremental_gradient_equals_a_full_recomputation_after_every_round(
         solve_of[id(out)] = new
         return out
 
-    def compared_update(kernel_, form, part, state, ch, full=None):
+    def compared_update(kernel_, form, part, state, ch, full=False):
         out = update(kernel_, form, part, state, ch, full)
         S = solve_of[id(ch)].support
         decision = kernel.block(part[1][out.used], S.X) @ S.coefficients()
         fresh = ~out.skipped[out.at]
         full_gradient = out.y * decision[out.at] + out.p
         np.testing.assert_allclose(out.gradient()[fresh], full_gradient[fresh], rtol=0, atol=1e-10)
-        compared.append((fresh.size - fresh.sum(), full is not None))
+        compared.append((fresh.size - fresh.sum(), full))
         return out
 
     monkeypatch.setattr(cc, "expansion_change", recorded_change)
@@ -107,8 +107,9 @@ def test_a_violator_planted_among_the_skipped_rows_is_found_before_the_fit_ends(
         if len(planted) < 6:  # the first round's screens: its violators on the wrong side skipped
             plant = (state.excess(m, M) > tol) & np.isin(out.gid, wrong_side)
             planted.append(out.gid[plant])
-            out.skipped = out.skipped.copy()
+            out.skipped, out.since = out.skipped.copy(), out.since.copy()
             out.skipped[out.at[plant]] = True
+            out.since[out.at[plant]] = len(out.missed)
         return out
 
     monkeypatch.setattr(cc, "screen", planting_screen)
@@ -130,7 +131,7 @@ def test_rows_far_inside_are_skipped_and_the_fit_ends_on_a_full_check(few_per_ro
     assert last["checked"] == X.shape[0]
 
 
-def test_the_admitted_violators_grow_with_their_number_within_the_memory_bound():
+def test_the_most_violating_are_admitted_as_many_as_grow_with_their_number_within_the_memory_bound():
     settings = cc.Settings(cache_mb=100.0)
     room = int(100 * 2**20 / (8 * (50 + cc.VARIABLE_WORDS)))
     assert cc.admitted(1000, 100, 50, settings) == 1000
@@ -139,6 +140,9 @@ def test_the_admitted_violators_grow_with_their_number_within_the_memory_bound()
     assert cc.admitted(10**5, 1000, 50, settings) == 10**5 // cc.ADMIT_SHARE
     assert cc.admitted(10**8, 1000, 50, settings) == room - 1000
     assert cc.admitted(10**8, room, 50, settings) == cc.ROUND_VIOLATORS
-    shares = cc.allotted(100, [10, 300, 0, 90])
-    assert sum(shares) == 100 and shares[2] == 0 and shares[1] > shares[3] > shares[0]
-    assert cc.allotted(100, [10, 20]) == [10, 20]
+    # per partition, its violators counted by bin of excess (least violating first): the most
+    # violating of all are taken, not each partition's share
+    spectra = [[5, 0, 1], [0, 3, 2], [1, 1, 0]]
+    assert cc.allotted(4, spectra) == [1, 3, 0]
+    assert cc.allotted(3, spectra) == [1, 2, 0]
+    assert cc.allotted(20, spectra) == [6, 5, 2]

@@ -48,6 +48,10 @@ VARIABLE_WORDS = 16
 SHRINK_CHECKS = 2
 #: Rows whose kernel products a check computes at once (each block's rows copied).
 CHECK_ROWS = 2**14
+#: Edges of the bins of log₂(excess / (tol/2)) in which a partition counts its violators (an
+#: eighth of an octave each; beyond the last, in the last), so that a round admits the most
+#: violating variables of all partitions, not each partition's share.
+EXCESS_BINS = np.arange(0, 32.125, 0.125)
 
 
 @dataclass
@@ -164,28 +168,37 @@ def leaf(kernel, settings: Settings, form, part) -> Solved:
 
 @dataclass
 class Change:
-    """What changed from one expansion to the next: the data rows whose coefficient c_r moved,
-    by how much (Δc), and the new support's variable numbers (sorted)."""
+    """What changed from one expansion to the next: the data rows whose coefficient c_r moved
+    (their global numbers and data), by how much (Δc), and the new support's variable numbers
+    (sorted)."""
 
+    row: np.ndarray
     X: np.ndarray
     delta: np.ndarray
-    support: np.ndarray
+    support: np.ndarray = None
+
+
+def _summed(changes) -> Change:
+    """The changes one after another as one: Δc summed per row, kept where nonzero."""
+    if len(changes) == 1:
+        return changes[0]
+    rows, first, inverse = np.unique(np.concatenate([c.row for c in changes]), return_index=True,
+                                     return_inverse=True)
+    delta = np.bincount(inverse, weights=np.concatenate([c.delta for c in changes]), minlength=rows.size)
+    keep = delta != 0
+    return Change(rows[keep], np.concatenate([c.X for c in changes])[first][keep], delta[keep])
 
 
 def expansion_change(old, new: Solved) -> Change:
     """The change from the expansion of solve `old` (None: the empty one) to that of `new`:
     Δc_r = c_r(new) − c_r(old) over the rows of either support, kept where nonzero."""
     S = new.support
-    if old is None:
-        X, delta = S.X, S.coefficients()
-    else:
+    to = Change(S.row, S.X, S.coefficients())
+    if old is not None:
         O = old.support
-        rows, first, inverse = np.unique(np.concatenate([O.row, S.row]), return_index=True, return_inverse=True)
-        delta = np.bincount(inverse, weights=np.concatenate([-O.coefficients(), S.coefficients()]),
-                            minlength=rows.size)
-        X = np.concatenate([O.X, S.X])[first]
-    keep = delta != 0
-    return Change(X[keep], delta[keep], np.sort(S.gid))
+        to = _summed([Change(O.row, O.X, -O.coefficients()), to])
+    keep = to.delta != 0
+    return Change(to.row[keep], to.X[keep], to.delta[keep], np.sort(S.gid))
 
 
 def _products(kernel, X, rows, centres, coef) -> np.ndarray:
@@ -204,11 +217,12 @@ class Checked:
     """One partition's state of the global check, kept on its worker from round to round:
     its variables as `form` gives them (`at` their row among the partition's rows `used`),
     d_r = Σ_j c_j K(x_r, x_j) for each row as of the last check that updated it, the rows
-    skipped (far inside the margin: d_r left as it was), for how many checks in a row each
-    row was far inside, which variables are outside the support (α = 0), and what the last
+    skipped (far inside the margin: d_r left as it was), the changes they missed (`missed`,
+    a skipped row those from `since` on), for how many checks in a row each row was far inside, which variables are outside the support (α = 0), and what the last
     check found: the extremes of f = −yG over the checked variables outside the support,
     the rows checked, the coefficients that changed, the kernel values computed and, once
-    screened, the violators at tol/2 and at tol against the global extremes."""
+    screened, its violators at tol/2 counted by their excess (`EXCESS_BINS`) and those at
+    tol, against the global extremes."""
 
     used: np.ndarray = field(repr=False)
     at: np.ndarray = field(repr=False)
@@ -220,12 +234,14 @@ class Checked:
     skipped: np.ndarray = field(repr=False)
     far: np.ndarray = field(repr=False)
     outside: np.ndarray = field(repr=False)
+    since: np.ndarray = field(repr=False)
+    missed: list = field(default_factory=list, repr=False)
     m_up: float = -np.inf
     m_low: float = np.inf
     checked: int = 0
     changed: int = 0
     kernel_values: int = 0
-    violating_half: int = 0
+    spectrum: np.ndarray = field(default=None, repr=False)
     violating: int = 0
 
     def gradient(self) -> np.ndarray:
@@ -242,12 +258,13 @@ class Checked:
         return out
 
 
-def update_check(kernel, form, part, state, change: Change, full=None) -> Checked:
+def update_check(kernel, form, part, state, change: Change, full=False) -> Checked:
     """The partition's check after `change`: d_r += Σ K(x_r, x_changed) Δc on the rows not
     skipped, ΔG = y ΔD costing the rows checked × the coefficients changed (state None: a
-    first check from d = 0). With `full` (a Solved), the skipped rows' d_r are computed anew
-    against its whole expansion and every row is checked (LIBSVM's gradient reconstruction
-    before it stops, Chang & Lin 2011, §5.1.3). Then f = −yG and its extremes over the
+    first check from d = 0); the skipped rows keep the change among those they missed. With
+    `full`, every row is checked: each skipped row gets the changes it missed, summed
+    (LIBSVM's gradient reconstruction before it stops, Chang & Lin 2011, §5.1.3, costing the
+    coefficients changed since the row was skipped). Then f = −yG and its extremes over the
     variables outside the support (α = 0, so I_up = {y > 0} and I_low = {y < 0})."""
     rows, X, target, weight = part
     if state is None:
@@ -255,20 +272,23 @@ def update_check(kernel, form, part, state, change: Change, full=None) -> Checke
         used, at = np.unique(at, return_inverse=True)
         n = used.size
         state = Checked(used, at.astype(np.int64), gid, p, y, U, np.zeros(n), np.zeros(n, dtype=bool),
-                        np.zeros(n, dtype=np.int8), np.ones(gid.size, dtype=bool))
+                        np.zeros(n, dtype=np.int8), np.ones(gid.size, dtype=bool), np.zeros(n, dtype=np.int32))
     decision, skipped, far = state.decision.copy(), state.skipped, state.far
+    missed = (state.missed + [change] if change.delta.size else state.missed) if skipped.any() else []
     fresh = np.flatnonzero(~skipped)
     values = fresh.size * change.delta.size
     with compiled_threads(1):
         decision[fresh] += _products(kernel, X, state.used[fresh], change.X, change.delta)
-        if full is not None and skipped.any():
-            S = full.support
-            stale = np.flatnonzero(skipped)
-            decision[stale] = _products(kernel, X, state.used[stale], S.X, S.coefficients())
-            values += stale.size * S.row.size
-            skipped, far = np.zeros_like(skipped), np.zeros_like(far)
+        if full:
+            for since in np.unique(state.since[skipped]):
+                stale = np.flatnonzero(skipped & (state.since == since))
+                if since < len(missed):
+                    sum_ = _summed(missed[since:])
+                    decision[stale] += _products(kernel, X, state.used[stale], sum_.X, sum_.delta)
+                    values += stale.size * sum_.delta.size
+            skipped, far, missed = np.zeros_like(skipped), np.zeros_like(far), []
     out = Checked(state.used, state.at, state.gid, state.p, state.y, state.U, decision, skipped, far,
-                  ~np.isin(state.gid, change.support), checked=int(np.count_nonzero(~skipped)),
+                  ~np.isin(state.gid, change.support), state.since, missed, checked=int(np.count_nonzero(~skipped)),
                   changed=int(change.delta.size), kernel_values=int(values))
     f, up, low = _violations(np, out.y, np.zeros(out.y.size), out.gradient(), out.U)
     seen = out.outside & ~skipped[out.at]
@@ -286,24 +306,28 @@ def check_extremes(state: Checked) -> tuple:
 
 
 def screen(state: Checked, m: float, M: float, tol: float) -> Checked:
-    """The check with its violators counted against the global extremes (at tol/2 and at tol)
-    and the rows far inside marked: those whose every variable outside the support satisfies
+    """The check with its violators counted against the global extremes (at tol/2 by their
+    excess, and at tol) and the rows far inside marked: those whose every variable outside the support satisfies
     its condition by more than tol count one more check; after SHRINK_CHECKS in a row, later
     checks skip them until the full check (LIBSVM's shrinking, Chang & Lin 2011,
     §5.1, across rounds)."""
     excess = state.excess(m, M)
+    half = excess[excess > tol / 2]
+    spectrum = np.histogram(np.minimum(np.log2(half / (tol / 2)), EXCESS_BINS[-1]), bins=EXCESS_BINS)[0]
     row = np.full(state.used.size, -np.inf)
     np.maximum.at(row, state.at, np.where(state.outside, excess, np.inf))  # a support row is never far
-    far = np.where(state.skipped, state.far, np.where(row < -tol, state.far + 1, 0)).astype(np.int8)
-    return Checked(state.used, state.at, state.gid, state.p, state.y, state.U, state.decision,
-                   state.skipped | (far >= SHRINK_CHECKS), far, state.outside, state.m_up, state.m_low,
-                   state.checked, state.changed, state.kernel_values, int(np.count_nonzero(excess > tol / 2)),
-                   int(np.count_nonzero(excess > tol)))
+    far = np.where(state.skipped, state.far, np.where(row < -(m - M), state.far + 1, 0)).astype(np.int8)
+    skipped = state.skipped | (far >= SHRINK_CHECKS)
+    since = np.where(skipped & ~state.skipped, len(state.missed), state.since).astype(np.int32)
+    return Checked(state.used, state.at, state.gid, state.p, state.y, state.U, state.decision, skipped, far,
+                   state.outside, since, state.missed, state.m_up, state.m_low,
+                   state.checked, state.changed, state.kernel_values, spectrum, int(np.count_nonzero(excess > tol)))
 
 
-def violating_counts(state: Checked) -> tuple[int, int]:
-    """(variables violating at tol/2, at tol) of a screened check."""
-    return state.violating_half, state.violating
+def violating_counts(state: Checked) -> tuple[np.ndarray, int]:
+    """(the violators at tol/2 counted by excess, the variables violating at tol) of a
+    screened check."""
+    return state.spectrum, state.violating
 
 
 def violators(part, state: Checked, m: float, M: float, tol: float, cap: int) -> Variables:
@@ -328,15 +352,21 @@ def admitted(violating: int, n_sv: int, features: int, settings: Settings) -> in
     return int(min(violating, max(ROUND_VIOLATORS, n_sv, violating // ADMIT_SHARE), max(ROUND_VIOLATORS, room)))
 
 
-def allotted(total: int, counts) -> list:
-    """`total` places dealt to the partitions in proportion to their `counts` (each at most
-    its count, the rounding's remainder to the largest)."""
-    counts = np.asarray(counts, dtype=np.int64)
-    if counts.sum() <= total:
-        return counts.tolist()
-    share = counts * total // counts.sum()
-    share[np.argsort(-counts)[:total - share.sum()]] += 1
-    return np.minimum(share, counts).tolist()
+def allotted(total: int, spectra) -> list:
+    """`total` places dealt to the partitions by their violators' counts per bin of excess
+    (`spectra`, a row each): every violator of the bins above the one where the count from
+    the most violating reaches `total`, and of that bin a share in proportion to each
+    partition's count there (the rounding's remainder to the largest)."""
+    spectra = np.asarray(spectra, dtype=np.int64)
+    if spectra.sum() <= total:
+        return spectra.sum(axis=1).tolist()
+    from_top = np.cumsum(spectra.sum(axis=0)[::-1])[::-1]
+    b = np.flatnonzero(from_top >= total)[-1]
+    taken, edge = spectra[:, b + 1:].sum(axis=1), spectra[:, b]
+    rest = total - taken.sum()
+    share = edge * rest // edge.sum()
+    share[np.argsort(-edge)[:rest - share.sum()]] += 1
+    return (taken + share).tolist()
 
 
 def describe(solved: Solved) -> dict:
@@ -378,7 +408,7 @@ def _tree(cluster, parts, kernel, settings, k, prob):
     return level[0]
 
 
-def _submit_checks(cluster, parts, kernel, prob, change, full=None, label="check"):
+def _submit_checks(cluster, parts, kernel, prob, change, full=False, label="check"):
     """Every partition's next check of `prob` after `change` (its first when none was made)."""
     old = prob.checks or [None] * len(parts)
     prob.checks = [cluster.submit(update_check, kernel, prob.form, part, s, change, full, label=label)
@@ -434,15 +464,15 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
                 picking.append((p, m, M))
             elif p.info["skipped"]:
                 _submit_checks(cluster, parts, kernel, p, cluster.submit(expansion_change, p.root, p.root),
-                               full=p.root, label=f"check {rounds + 1} full")
+                               full=True, label=f"check {rounds + 1} full")
             else:
                 p.done, p.checks = True, None  # the workers may let its checks go
         counts = cluster.gather([[cluster.submit(violating_counts, s) for s in p.checks] for p, _, _ in picking])
         for (p, m, M), per_part in zip(picking, counts):
-            half = [c[0] for c in per_part]
-            total = admitted(sum(half), p.info["n_sv"], p.info["features"], settings)
+            spectra = [c[0] for c in per_part]
+            total = admitted(int(np.sum(spectra)), p.info["n_sv"], p.info["features"], settings)
             sets = [cluster.submit(violators, part, s, m, M, settings.tol, cap)
-                    for part, s, cap in zip(parts, p.checks, allotted(total, half)) if cap]
+                    for part, s, cap in zip(parts, p.checks, allotted(total, spectra)) if cap]
             root = cluster.submit(solve_set, kernel, settings, p.root, *sets, label=f"round {rounds}")
             change = cluster.submit(expansion_change, p.root, root)
             p.root = root
