@@ -57,9 +57,10 @@ ASSUMPTIONS = f"""\
     coefficients changed in each round grow in proportion to N (no saturation), so each tree
     level doubles the variables;
   - each round is one of the run's own, in the same number: its check computes the same
-    fraction of kernel values (rows checked × coefficients changed, and the skipped rows ×
-    #SV at a full check), i.e. (N/N_run)² times as many, spread over the W workers, at the
-    run's measured seconds per kernel value on one core;
+    fraction of kernel values (rows checked × coefficients changed, and at a full check the
+    skipped rows × the coefficients changed since they were skipped), i.e. (N/N_run)² times
+    as many, spread over the W workers, at the run's measured seconds per kernel value on
+    one core;
   - every transfer of support vectors and changed coefficients (d + 1 float64 per row) moves
     at {BANDWIDTH:.3g} bytes/s, a round's change sent from one worker to every other one after
     another; the scheduler's overhead is {TASK_OVERHEAD:g} s a task."""
