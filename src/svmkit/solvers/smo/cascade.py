@@ -44,7 +44,8 @@ ADMIT_SHARE = 16
 #: Words a solve holds per variable beside its data row's features (p, y, U, α, G, Ḡ, its
 #: number and row, the solver's work), for the bound `admitted` puts on a round's solve.
 VARIABLE_WORDS = 16
-#: Checks in a row that find a data row far inside the margin before later checks skip it.
+#: Checks in a row that find a data row far inside the margin (satisfying its conditions by
+#: more than the gap) before later checks skip it.
 SHRINK_CHECKS = 2
 #: Rows whose kernel products a check computes at once (each block's rows copied).
 CHECK_ROWS = 2**14
@@ -218,8 +219,8 @@ class Checked:
     its variables as `form` gives them (`at` their row among the partition's rows `used`),
     d_r = Σ_j c_j K(x_r, x_j) for each row as of the last check that updated it, the rows
     skipped (far inside the margin: d_r left as it was), the changes they missed (`missed`,
-    a skipped row those from `since` on), for how many checks in a row each row was far inside, which variables are outside the support (α = 0), and what the last
-    check found: the extremes of f = −yG over the checked variables outside the support,
+    a skipped row those from `since` on), for how many checks in a row each row was far
+    inside, which variables are outside the support (α = 0), and what the last check found: the extremes of f = −yG over the checked variables outside the support,
     the rows checked, the coefficients that changed, the kernel values computed and, once
     screened, its violators at tol/2 counted by their excess (`EXCESS_BINS`) and those at
     tol, against the global extremes."""
@@ -307,10 +308,10 @@ def check_extremes(state: Checked) -> tuple:
 
 def screen(state: Checked, m: float, M: float, tol: float) -> Checked:
     """The check with its violators counted against the global extremes (at tol/2 by their
-    excess, and at tol) and the rows far inside marked: those whose every variable outside the support satisfies
-    its condition by more than tol count one more check; after SHRINK_CHECKS in a row, later
-    checks skip them until the full check (LIBSVM's shrinking, Chang & Lin 2011,
-    §5.1, across rounds)."""
+    excess, and at tol) and the rows far inside marked: those whose every variable outside
+    the support satisfies its condition by more than the gap m − M count one more check;
+    after SHRINK_CHECKS in a row, later checks skip them until the full check (LIBSVM's
+    shrinking, Chang & Lin 2011, §5.1, across rounds)."""
     excess = state.excess(m, M)
     half = excess[excess > tol / 2]
     spectrum = np.histogram(np.minimum(np.log2(half / (tol / 2)), EXCESS_BINS[-1]), bins=EXCESS_BINS)[0]
@@ -428,8 +429,8 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
     joins the next solve (the most violating first, as many as `admitted` allows), which
     starts from the current α. `on_round(k, problem index, info)` is told each round's
     progress: the violators at tol, those admitted, the gap, the rows skipped and checked,
-    the coefficients changed, the kernel values the check computed and the round's seconds. Returns, per form, (expansion tuple,
-    info dict)."""
+    the coefficients changed, the kernel values the check computed and the round's seconds.
+    Returns, per form, (expansion tuple, info dict)."""
     t0 = time.perf_counter()
     problems = [Problem(form) for form in forms]
     for k, prob in enumerate(problems):
