@@ -1,30 +1,29 @@
 """The cascade SVC on a Dask cluster against the in-memory fit, and its time projected to more
-workers from the measured tasks.
+workers from the measured rounds.
 
-    python benchmarks/bench_cluster.py [--sets a9a,w8a,synth1m,synth10m] [--memory 4GB] [--out DIR]
+    python benchmarks/bench_cluster.py [--sets a9a,w8a,synth1m,noisy,synth10m] [--rows N] [--memory 4GB] [--out DIR]
     python benchmarks/bench_cluster.py --project DIR/cluster.json     (the projection only)
 
 Each set is fitted by SVC(C=1, γ='scale') in memory (in this process) and by the cascade on a
 LocalCluster of 2 worker processes of one thread each, each limited to `--memory`, started
 afresh per set so that each worker's peak memory (ru_maxrss) is the set's; X is cut into 4
-partitions (the synthetic set: 8, generated on the workers, so that neither the client nor the
-in-memory fit reads it from a file). Printed per set: seconds, cascade rounds, #SV, the
-objectives' relative difference and each worker's peak memory. synth1m: 1,000,000 × 50, two
-classes 4 apart on a first axis of unit variance, the other 49 of standard deviation 0.1, with
-0.01 % of the labels flipped (the flipped rows are bounded support vectors), C = 1. synth10m:
-the same at 10,000,000 rows in 80 partitions, by the cascade only (the in-memory fit would take
-hours on 2 cores), on workers of `--big-memory` each: X alone is 4 GB.
+partitions (the synthetic sets: one per ROWS_PER_PART rows, generated on the workers, so that
+neither the client nor the in-memory fit reads them from a file). Printed per set: seconds,
+cascade rounds, #SV, the objectives' relative difference, each worker's peak memory and, per
+round of the global check, the violators, those admitted, the gap, the rows skipped and
+checked, the coefficients changed and the seconds.
 
-The projection replays the synthetic set's task timings (`cascade_timings_`) on W = 16, 64 and
-256 workers for N = 1M and 10M rows, one partition per worker, under stated assumptions:
-  - a leaf's time grows as (rows)², the SMO cost with #SV proportional to the rows (SV_FRACTION
-    measured on the set); a merge's and a round solve's as (variables)²;
-  - #SV grows in proportion to N (no saturation), so each tree level doubles the variables;
-  - a check's time grows as (rows of its partition) × #SV;
-  - every transfer of support vectors (d float64 per row) and of their coefficients moves at
-    BANDWIDTH bytes/s, the root's support sent to every worker one after another for a check;
-  - the rounds are the measured ones; the scheduler's overhead is TASK_OVERHEAD s a task.
-It writes cluster.json (every measurement and timing) and projection.png in --out.
+synth1m: 1,000,000 × 50, two classes 4 apart on a first axis of unit variance, the other 49 of
+standard deviation 0.1, with 0.01 % of the labels flipped (the flipped rows are bounded support
+vectors), C = 1. noisy: the same with 5 % of the labels flipped, `--rows` rows (default 1M):
+about 14 % of the rows are support vectors (measured in memory at 20,000 rows: 13.8 %, half
+of them bounded). synth10m: synth1m at 10,000,000 rows, by the cascade only (the in-memory fit
+would take hours on 2 cores), on workers of `--big-memory` each: X alone is 4 GB.
+
+The projection replays the rounds of the largest synthetic run in the results (synth10m when
+there, else noisy, else synth1m) on W = 16, 64 and 256 workers for N = 10M and 100M rows, one
+partition per worker; the assumptions are printed with it (`ASSUMPTIONS`). It writes
+cluster.json (every measurement, round and task timing) and projection.png in --out.
 """
 
 from __future__ import annotations
@@ -40,37 +39,54 @@ import numpy as np
 
 from _results import write  # beside this script, whose folder is on sys.path
 
-#: The projection's assumptions (see the module docstring).
+#: The projection's constants (see ASSUMPTIONS).
 BANDWIDTH = 1.25e9
 TASK_OVERHEAD = 2e-3
 WORKERS = (16, 64, 256)
-ROWS = (1_000_000, 10_000_000)
+ROWS = (10_000_000, 100_000_000)
 DATA = Path("/work/shared/data")
-SYNTH_FEATURES, SYNTH_FLIP, SYNTH_SPREAD = 50, 1e-4, 0.1
-#: Rows and partitions of the synthetic sets, and the partitions the projection's run used.
-SYNTH = {"synth1m": (1_000_000, 8), "synth10m": (10_000_000, 80)}
-SYNTH_PARTS = SYNTH["synth1m"][1]
+SYNTH_FEATURES, SYNTH_SPREAD = 50, 0.1
+#: Rows per partition of the synthetic sets, and the fraction of their labels flipped.
+ROWS_PER_PART = 125_000
+FLIP = {"synth1m": 1e-4, "synth10m": 1e-4, "noisy": 0.05}
+SYNTH_ROWS = {"synth1m": 1_000_000, "synth10m": 10_000_000}
+ASSUMPTIONS = f"""\
+  - one partition of N/W rows per worker; a leaf's time grows as (rows)² (the SMO's cost, #SV
+    proportional to the rows); a merge's and a round solve's as (variables)², measured on the
+    run's top merge and its round solves; #SV, the variables of every solve and the
+    coefficients changed in each round grow in proportion to N (no saturation), so each tree
+    level doubles the variables;
+  - each round is one of the run's own, in the same number: its check computes the same
+    fraction of kernel values (rows checked × coefficients changed, and at a full check the
+    skipped rows × the coefficients changed since they were skipped), i.e. (N/N_run)² times
+    as many, spread over the W workers, at the run's measured seconds per kernel value on
+    one core;
+  - every transfer of support vectors and changed coefficients (d + 1 float64 per row) moves
+    at {BANDWIDTH:.3g} bytes/s, a round's change sent from one worker to every other one after
+    another; the scheduler's overhead is {TASK_OVERHEAD:g} s a task."""
 
 
-def synthetic_block(seed, rows, d=SYNTH_FEATURES):
+def synthetic_block(seed, rows, flip, d=SYNTH_FEATURES):
     rng = np.random.default_rng(seed)
     X = SYNTH_SPREAD * rng.normal(size=(rows, d))
     X[:, 0] = rng.normal(size=rows)
     y = np.where(X[:, 0] > 0, 1, -1)
     X[:, 0] += 2.0 * y
-    flip = rng.random(rows) < SYNTH_FLIP
-    return X, np.where(flip, -y, y)
+    flipped = rng.random(rows) < flip
+    return X, np.where(flipped, -y, y)
 
 
-def synthetic(n, parts):
-    """(X, y) as Dask arrays generated block by block on the workers."""
+def synthetic(n, flip):
+    """(X, y) as Dask arrays generated on the workers, in blocks of ROWS_PER_PART rows (at least
+    four blocks)."""
     import dask
     import dask.array as da
 
-    rows = n // parts
-    blocks = [dask.delayed(synthetic_block)(k, rows) for k in range(parts)]
-    X = da.concatenate([da.from_delayed(b[0], (rows, SYNTH_FEATURES), np.float64) for b in blocks])
-    y = da.concatenate([da.from_delayed(b[1], (rows,), np.int64) for b in blocks])
+    parts = max(4, n // ROWS_PER_PART)
+    sizes = [n // parts + (k < n % parts) for k in range(parts)]
+    blocks = [dask.delayed(synthetic_block)(k, rows, flip) for k, rows in enumerate(sizes)]
+    X = da.concatenate([da.from_delayed(b[0], (rows, SYNTH_FEATURES), np.float64) for b, rows in zip(blocks, sizes)])
+    y = da.concatenate([da.from_delayed(b[1], (rows,), np.int64) for b, rows in zip(blocks, sizes)])
     return X, y
 
 
@@ -85,7 +101,8 @@ def peak_rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def run_set(name, memory):
+def run_set(name, memory, rows, in_memory=True):
+    """One set fitted by the cascade (and in memory unless `in_memory` is False, or for synth10m)."""
     import dask.array as da
     from distributed import Client, LocalCluster
 
@@ -94,8 +111,8 @@ def run_set(name, memory):
     out = {"set": name, "worker_memory_limit": memory}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=memory,
                       dashboard_address=None) as cluster, Client(cluster) as client:
-        if name in SYNTH:
-            X, y = synthetic(*SYNTH[name])
+        if name in FLIP:
+            X, y = synthetic(SYNTH_ROWS.get(name, rows), FLIP[name])
         else:
             Xm, ym = libsvm(name)
             X, y = da.from_array(Xm, chunks=(-(-Xm.shape[0] // 4), -1)), da.from_array(ym, chunks=-(-Xm.shape[0] // 4))
@@ -105,10 +122,11 @@ def run_set(name, memory):
         out["worker_peak_bytes"] = sorted(client.run(peak_rss).values())
         out.update(rounds=int(cascade.cascade_rounds_[0]), n_sv_cascade=int(cascade.support_.size),
                    objective_cascade=float(cascade.objective_[0]), history=cascade.cascade_history_,
-                   timings=cascade.cascade_timings_, n=int(X.shape[0]), d=int(X.shape[1]))
-        if name == "synth10m":
+                   timings=cascade.cascade_timings_, n=int(X.shape[0]), d=int(X.shape[1]),
+                   parts=len(X.chunks[0]))
+        if name == "synth10m" or not in_memory:
             return out
-        if name in SYNTH:
+        if name in FLIP:
             Xm, ym = (np.asarray(v) for v in client.compute([X, y], sync=True))
     t = time.perf_counter()
     memory_fit = svmkit.SVC(C=1.0, cache_size=1000).fit(Xm, ym)
@@ -118,36 +136,33 @@ def run_set(name, memory):
     return out
 
 
-def _per_kind(timings, kind):
+def _seconds(timings, kind):
     return [t for label, t in timings if label.startswith(kind)]
 
 
 def project(measured, n, workers):
-    """Projected seconds of the cascade on `workers` workers for n rows (see the assumptions)."""
-    timings = measured["timings"]
-    n0, d, parts0 = measured["n"], measured["d"], SYNTH_PARTS
-    rows0, rows = n0 / parts0, n / workers
-    sv_fraction = measured["n_sv_cascade"] / n0
-    leaf = max(_per_kind(timings, "leaf")) * (rows / rows0) ** 2
-    leaf_sv = sv_fraction * rows
-    merges = sorted(_per_kind(timings, "merge"))
-    merge0 = merges[-1] if merges else leaf
-    merge_vars0 = sv_fraction * n0  # the measured root's union
+    """Projected seconds of the cascade on `workers` workers for n rows, from the run
+    `measured` (see ASSUMPTIONS)."""
+    timings, history = measured["timings"], [h for h in measured["history"] if h["problem"] == 0]
+    n0, d = measured["n"], measured["d"]
+    scale = n / n0
+    rows0, rows = n0 / measured["parts"], n / workers
+    leaf = max(_seconds(timings, "leaf")) * (rows / rows0) ** 2
+    root_vars = history[0]["n_vars"]
+    merge0 = max(_seconds(timings, "merge"), default=leaf)
     total = leaf + TASK_OVERHEAD
-    level_vars = leaf_sv
+    level_vars = root_vars * scale / workers
     for _ in range(int(np.ceil(np.log2(workers)))):
         level_vars *= 2
-        total += merge0 * (level_vars / merge_vars0) ** 2 + 2 * level_vars * d * 8 / BANDWIDTH + TASK_OVERHEAD
-    n_sv = sv_fraction * n
-    checks = _per_kind(timings, "check")
-    check0 = max(checks) if checks else 0.0
-    solves = _per_kind(timings, "round")
-    solve0 = max(solves) if solves else 0.0
-    rounds = max(1, measured["rounds"])
-    per_round = (check0 * (rows / rows0) * (n_sv / measured["n_sv_cascade"])
-                 + workers * n_sv * (d + 1) * 8 / BANDWIDTH
-                 + solve0 * (n_sv / measured["n_sv_cascade"]) ** 2 + 2 * TASK_OVERHEAD)
-    return total + rounds * per_round
+        total += merge0 * (level_vars / root_vars) ** 2 + 2 * level_vars * d * 8 / BANDWIDTH + TASK_OVERHEAD
+    per_value = sum(_seconds(timings, "check")) / max(1, sum(h["kernel_values"] for h in history))
+    solves = {int(label.split()[1]): t for label, t in timings if label.startswith("round")}
+    for h in history[1:]:
+        total += per_value * h["kernel_values"] * scale**2 / workers + 3 * TASK_OVERHEAD
+        total += workers * h["changed"] * scale * (d + 1) * 8 / BANDWIDTH
+        if h["round"] in solves:
+            total += solves[h["round"]] * scale**2 + TASK_OVERHEAD
+    return total
 
 
 def plot_projection(measured, out_dir):
@@ -166,18 +181,40 @@ def plot_projection(measured, out_dir):
     ax.set_yscale("log")
     ax.set_xlabel("workers (one partition each)")
     ax.set_ylabel("projected seconds")
-    ax.set_title("Cascade SVC, replayed from the 1M-row run's tasks")
+    ax.set_title(f"Cascade SVC, replayed from the {measured['set']} run's rounds")
     ax.legend()
     fig.tight_layout()
     fig.savefig(out_dir / "projection.png", dpi=120)
     return table
 
 
+def print_rounds(r):
+    """The tree's and each round's progress of problem 0, with its tasks' seconds on the workers."""
+    timings = r["timings"]
+    for h in r["history"]:
+        if h["problem"]:
+            continue
+        if h["round"] == 0:
+            merges = _seconds(timings, "merge 0 ")
+            print(f"  tree: #SV {h['n_sv']}, root over {h['n_vars']} variables, {h['round_seconds']:.1f} s "
+                  f"(leaves {sum(_seconds(timings, 'leaf 0')):.1f} s, merges {sum(merges):.1f} s, the top one "
+                  f"{max(merges, default=0):.1f} s, summed over the tasks)")
+            continue
+        check, solve = (sum(t for label, t in timings if label.split()[:2] == [kind, str(h["round"])])
+                        for kind in ("check", "round"))
+        print(f"  round {h['round']}: {h['violating']} violating, {h['admitted']} admitted, gap {h['gap']:.3g}, "
+              f"{h['skipped']} rows skipped, {h['checked']} checked, {h['changed']} coefficients changed, "
+              f"#SV {h['n_sv']} over {h['n_vars']} variables, {h['round_seconds']:.1f} s (check {check:.1f} s, "
+              f"solve {solve:.1f} s, summed over the tasks)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="a9a,w8a,synth1m")
+    parser.add_argument("--sets", default="a9a,w8a,synth1m,noisy")
+    parser.add_argument("--rows", type=int, default=1_000_000, help="rows of the noisy set")
     parser.add_argument("--memory", default="4GB")
     parser.add_argument("--big-memory", default="6GB", help="each worker's limit for synth10m")
+    parser.add_argument("--cascade-only", action="store_true", help="no in-memory fits")
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--project", default=None, help="a cluster.json to project from, without fitting")
     args = parser.parse_args()
@@ -188,36 +225,38 @@ def main():
     else:
         results = []
         for name in args.sets.split(","):
-            r = run_set(name, args.big_memory if name == "synth10m" else args.memory)
+            r = run_set(name, args.big_memory if name == "synth10m" else args.memory, args.rows,
+                        not args.cascade_only)
             results.append(r)
             (out_dir / "cluster.json").write_text(json.dumps(results, indent=1, default=float))
-            if "memory_seconds" not in r:
-                print(f"{name}: n={r['n']} cascade {r['cascade_seconds']:.1f} s, {r['rounds']} rounds, "
-                      f"#SV {r['n_sv_cascade']}, objective {r['objective_cascade']:.6g} | worker peak MB "
-                      f"{[round(b / 2**20) for b in r['worker_peak_bytes']]}", flush=True)
-                continue
+            memory = "" if "memory_seconds" not in r else (
+                f" | in memory {r['memory_seconds']:.1f} s, #SV {r['n_sv_memory']} | "
+                f"objective rel. diff {r['objective_rel_diff']:.2e}")
             print(f"{name}: n={r['n']} cascade {r['cascade_seconds']:.1f} s, {r['rounds']} rounds, "
-                  f"#SV {r['n_sv_cascade']} | in memory {r['memory_seconds']:.1f} s, #SV {r['n_sv_memory']} | "
-                  f"objective rel. diff {r['objective_rel_diff']:.2e} | worker peak MB "
+                  f"#SV {r['n_sv_cascade']}, objective {r['objective_cascade']:.6g}{memory} | worker peak MB "
                   f"{[round(b / 2**20) for b in r['worker_peak_bytes']]}", flush=True)
+            print_rounds(r)
     rows = [{"set": r["set"], "rows": r["n"], "features": r["d"], "cascade s": r["cascade_seconds"],
              "rounds": r["rounds"], "#SV cascade": r["n_sv_cascade"], "in memory s": r.get("memory_seconds"),
              "#SV in memory": r.get("n_sv_memory"), "objective rel. diff": r.get("objective_rel_diff"),
              "worker peak MB": " / ".join(str(round(b / 2**20)) for b in r["worker_peak_bytes"])} for r in results]
-    synth = [r for r in results if r["set"] == "synth1m"]
+    synth = sorted((r for r in results if r["set"] in FLIP), key=lambda r: r["n"])
     if synth:
-        table = plot_projection(synth[0], out_dir)
-        print("projected seconds (workers " + ", ".join(map(str, WORKERS)) + "):")
+        base = synth[-1]
+        table = plot_projection(base, out_dir)
+        print(f"projected seconds from the {base['set']} run ({base['n']:,} rows, {base['rounds']} rounds), "
+              f"workers {', '.join(map(str, WORKERS))}:")
         for n, secs in table.items():
-            print(f"  N = {n:>10,}: " + ", ".join(f"{s:.0f}" for s in secs))
+            print(f"  N = {n:>11,}: " + ", ".join(f"{s:.0f}" for s in secs))
             rows += [{"set": f"projected, N = {n:,}", "workers": w, "projected s": t} for w, t in zip(WORKERS, secs)]
+        print("assumptions:\n" + ASSUMPTIONS)
     write("bench_cluster", rows,
           notes="SVC(C=1, γ='scale', tol 1e-3) by the cascade on a LocalCluster of 2 worker processes (one "
-                "thread, --memory each) against the in-memory fit; the projection replays the synth1m run's "
-                "task timings on W workers under the assumptions of the script's docstring. Measurements "
-                f"kept in {out_dir / 'cluster.json'}.",
+                "thread, --memory each) against the in-memory fit; the projection replays the largest synthetic "
+                "run's rounds on W workers under the assumptions the script prints. Measurements kept in "
+                f"{out_dir / 'cluster.json'}.",
           plots=[{"kind": "lines", "x": "workers", "y": "projected s", "series": "set",
-                  "title": "Cascade SVC, projected from the 1M-row run", "xlabel": "workers",
+                  "title": "Cascade SVC, projected from the measured rounds", "xlabel": "workers",
                   "ylabel": "projected seconds"}])
     print(f"cpu: {os.cpu_count()} cores; results in {out_dir}")
 

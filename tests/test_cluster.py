@@ -205,8 +205,9 @@ def test_an_unreachable_scheduler_fails_fast_with_its_address():
     assert time.perf_counter() - started < 30
 
 
-def _kill_a_worker_after_the_tree(monkeypatch, client):
-    """Make the cascade kill one worker's process (SIGKILL) when its tree is solved."""
+def _kill_a_worker_after(monkeypatch, client, at_round):
+    """Make the cascade kill one worker's process (SIGKILL) when round `at_round` is done (0:
+    the tree; later, the partitions' checks kept on the workers are lost with it)."""
     from svmkit.models.smo import on_cluster
 
     pids = list(client.run(os.getpid).values())
@@ -217,7 +218,7 @@ def _kill_a_worker_after_the_tree(monkeypatch, client):
         on_round = args[6]
 
         def kill_then_report(k, problem, info):
-            if not killed:
+            if k == at_round and not killed:
                 os.kill(pids[0], signal.SIGKILL)
                 killed.append(pids[0])
             on_round(k, problem, info)
@@ -228,13 +229,15 @@ def _kill_a_worker_after_the_tree(monkeypatch, client):
     return killed
 
 
-def test_a_worker_killed_mid_cascade_leaves_the_same_objective(monkeypatch):
+@pytest.mark.parametrize("at_round", [0, 1], ids=["after-the-tree", "after-a-round"])
+def test_a_worker_killed_mid_cascade_leaves_the_same_objective(monkeypatch, at_round):
     X, y = breast_cancer()
     undisturbed = None
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as c:
         undisturbed = svmkit.SVC(C=10.0).fit(*on_dask(X, y, rows=60))
-        killed = _kill_a_worker_after_the_tree(monkeypatch, c)
+        assert undisturbed.cascade_rounds_[0] > at_round
+        killed = _kill_a_worker_after(monkeypatch, c, at_round)
         after = svmkit.SVC(C=10.0).fit(*on_dask(X, y, rows=60))
     assert killed
     np.testing.assert_allclose(after.objective_, undisturbed.objective_, rtol=1e-12)

@@ -90,9 +90,11 @@ def _run(est, X, y, sample_weight, forms_of):
     def on_round(k, problem, info):
         history.append({"round": k, "problem": problem, **info})
         if est.verbose:
-            violating = "" if info["violating"] is None else f", {info['violating']} violating"
-            print(f"[cascade] round {k}, problem {problem}: #SV = {info['n_sv']}{violating}, "
-                  f"obj = {info['objective']:f}")
+            check = "" if info["gap"] is None else (
+                f", gap {info['gap']:.3g}, {info['violating']} violating, {info['admitted']} admitted, "
+                f"{info['skipped']} rows skipped")
+            print(f"[cascade] round {k}, problem {problem}: #SV = {info['n_sv']}{check}, "
+                  f"obj = {info['objective']:f}, {info['round_seconds']:.2f} s")
 
     with open_cluster(options.scheduler_address) as cluster:
         forms = forms_of(y, sample_weight)

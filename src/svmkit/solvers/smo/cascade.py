@@ -7,14 +7,17 @@ Each partition's variables come from a `form` (the model's dual: form(targets, w
 solves its partition's dual with `smo.solve`; the variables of nonzero α (support vectors, with
 their data rows) merge pairwise up a tree, each merge solved from its children's α (feasible:
 the sums of yᵀα add up to 0). Then, as chunking methods check a working set's solution
-(Joachims 1999; Osuna, Freund & Girosi 1997), every worker computes the gradient of its
+(Joachims 1999; Osuna, Freund & Girosi 1997), every worker keeps the gradient of its
 variables against the current expansion, G_i = y_i Σ_j c_j K(x_i, x_j) + p_i with c_j = Σ y α
-over row j's variables — a blockwise kernel product — and the maximal KKT violation
-m − M = max_{I_up} −yG − min_{I_low} −yG over every variable is formed from each worker's
-part. While it exceeds `tol`, the most violating variables (those outside the support beyond
-M + tol/2 or m − tol/2, at most the support's size or ROUND_VIOLATORS) join the support's
-variables in the next solve, which starts from the current α. Each round lowers the objective, and the last solve's support satisfies the
-stopping rule of the in-memory solve over all variables: the same optimum, to `tol`.
+over row j's variables, from round to round, updated by ΔG_i = y_i Σ_j K(x_i, x_j) Δc_j over
+the coefficients that changed; the maximal KKT violation m − M = max_{I_up} −yG − min_{I_low} −yG
+over every variable is formed from each worker's part. While it exceeds `tol`, the variables
+outside the support beyond M + tol/2 or m − tol/2 join the support's variables in the next
+solve (as many as its memory bound admits, the most violating first), which starts from the
+current α. Rows far inside the margin for SHRINK_CHECKS checks are skipped, as LIBSVM shrinks,
+and a full check of every row ends the fit. Each round lowers the objective, and the last
+solve's support satisfies the stopping rule of the in-memory solve over all variables: the
+same optimum, to `tol`.
 
 Partitions are the data's own by default; `kmeans_partitions` regroups the rows by kernel
 k-means (DC-SVM, Hsieh, Si & Dhillon 2014), so that each partition's support is closer to the
@@ -33,9 +36,23 @@ from svmkit._threads import compiled_threads
 from svmkit.solvers.smo.row_source import row_source
 from svmkit.solvers.smo.solver import DualProblem, _violations, solve
 
-#: Violators that join a round's solve at most: this many, or as many as the support holds when
-#: more (fewer rounds, each of whose checks costs a pass over every row).
+#: Violators that may join a round's solve whatever its memory bound.
 ROUND_VIOLATORS = 2048
+#: A round admits at least this share's inverse of the violators (1/16 of them), so that the
+#: rounds stay few as the rows grow.
+ADMIT_SHARE = 16
+#: Words a solve holds per variable beside its data row's features (p, y, U, α, G, Ḡ, its
+#: number and row, the solver's work), for the bound `admitted` puts on a round's solve.
+VARIABLE_WORDS = 16
+#: Checks in a row that find a data row far inside the margin (satisfying its conditions by
+#: more than the gap) before later checks skip it.
+SHRINK_CHECKS = 2
+#: Rows whose kernel products a check computes at once (each block's rows copied).
+CHECK_ROWS = 2**14
+#: Edges of the bins of log₂(excess / (tol/2)) in which a partition counts its violators (an
+#: eighth of an octave each; beyond the last, in the last), so that a round admits the most
+#: violating variables of all partitions, not each partition's share.
+EXCESS_BINS = np.arange(0, 32.125, 0.125)
 
 
 @dataclass
@@ -151,72 +168,213 @@ def leaf(kernel, settings: Settings, form, part) -> Solved:
 
 
 @dataclass
-class Check:
-    """One partition's part of the optimality check: the violation values f = −yG of its
-    variables outside the support, which of them are in I_up and I_low (α = 0 there), and the
-    partition's extremes."""
+class Change:
+    """What changed from one expansion to the next: the data rows whose coefficient c_r moved
+    (their global numbers and data), by how much (Δc), and the new support's variable numbers
+    (sorted)."""
 
-    f: np.ndarray = field(repr=False)
-    up: np.ndarray = field(repr=False)
-    low: np.ndarray = field(repr=False)
+    row: np.ndarray
+    X: np.ndarray
+    delta: np.ndarray
+    support: np.ndarray = None
+
+
+def _summed(changes) -> Change:
+    """The changes one after another as one: Δc summed per row, kept where nonzero."""
+    if len(changes) == 1:
+        return changes[0]
+    rows, first, inverse = np.unique(np.concatenate([c.row for c in changes]), return_index=True,
+                                     return_inverse=True)
+    delta = np.bincount(inverse, weights=np.concatenate([c.delta for c in changes]), minlength=rows.size)
+    keep = delta != 0
+    return Change(rows[keep], np.concatenate([c.X for c in changes])[first][keep], delta[keep])
+
+
+def expansion_change(old, new: Solved) -> Change:
+    """The change from the expansion of solve `old` (None: the empty one) to that of `new`:
+    Δc_r = c_r(new) − c_r(old) over the rows of either support, kept where nonzero."""
+    S = new.support
+    to = Change(S.row, S.X, S.coefficients())
+    if old is not None:
+        O = old.support
+        to = _summed([Change(O.row, O.X, -O.coefficients()), to])
+    keep = to.delta != 0
+    return Change(to.row[keep], to.X[keep], to.delta[keep], np.sort(S.gid))
+
+
+def _products(kernel, X, rows, centres, coef) -> np.ndarray:
+    """Σ_j coef_j K(x_r, centres_j) for the data rows `rows` of X, CHECK_ROWS rows at a time
+    (each block's rows copied, never all of X)."""
+    out = np.zeros(rows.size)
+    if rows.size and coef.size:
+        expansion = kernel.centres(centres, np.arange(coef.size))
+        for s in range(0, rows.size, CHECK_ROWS):
+            out[s:s + CHECK_ROWS] = expansion.products(X[rows[s:s + CHECK_ROWS]], coef[:, None])[:, 0]
+    return out
+
+
+@dataclass
+class Checked:
+    """One partition's state of the global check, kept on its worker from round to round:
+    its variables as `form` gives them (`at` their row among the partition's rows `used`),
+    d_r = Σ_j c_j K(x_r, x_j) for each row as of the last check that updated it, the rows
+    skipped (far inside the margin: d_r left as it was), the changes they missed (`missed`,
+    a skipped row those from `since` on), for how many checks in a row each row was far
+    inside, which variables are outside the support (α = 0), and what the last check found: the extremes of f = −yG over the checked variables outside the support,
+    the rows checked, the coefficients that changed, the kernel values computed and, once
+    screened, its violators at tol/2 counted by their excess (`EXCESS_BINS`) and those at
+    tol, against the global extremes."""
+
+    used: np.ndarray = field(repr=False)
+    at: np.ndarray = field(repr=False)
+    gid: np.ndarray = field(repr=False)
+    p: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    U: np.ndarray = field(repr=False)
+    decision: np.ndarray = field(repr=False)
+    skipped: np.ndarray = field(repr=False)
+    far: np.ndarray = field(repr=False)
+    outside: np.ndarray = field(repr=False)
+    since: np.ndarray = field(repr=False)
+    missed: list = field(default_factory=list, repr=False)
     m_up: float = -np.inf
     m_low: float = np.inf
+    checked: int = 0
+    changed: int = 0
+    kernel_values: int = 0
+    spectrum: np.ndarray = field(default=None, repr=False)
+    violating: int = 0
+
+    def gradient(self) -> np.ndarray:
+        """G_i = y_i d_r(i) + p_i (stale on skipped rows)."""
+        return self.y * self.decision[self.at] + self.p
+
+    def excess(self, m: float, M: float) -> np.ndarray:
+        """How far each variable violates the optimality conditions against the global extremes
+        (f − M in I_up, m − f in I_low; > 0 violates), −inf where not checked: in the support
+        or on a skipped row."""
+        f, up, low = _violations(np, self.y, np.zeros(self.y.size), self.gradient(), self.U)
+        out = np.maximum(np.where(up, f - M, -np.inf), np.where(low, m - f, -np.inf))
+        out[~self.outside | self.skipped[self.at]] = -np.inf
+        return out
 
 
-def check_partition(kernel, form, part, solved: Solved) -> Check:
-    """f = −y_i G_i = −y_i (y_i Σ_j c_j K(x_i, x_j) + p_i) over the partition's variables
-    outside the current support (α = 0, so I_up = {y > 0, U > 0} and I_low = {y < 0, U > 0})."""
-    v = partition_variables(form, part)
-    S = solved.support
-    outside = ~np.isin(v.gid, S.gid)
+def update_check(kernel, form, part, state, change: Change, full=False) -> Checked:
+    """The partition's check after `change`: d_r += Σ K(x_r, x_changed) Δc on the rows not
+    skipped, ΔG = y ΔD costing the rows checked × the coefficients changed (state None: a
+    first check from d = 0); the skipped rows keep the change among those they missed. With
+    `full`, every row is checked: each skipped row gets the changes it missed, summed
+    (LIBSVM's gradient reconstruction before it stops, Chang & Lin 2011, §5.1.3, costing the
+    coefficients changed since the row was skipped). Then f = −yG and its extremes over the
+    variables outside the support (α = 0, so I_up = {y > 0} and I_low = {y < 0})."""
+    rows, X, target, weight = part
+    if state is None:
+        at, gid, p, y, U = form(target, weight, rows)
+        used, at = np.unique(at, return_inverse=True)
+        n = used.size
+        state = Checked(used, at.astype(np.int64), gid, p, y, U, np.zeros(n), np.zeros(n, dtype=bool),
+                        np.zeros(n, dtype=np.int8), np.ones(gid.size, dtype=bool), np.zeros(n, dtype=np.int32))
+    decision, skipped, far = state.decision.copy(), state.skipped, state.far
+    missed = (state.missed + [change] if change.delta.size else state.missed) if skipped.any() else []
+    fresh = np.flatnonzero(~skipped)
+    values = fresh.size * change.delta.size
     with compiled_threads(1):
-        decision = np.zeros(v.row.size)
-        if S.n:
-            coef = S.coefficients()
-            keep = coef != 0
-            decision = kernel.centres(S.X[keep], np.flatnonzero(keep)).products(v.X, coef[keep][:, None])[:, 0]
-    G = v.y * decision[v.at] + v.p
-    f, up, low = _violations(np, v.y, np.zeros(v.n), G, v.U)
-    up &= outside
-    low &= outside
-    return Check(f, up, low, float(f[up].max()) if up.any() else -np.inf,
-                 float(f[low].min()) if low.any() else np.inf)
+        decision[fresh] += _products(kernel, X, state.used[fresh], change.X, change.delta)
+        if full:
+            for since in np.unique(state.since[skipped]):
+                stale = np.flatnonzero(skipped & (state.since == since))
+                if since < len(missed):
+                    sum_ = _summed(missed[since:])
+                    decision[stale] += _products(kernel, X, state.used[stale], sum_.X, sum_.delta)
+                    values += stale.size * sum_.delta.size
+            skipped, far, missed = np.zeros_like(skipped), np.zeros_like(far), []
+    out = Checked(state.used, state.at, state.gid, state.p, state.y, state.U, decision, skipped, far,
+                  ~np.isin(state.gid, change.support), state.since, missed, checked=int(np.count_nonzero(~skipped)),
+                  changed=int(change.delta.size), kernel_values=int(values))
+    f, up, low = _violations(np, out.y, np.zeros(out.y.size), out.gradient(), out.U)
+    seen = out.outside & ~skipped[out.at]
+    up &= seen
+    low &= seen
+    out.m_up = float(f[up].max()) if up.any() else -np.inf
+    out.m_low = float(f[low].min()) if low.any() else np.inf
+    return out
 
 
-def check_extremes(check: Check) -> tuple[float, float, int, int]:
-    """(m_up, m_low, #I_up, #I_low) of a partition's check, for the client."""
-    return check.m_up, check.m_low, int(check.up.sum()), int(check.low.sum())
+def check_extremes(state: Checked) -> tuple:
+    """(m_up, m_low, rows skipped, rows checked, coefficients changed, kernel values computed)
+    of a partition's check."""
+    return state.m_up, state.m_low, int(state.skipped.sum()), state.checked, state.changed, state.kernel_values
 
 
-def violators(form, part, check: Check, m: float, M: float, tol: float, cap: int) -> tuple[Variables, int]:
-    """The partition's variables outside the support that violate the optimality conditions
-    at tol/2 against the global extremes (f > M + tol/2 in I_up, f < m − tol/2 in I_low), the
-    `cap` most violating of them (α = 0), and how many violate at `tol`. Those within tol/2 of
-    violating join too: a solve to `tol` leaves the variables outside it violating by little
-    more than tol, which would otherwise come in a few per round."""
-    excess = np.maximum(np.where(check.up, check.f - M, -np.inf), np.where(check.low, m - check.f, -np.inf))
+def screen(state: Checked, m: float, M: float, tol: float) -> Checked:
+    """The check with its violators counted against the global extremes (at tol/2 by their
+    excess, and at tol) and the rows far inside marked: those whose every variable outside
+    the support satisfies its condition by more than the gap m − M count one more check;
+    after SHRINK_CHECKS in a row, later checks skip them until the full check (LIBSVM's
+    shrinking, Chang & Lin 2011, §5.1, across rounds)."""
+    excess = state.excess(m, M)
+    half = excess[excess > tol / 2]
+    spectrum = np.histogram(np.minimum(np.log2(half / (tol / 2)), EXCESS_BINS[-1]), bins=EXCESS_BINS)[0]
+    row = np.full(state.used.size, -np.inf)
+    np.maximum.at(row, state.at, np.where(state.outside, excess, np.inf))  # a support row is never far
+    far = np.where(state.skipped, state.far, np.where(row < -(m - M), state.far + 1, 0)).astype(np.int8)
+    skipped = state.skipped | (far >= SHRINK_CHECKS)
+    since = np.where(skipped & ~state.skipped, len(state.missed), state.since).astype(np.int32)
+    return Checked(state.used, state.at, state.gid, state.p, state.y, state.U, state.decision, skipped, far,
+                   state.outside, since, state.missed, state.m_up, state.m_low,
+                   state.checked, state.changed, state.kernel_values, spectrum, int(np.count_nonzero(excess > tol)))
+
+
+def violating_counts(state: Checked) -> tuple[np.ndarray, int]:
+    """(the violators at tol/2 counted by excess, the variables violating at tol) of a
+    screened check."""
+    return state.spectrum, state.violating
+
+
+def violators(part, state: Checked, m: float, M: float, tol: float, cap: int) -> Variables:
+    """The `cap` variables of the partition outside the support that violate the optimality
+    conditions most, of those beyond tol/2 (α = 0). Those within tol/2 of violating join too:
+    a solve to `tol` leaves the variables outside it violating by little more than tol,
+    which would otherwise come in a few per round."""
+    excess = state.excess(m, M)
     bad = np.flatnonzero(excess > tol / 2)
     if bad.size > cap:
-        bad = bad[np.argpartition(-excess[bad], cap - 1)[:cap]]
-    v = partition_variables(form, part)
-    return v.take(np.sort(bad)), int(np.count_nonzero(excess > tol))
+        bad = np.sort(bad[np.argpartition(-excess[bad], cap - 1)[:cap]])
+    used, at = np.unique(state.used[state.at[bad]], return_inverse=True)
+    return Variables(part[1][used], part[0][used], at.astype(np.int64), state.gid[bad], state.p[bad],
+                     state.y[bad], state.U[bad], np.zeros(bad.size))
 
 
-def picked(violating):
-    """The variables of a `violators` result."""
-    return violating[0]
+def admitted(violating: int, n_sv: int, features: int, settings: Settings) -> int:
+    """How many of `violating` variables join a round's solve: ROUND_VIOLATORS, #SV or
+    1/ADMIT_SHARE of them, whichever is most, while the solve's variables (#SV + them) fit in
+    cache_size with their data rows (VARIABLE_WORDS words beside each row's features)."""
+    room = int(settings.cache_mb * 2**20 / (8 * (features + VARIABLE_WORDS))) - n_sv
+    return int(min(violating, max(ROUND_VIOLATORS, n_sv, violating // ADMIT_SHARE), max(ROUND_VIOLATORS, room)))
 
 
-def violating_count(violating):
-    """How many variables of a `violators` result's partition violate at tol."""
-    return violating[1]
+def allotted(total: int, spectra) -> list:
+    """`total` places dealt to the partitions by their violators' counts per bin of excess
+    (`spectra`, a row each): every violator of the bins above the one where the count from
+    the most violating reaches `total`, and of that bin a share in proportion to each
+    partition's count there (the rounding's remainder to the largest)."""
+    spectra = np.asarray(spectra, dtype=np.int64)
+    if spectra.sum() <= total:
+        return spectra.sum(axis=1).tolist()
+    from_top = np.cumsum(spectra.sum(axis=0)[::-1])[::-1]
+    b = np.flatnonzero(from_top >= total)[-1]
+    taken, edge = spectra[:, b + 1:].sum(axis=1), spectra[:, b]
+    rest = total - taken.sum()
+    share = edge * rest // edge.sum()
+    share[np.argsort(-edge)[:rest - share.sum()]] += 1
+    return (taken + share).tolist()
 
 
 def describe(solved: Solved) -> dict:
     """What the client needs of a solve (no data rows)."""
     return {"rho": solved.rho, "objective": solved.objective, "n_iter": solved.n_iter, "m_up": solved.m_up,
             "m_low": solved.m_low, "converged": solved.converged, "n_sv": solved.support.n,
-            "n_vars": solved.n_vars, "seconds": solved.seconds}
+            "n_vars": solved.n_vars, "seconds": solved.seconds, "features": solved.support.X.shape[1]}
 
 
 def expansion(solved: Solved) -> tuple:
@@ -226,73 +384,110 @@ def expansion(solved: Solved) -> tuple:
     return S.row, S.X, S.coefficients(), S.gid, S.alpha, S.U, S.at
 
 
-@dataclass
+@dataclass(eq=False)
 class Problem:
-    """One dual of the cascade: its form and its state between rounds."""
+    """One dual of the cascade: its form and its state between rounds (the current solve,
+    its partitions' checks, what the client knows)."""
 
     form: object
     root: object = None
+    checks: list = None
     info: dict = None
     done: bool = False
     rounds: int = 0
     n_iter: int = 0
 
 
+def _tree(cluster, parts, kernel, settings, k, prob):
+    """Submit problem k's leaves and merges; its root's future."""
+    level = [cluster.submit(leaf, kernel, settings, prob.form, part, label=f"leaf {k}") for part in parts]
+    depth = 0
+    while len(level) > 1:
+        depth += 1
+        level = [cluster.submit(solve_set, kernel, settings, *level[i:i + 2], label=f"merge {k} level {depth}")
+                 if i + 1 < len(level) else level[i] for i in range(0, len(level), 2)]
+    return level[0]
+
+
+def _submit_checks(cluster, parts, kernel, prob, change, full=False, label="check"):
+    """Every partition's next check of `prob` after `change` (its first when none was made)."""
+    old = prob.checks or [None] * len(parts)
+    prob.checks = [cluster.submit(update_check, kernel, prob.form, part, s, change, full, label=label)
+                   for part, s in zip(parts, old)]
+
+
 def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, on_round=None) -> list:
     """Solve the dual of every form in `forms` over the partitions `parts` (futures of
     (rows, X, targets, weights) on the `cluster`): the tree of solves, then rounds of the
     global check until no variable violates at `settings.tol` or `max_rounds` rounds
-    (0: the tree's root, an early model). `on_round(k, problem index, info)` is told each
-    round's progress. Returns, per form, (expansion tuple, info dict)."""
+    (0: the tree's root, an early model).
+
+    Each partition's check stays on its worker (`Checked`, a future each round's check
+    derives from the last) and costs the rows checked × the coefficients that changed. Rows
+    far inside the margin are skipped; a check that finds no violator while rows are skipped
+    is followed by a full one, and only a full check ends the fit. Every violator at tol/2
+    joins the next solve (the most violating first, as many as `admitted` allows), which
+    starts from the current α. `on_round(k, problem index, info)` is told each round's
+    progress: the violators at tol, those admitted, the gap, the rows skipped and checked,
+    the coefficients changed, the kernel values the check computed and the round's seconds.
+    Returns, per form, (expansion tuple, info dict)."""
+    t0 = time.perf_counter()
     problems = [Problem(form) for form in forms]
-    # the tree: every problem's leaves, then its merges, all submitted at once
     for k, prob in enumerate(problems):
-        level = [cluster.submit(leaf, kernel, settings, prob.form, part, label=f"leaf {k}") for part in parts]
-        depth = 0
-        while len(level) > 1:
-            depth += 1
-            level = [cluster.submit(solve_set, kernel, settings, *level[i:i + 2], label=f"merge {k} level {depth}")
-                     if i + 1 < len(level) else level[i] for i in range(0, len(level), 2)]
-        prob.root = level[0]
+        prob.root = _tree(cluster, parts, kernel, settings, k, prob)
+    for prob in problems:
+        _submit_checks(cluster, parts, kernel, prob, cluster.submit(expansion_change, None, prob.root),
+                       label="check 1")
     infos = cluster.gather([cluster.submit(describe, p.root) for p in problems])
     for k, (prob, info) in enumerate(zip(problems, infos)):
         prob.info = info
         prob.n_iter = info["n_iter"]
         if on_round is not None:
-            on_round(0, k, {**info, "violating": None})
+            on_round(0, k, {**info, "violating": None, "admitted": 0, "gap": None, "skipped": 0,
+                            "checked": 0, "changed": 0, "kernel_values": 0, "round_seconds": time.perf_counter() - t0})
     limit = np.inf if max_rounds is None else max_rounds
     rounds = 0
     while rounds < limit and not all(p.done for p in problems):
         rounds += 1
+        t0 = time.perf_counter()
         active = [p for p in problems if not p.done]
-        checks = {id(p): [cluster.submit(check_partition, kernel, p.form, part, p.root, label="check")
-                          for part in parts] for p in active}
-        extremes = {id(p): cluster.gather([cluster.submit(check_extremes, c) for c in checks[id(p)]])
-                    for p in active}
-        picks = {}
-        for p in active:
-            m = max([p.info["m_up"]] + [e[0] for e in extremes[id(p)]])
-            M = min([p.info["m_low"]] + [e[1] for e in extremes[id(p)]])
-            p.info["gap"] = m - M
+        found = cluster.gather([[cluster.submit(check_extremes, s) for s in p.checks] for p in active])
+        picking = []
+        for p, extremes in zip(active, found):
+            m = max([p.info["m_up"]] + [e[0] for e in extremes])
+            M = min([p.info["m_low"]] + [e[1] for e in extremes])
             p.rounds = rounds
-            if not m - M > settings.tol:
-                p.done = True
-                continue
-            cap = max(ROUND_VIOLATORS, p.info["n_sv"]) // len(parts) + 1
-            picks[id(p)] = [cluster.submit(violators, p.form, part, c, m, M, settings.tol, cap)
-                            for part, c in zip(parts, checks[id(p)])]
-        for k, p in enumerate(problems):
-            if id(p) not in picks:
-                if id(p) in checks and on_round is not None:
-                    on_round(rounds, k, {**p.info, "violating": 0})
-                continue
-            counts = cluster.gather([cluster.submit(violating_count, f) for f in picks[id(p)]])
-            sets = [cluster.submit(picked, f) for f in picks[id(p)]]
-            p.root = cluster.submit(solve_set, kernel, settings, p.root, *sets, label=f"round {k}")
-            p.info = cluster.gather(cluster.submit(describe, p.root))
-            p.n_iter += p.info["n_iter"]
-            if on_round is not None:
-                on_round(rounds, k, {**p.info, "violating": int(sum(counts))})
+            p.info.update(gap=m - M, skipped=sum(e[2] for e in extremes), checked=sum(e[3] for e in extremes),
+                          changed=extremes[0][4], kernel_values=sum(e[5] for e in extremes), violating=0,
+                          admitted=0)
+            if m - M > settings.tol:
+                p.checks = [cluster.submit(screen, s, m, M, settings.tol) for s in p.checks]
+                picking.append((p, m, M))
+            elif p.info["skipped"]:
+                _submit_checks(cluster, parts, kernel, p, cluster.submit(expansion_change, p.root, p.root),
+                               full=True, label=f"check {rounds + 1} full")
+            else:
+                p.done, p.checks = True, None  # the workers may let its checks go
+        counts = cluster.gather([[cluster.submit(violating_counts, s) for s in p.checks] for p, _, _ in picking])
+        for (p, m, M), per_part in zip(picking, counts):
+            spectra = [c[0] for c in per_part]
+            total = admitted(int(np.sum(spectra)), p.info["n_sv"], p.info["features"], settings)
+            sets = [cluster.submit(violators, part, s, m, M, settings.tol, cap)
+                    for part, s, cap in zip(parts, p.checks, allotted(total, spectra)) if cap]
+            root = cluster.submit(solve_set, kernel, settings, p.root, *sets, label=f"round {rounds}")
+            change = cluster.submit(expansion_change, p.root, root)
+            p.root = root
+            _submit_checks(cluster, parts, kernel, p, change, label=f"check {rounds + 1}")
+            p.info.update(violating=sum(c[1] for c in per_part), admitted=total)
+        infos = cluster.gather([cluster.submit(describe, p.root) for p, _, _ in picking])
+        for (p, _, _), info in zip(picking, infos):
+            p.info.update(info)
+            p.n_iter += info["n_iter"]
+        if on_round is not None:
+            seconds = time.perf_counter() - t0
+            for k, p in enumerate(problems):
+                if p in active:
+                    on_round(rounds, k, {**p.info, "round_seconds": seconds})
     out = cluster.gather([cluster.submit(expansion, p.root) for p in problems])
     return [(e, {**p.info, "n_iter": p.n_iter, "rounds": p.rounds, "optimal": p.done})
             for e, p in zip(out, problems)]

@@ -1,0 +1,148 @@
+"""The cascade's global check kept on the workers (`solvers.smo.cascade`), run on an in-process
+cluster: each round's incremental gradient equals a full recomputation, rows skipped far inside
+the margin are checked before the fit ends (a violator planted among them is found), and the
+cascade reaches the in-memory optimum."""
+
+import numpy as np
+import pytest
+
+import svmkit
+from svmkit.kernels.kinds import make_kernel
+from svmkit.models.smo.on_cluster import PairForm
+from svmkit.solvers.smo import cascade as cc
+
+
+class Done:
+    """A finished task's result, as a future of the in-process cluster."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+class InProcess:
+    """The cluster seam `cascade` reads (submit, gather, timings), its tasks run at once here."""
+
+    def __init__(self):
+        self.timings = []
+
+    def submit(self, func, *args, label=None):
+        return Done(func(*(a.value if isinstance(a, Done) else a for a in args)))
+
+    def gather(self, futures):
+        if isinstance(futures, list):
+            return [self.gather(f) for f in futures]
+        return futures.value
+
+
+def noisy(n=1200, seed=0):
+    """Two classes 4 apart on the first axis with 5 % of the labels flipped (many support vectors)."""
+    rng = np.random.default_rng(seed)
+    X = 0.5 * rng.normal(size=(n, 5))
+    X[:, 0] = rng.normal(size=n)
+    y = np.where(X[:, 0] > 0, 1, -1)
+    X[:, 0] += 2.0 * y
+    return X, np.where(rng.random(n) < 0.05, -y, y)
+
+
+def run(X, y, parts=6, C=1.0):
+    """The cascade of SVC(C) over `parts` partitions of (X, y), its rounds admitting at most
+    ROUND_VIOLATORS variables (a solve's memory bound below them): (expansion, info, history)."""
+    kernel = make_kernel("rbf", X, "scale")
+    bounds = np.linspace(0, X.shape[0], parts + 1).astype(int)
+    blocks = [(np.arange(a, b), X[a:b], y[a:b], None) for a, b in zip(bounds[:-1], bounds[1:])]
+    form = PairForm(0, 1, C, np.array([-1, 1]), np.ones(2))
+    history = []
+    ((e, info),) = cc.cascade(InProcess(), blocks, kernel, [form], cc.Settings(cache_mb=1e-3), None,
+                              lambda k, problem, i: history.append({"round": k, **i}))
+    return e, info, history
+
+
+@pytest.fixture
+def few_per_round(monkeypatch):
+    monkeypatch.setattr(cc, "ROUND_VIOLATORS", 40)
+
+
+def test_the_incremental_gradient_equals_a_full_recomputation_after_every_round(monkeypatch, few_per_round):
+    X, y = noisy()
+    kernel = make_kernel("rbf", X, "scale")
+    solve_of = {}
+    compared = []
+    change, update = cc.expansion_change, cc.update_check
+
+    def recorded_change(old, new):
+        out = change(old, new)
+        solve_of[id(out)] = new
+        return out
+
+    def compared_update(kernel_, form, part, state, ch, full=False):
+        out = update(kernel_, form, part, state, ch, full)
+        S = solve_of[id(ch)].support
+        decision = kernel.block(part[1][out.used], S.X) @ S.coefficients()
+        fresh = ~out.skipped[out.at]
+        full_gradient = out.y * decision[out.at] + out.p
+        np.testing.assert_allclose(out.gradient()[fresh], full_gradient[fresh], rtol=0, atol=1e-10)
+        compared.append((fresh.size - fresh.sum(), full))
+        return out
+
+    monkeypatch.setattr(cc, "expansion_change", recorded_change)
+    monkeypatch.setattr(cc, "update_check", compared_update)
+    _, info, history = run(X, y)
+    assert info["optimal"] and info["rounds"] >= 4
+    assert len(compared) == 6 * info["rounds"]  # the first check, then one after each round's solve
+    assert any(skipped for skipped, _ in compared), "no row was skipped: shrinking untested"
+    assert any(full for _, full in compared)
+    in_memory = svmkit.SVC(C=1.0).fit(X, y)
+    np.testing.assert_allclose(info["objective"], in_memory.objective_[0], rtol=1e-4)
+
+
+def test_a_violator_planted_among_the_skipped_rows_is_found_before_the_fit_ends(monkeypatch, few_per_round):
+    X, y = noisy()
+    in_memory = svmkit.SVC(C=1.0).fit(X, y)
+    # rows on the wrong side (bounded at the optimum): they violate until they join a solve
+    wrong_side = in_memory.bounded_support_
+    screen, planted = cc.screen, []
+
+    def planting_screen(state, m, M, tol):
+        out = screen(state, m, M, tol)
+        if len(planted) < 6:  # the first round's screens: its violators on the wrong side skipped
+            plant = (state.excess(m, M) > tol) & np.isin(out.gid, wrong_side)
+            planted.append(out.gid[plant])
+            out.skipped, out.since = out.skipped.copy(), out.since.copy()
+            out.skipped[out.at[plant]] = True
+            out.since[out.at[plant]] = len(out.missed)
+        return out
+
+    monkeypatch.setattr(cc, "screen", planting_screen)
+    e, info, history = run(X, y)
+    planted = np.concatenate(planted)
+    assert info["optimal"] and planted.size
+    assert np.isin(planted, e[0]).all(), "a planted violator is missing from the support"
+    full_checks = [k for k, h in enumerate(history) if h["round"] and h["gap"] <= 1e-3 and h["skipped"]]
+    assert full_checks and history[full_checks[0] + 1]["violating"] > 0
+    np.testing.assert_allclose(info["objective"], in_memory.objective_[0], rtol=1e-4)
+
+
+def test_rows_far_inside_are_skipped_and_the_fit_ends_on_a_full_check(few_per_round):
+    X, y = noisy()
+    _, info, history = run(X, y)
+    assert max(h["skipped"] for h in history) > 0
+    last = history[-1]
+    assert last["skipped"] == 0 and last["gap"] <= 1e-3 and last["violating"] == 0
+    assert last["checked"] == X.shape[0]
+
+
+def test_the_most_violating_are_admitted_as_many_as_grow_with_their_number_within_the_memory_bound():
+    settings = cc.Settings(cache_mb=100.0)
+    room = int(100 * 2**20 / (8 * (50 + cc.VARIABLE_WORDS)))
+    assert cc.admitted(1000, 100, 50, settings) == 1000
+    assert cc.admitted(10**4, 100, 50, settings) == cc.ROUND_VIOLATORS
+    assert cc.admitted(10**4, 5000, 50, settings) == 5000
+    assert cc.admitted(10**5, 1000, 50, settings) == 10**5 // cc.ADMIT_SHARE
+    assert cc.admitted(10**8, 1000, 50, settings) == room - 1000
+    assert cc.admitted(10**8, room, 50, settings) == cc.ROUND_VIOLATORS
+    # per partition, its violators counted by bin of excess (least violating first): the most
+    # violating of all are taken, not each partition's share
+    spectra = [[5, 0, 1], [0, 3, 2], [1, 1, 0]]
+    assert cc.allotted(4, spectra) == [1, 3, 0]
+    assert cc.allotted(3, spectra) == [1, 2, 0]
+    assert cc.allotted(20, spectra) == [6, 5, 2]
