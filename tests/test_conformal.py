@@ -165,9 +165,9 @@ def test_cv_plus_fold_models_equal_cold_fits_without_their_fold_and_cover():
     model = make().fit_conformalize(X[:200], y[:200], cv=4)
     assert not hasattr(model, "retained_X_")
     for f in range(4):
-        keep = model._cv_fold != f
+        keep = model._cv_fold_ != f
         cold = make().fit(X[:200][keep], y[:200][keep])
-        np.testing.assert_allclose(model._cv_models[f].predict(X[200:]), cold.predict(X[200:]), atol=1e-4)
+        np.testing.assert_allclose(model._cv_models_[f].predict(X[200:]), cold.predict(X[200:]), atol=1e-4)
     bounds = model.predict_interval(X[200:])
     assert np.mean((bounds[:, 0] <= y[200:]) & (y[200:] <= bounds[:, 1])) >= 0.8
     np.testing.assert_array_equal(bounds, model.predict_interval(X[200:], method="cv+"))

@@ -30,7 +30,7 @@ from svmkit.models.retained import RETAINED
 #: Every interval method, by name.
 METHODS = ("split", "jackknife+", "cv+", "laplace")
 #: What a calibration leaves on a model: a new fit drops it (`drop_calibration`).
-CALIBRATION = ("conformity_scores_", "_loo_inverse", "_loo_border", "_cv_models", "_cv_fold", "_cv_residuals",
+CALIBRATION = ("conformity_scores_", "_loo_inverse", "_loo_border", "_cv_models_", "_cv_fold_", "_cv_residuals_",
                "cv_plus_folds_")
 #: Most float64 values of the leave-out predictions held at once (32 MB).
 BLOCK_ELEMENTS = 1 << 22
@@ -247,22 +247,22 @@ class CVPlus(ConformalRegressor):
         if not self.keep_data:
             for name in (*RETAINED, "_kept_rows"):
                 vars(self).pop(name, None)
-        self._cv_models, self._cv_fold, self._cv_residuals = models, fold, residuals
+        self._cv_models_, self._cv_fold_, self._cv_residuals_ = models, fold, residuals
         self.cv_plus_folds_ = cv
         return self
 
     def _has_plus(self) -> bool:
-        return hasattr(self, "_cv_models")
+        return hasattr(self, "_cv_models_")
 
     def _plus_lost(self) -> bool:
         return hasattr(self, "cv_plus_folds_") and not self._has_plus()
 
     def _leave_out_residuals(self):
-        return self._cv_residuals
+        return self._cv_residuals_
 
     def _leave_out_block(self, X):
-        per_fold = np.column_stack([model._raw_of(X)[:, 0] for model in self._cv_models])
-        return per_fold[:, self._cv_fold, None]
+        per_fold = np.column_stack([model._raw_of(X)[:, 0] for model in self._cv_models_])
+        return per_fold[:, self._cv_fold_, None]
 
 
 class ConformalClassifier:

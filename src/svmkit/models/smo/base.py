@@ -19,7 +19,6 @@ from svmkit._threads import one_blas_thread
 from svmkit._validation import check_bool, check_max_iter, check_seed, check_verbose, real
 from svmkit.exceptions import warn
 from svmkit.kernels.kinds import kernel_kind
-from svmkit.models.conformal import drop_calibration
 from svmkit.models.smo import calibration
 from svmkit.models.expansion import FitSession, KernelExpansion, open_session
 from svmkit.models.retained import appended, remaining, retained
@@ -177,9 +176,8 @@ class SMOModel(KernelExpansion):
         return lambda state: fit(form, solver, row_index, session.target, session.weight, seed, state)
 
     def _store(self, session, fits, state, warm_key, form):
-        """Replace the fitted state: every attribute of an earlier fit goes, its conformal
-        calibration with it."""
-        drop_calibration(self)
+        """Replace the fitted state: every attribute of an earlier fit goes (its conformal
+        calibration's too, whose names end in _ as theirs do)."""
         for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("__")]:
             delattr(self, name)
         vars(self).update(session.fitted)
