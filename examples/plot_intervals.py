@@ -2,7 +2,7 @@
 Conformal intervals: jackknife+, CV+, split and Laplace
 ========================================================
 
-Four 90 % intervals around kernel models of a noisy sinc whose noise grows with |x|:
+Four 90 % intervals around kernel models of a noisy sinc whose noise grows with :math:`|x|`:
 
 - kernel ridge's **jackknife+** (Barber, Candès, Ramdas & Tibshirani 2021) from its exact
   leave-one-out fits: ``fit_conformalize`` keeps the block of M⁻¹ that gives every f₋ᵢ(x)
@@ -11,7 +11,7 @@ Four 90 % intervals around kernel models of a noisy sinc whose noise grows with 
 - the same SVR's **split conformal** interval, calibrated on 100 held-out rows;
 - LIBSVM's **Laplace** interval (``probability=True``), which carries no coverage guarantee.
 
-The conformal scores here are |y − f(x)|, which do not look at x, so the intervals are about as
+The conformal scores here are :math:`|y - f(x)|`, which do not look at x, so the intervals are about as
 wide everywhere (split conformal's exactly): they cover the calm middle with room to spare and
 the noisy ends less; their guarantee is marginal, over x, not at each x.
 Each panel prints its coverage of 2,000 new points.
