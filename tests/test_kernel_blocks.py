@@ -227,10 +227,10 @@ def test_sparse_columns_extended_by_rows_give_the_inner_products_of_all_rows():
     earlier, added = X[:50], X[50:]
     split = SparseColumns(earlier, dense_fraction=np.inf)
     assert np.all(np.diff(added.indptr) > 0) and set(added.indices) <= set(earlier.indices)
-    joined = split.with_rows(added)
-    prepared = split.joined_prepared(split.prepare(earlier), added)
+    joined, prepared = split.with_rows(split.prepare(earlier), added)
     out = np.empty((X.shape[0], X.shape[0]))
     joined.inner(prepared, out, np.arange(X.shape[0], dtype=np.int64))
     np.testing.assert_allclose(out, (X @ X.T).toarray(), atol=1e-14)
     wider = sp.hstack([added, sp.csr_matrix(np.ones((added.shape[0], 1)))], format="csr")
-    assert SparseColumns(sp.hstack([earlier, sp.csr_matrix((50, 1))], format="csr"), np.inf).with_rows(wider) is None
+    narrower = SparseColumns(sp.hstack([earlier, sp.csr_matrix((50, 1))], format="csr"), np.inf)
+    assert narrower.with_rows(narrower.prepare(earlier), wider) is None

@@ -307,11 +307,11 @@ class SparseColumns:
         dense = np.ascontiguousarray(compact[:, self._dense_at].toarray()) if self.dense_cols.size else None
         return dense, csr_parts(compact)
 
-    def with_rows(self, added) -> SparseColumns | None:
-        """The SparseColumns of B's rows then those of `added` (CSR), B's columns not converted
-        again: each column's entries of the added rows go after its entries of B. None when
-        B has dense columns or `added` uses a feature B does not (the columns would be
-        renumbered)."""
+    def with_rows(self, prepared, added) -> tuple | None:
+        """(the SparseColumns of B's rows then those of `added` (CSR), `prepare` of the same
+        rows, from `prepared`, B's own), B's columns not converted again: each column's
+        entries of the added rows go after its entries of B. None when B has dense columns or
+        `added` uses a feature B does not (the columns would be renumbered)."""
         compact = self._compact(sp.csr_matrix(added, dtype=np.float64))
         if self.dense_cols.size or (compact.indices == self.used.size).any():
             return None
@@ -326,15 +326,11 @@ class SparseColumns:
         joined_indices[at_old], joined_data[at_old] = indices, data
         joined_indices[at_new], joined_data[at_new] = more.indices + self.n_rows, more.data
         joined.csc = (indptr + more.indptr, joined_indices, joined_data)
-        return joined
-
-    def joined_prepared(self, prepared, added):
-        """`prepare` of A's rows then those of `added`, from `prepared`, A's."""
-        dense, (indptr, indices, data) = prepared
-        more_dense, (more_indptr, more_indices, more_data) = self.prepare(added)
-        return (None if dense is None else np.concatenate([dense, more_dense]),
-                (np.concatenate([indptr, more_indptr[1:] + indptr[-1]]), np.concatenate([indices, more_indices]),
-                 np.concatenate([data, more_data])))
+        # B has no dense columns: its rows as `prepare` gives them are their csr_parts only
+        (b_indptr, b_indices, b_data), (a_indptr, a_indices, a_data) = prepared[1], csr_parts(compact)
+        rows = (np.concatenate([b_indptr, a_indptr[1:] + b_indptr[-1]]), np.concatenate([b_indices, a_indices]),
+                np.concatenate([b_data, a_data]))
+        return joined, (None, rows)
 
     def inner(self, a, out, rows):
         """out[r, s] = <A[rows[r]], b_s> for the A that `prepare` gave `a`."""
@@ -469,13 +465,13 @@ class TrainingKernel:
         self.n_columns = given.shape[0]
         self._Xt = self._split = self._parts = self._exact = None
         if sp.issparse(given):
-            added = given[earlier.n_columns:] if earlier is not None else None
-            split = earlier._split.with_rows(added) if earlier is not None else None
-            if split is None:
+            extended = None if earlier is None else \
+                earlier._split.with_rows(earlier._parts, given[earlier.n_columns:])
+            if extended is None:
                 self._split = SparseColumns(given, dense_fraction=np.inf)
                 self._parts = self._split.prepare(given)
             else:
-                self._split, self._parts = split, earlier._split.joined_prepared(earlier._parts, added)
+                self._split, self._parts = extended
         elif self._direct:
             self._Xt = np.ascontiguousarray(given.T, dtype=np.float64)
         elif self._centre is not None and self._dtype == np.float32:
