@@ -171,6 +171,7 @@ void add_moved_rows(const MovedRows &moved, const GradientColumns &cols, i64 n, 
 
 void register_smo(nb::module_ m) {
     m.attr("PANEL") = PANEL;
+    m.attr("DENSE_SPAN") = DENSE_SPAN;
 
     m.def("fill_block_rows", &fill_block_rows, nb::arg("values"), nb::arg("filled"), nb::arg("slots"), nb::arg("store"),
           nb::arg("pos"), nb::arg("cols"), nb::call_guard<nb::gil_scoped_release>(),

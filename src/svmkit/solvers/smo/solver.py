@@ -293,7 +293,7 @@ class DualSolve:
         # where each variable's column sits in the kernel rows (its data row, or its distinct point's)
         self.kcol = columns(rows, kidx)
         # the compiled update reads the columns of every variable in order (`update_gradient`)
-        self.in_order = n > 0 and int(self.kcol.max()) - int(self.kcol.min()) < 2 * n
+        self.in_order = n > 0 and int(self.kcol.max()) - int(self.kcol.min()) + 1 <= _smo.DENSE_SPAN * n
         # whether shrunk variables' gradients lag (`_unshrink` rebuilds them)
         self.stale = False
         self.alpha = xp.zeros(n) if alpha0 is None else xp.array(alpha0, dtype=np.float64)
