@@ -7,7 +7,8 @@ the physical floor: one full n × n Gram matrix by float32 GEMM on the same GPU.
 Systems: 'svmkit cuda', with settings after it: 'every=N' (Newton steps in the device's block
 between chunks of N pair updates), 'threads=N' (blocks of N threads), 'streams=N' (class pairs
 solved N at a time; 1: in turn), 'profile=1' (the seconds of the solver's parts, `profiled`),
-e.g. 'svmkit cuda streams=1 profile=1'; 'svmkit cpu', 'scikit-learn'.
+e.g. 'svmkit cuda streams=1 profile=1'; 'svmkit cpu', 'scikit-learn', and 'cuml' (cuML's SVC on the
+same card, where `cuml` is installed; its pair updates are not exposed and print as -1).
 Sets: 'binary' (make_classification, 60,000 × 784, RBF γ = 1/784, C = 10), 'mnist10' (10
 classes, 60,000 × 784, same kernel), a9a and w8a (RBF as in bench_proba.py; read from
 `workers.data_dir()`, skipped when missing) and 'covtype-like' (500,000 × 54 synthetic; CPU
@@ -93,6 +94,11 @@ def run(name, system):
         from sklearn.svm import SVC
 
         model = SVC(kernel="rbf", cache_size=4096, **params)
+    elif system == "cuml":
+        from cuml.svm import SVC
+
+        model = SVC(kernel="rbf", cache_size=4096, **params)
+        SVC(kernel="rbf").fit(X[:500], y[:500]).predict(X[:10])  # CUDA context and kernels, outside the timing
     else:
         import svmkit
         from svmkit.solvers.smo.solver import FULL_BLOCK
@@ -121,8 +127,8 @@ def run(name, system):
     t0 = time.perf_counter()
     predicted = model.predict(Xt)
     predict = time.perf_counter() - t0
-    return {"fit": fit, "predict": predict, "accuracy": float(np.mean(predicted == yt)),
-            "n_sv": int(model.n_support_.sum()), "n_iter": int(np.sum(model.n_iter_)),
+    return {"fit": fit, "predict": predict, "accuracy": float(np.mean(np.asarray(predicted) == yt)),
+            "n_sv": int(np.sum(model.n_support_)), "n_iter": int(np.sum(getattr(model, "n_iter_", -1))),
             **({"profile": dict(spent)} if spent is not None else {})}
 
 

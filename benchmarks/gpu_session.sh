@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU checks and figures of issues 45 and 58 in two runs of under 9 and 6 minutes (one command
+# The GPU checks and figures of issues 45 and 58 in two runs of under 9 and 8 minutes (one command
 # on the device may take 10), from the repository root of a machine with one CUDA device and CuPy:
 #
 #   bash benchmarks/gpu_session.sh checks        the tests, the agreement and the SMO speed
@@ -8,12 +8,13 @@
 #   bash benchmarks/gpu_session.sh --stage DIR   before the working tree is sent: copy the real
 #                                                data sets from DIR into shared/data
 #
-# 'checks', with each part's limit in seconds (520 in all): tests/test_gpu.py and
+# 'checks', with each part's limit in seconds (520 in all): tests/test_gpu.py,
 # tests/test_device_kernels.py (precomputed and callable kernels on the device against the CPU)
-# (220), check_gpu.py (40), and bench_gpu.py's binary and 10-class 60,000 × 784 fits, each as by
+# and tests/test_device_cascade.py (the cascade's workers on the GPU) (220), check_gpu.py (40), and bench_gpu.py's binary and 10-class 60,000 × 784 fits, each as by
 # default, with the class pairs in turn and the solver's parts timed ('streams=1 profile=1'), and
-# with blocks of 512 threads (260). 'peers' (330 in all):
-# a9a and w8a against scikit-learn (135), KernelRidge on 20,000 rows, GPU against CPU (35),
+# with blocks of 512 threads (260). 'peers' (450 in all):
+# a9a and w8a against scikit-learn (135), cuML's SVC on binary and a9a where cuml is installed (120),
+# KernelRidge on 20,000 rows, GPU against CPU (35),
 # an SVC fit whose data is larger than CuPy's pool limit (70), and an SVC fit on a precomputed
 # 20,000 × 20,000 kernel placed on the device against the same fit from the data (90). The real
 # data sets (a9a, a9a.t, w8a, satimage, mnist.scale.t, heart_scale) are read from $SVMKIT_DATA,
@@ -64,7 +65,7 @@ ls shared/data 2>/dev/null | tr '\n' ' '; echo
 case "${1:-}" in
 checks)
     part test_gpu 220 6 python -m pytest -vv -p no:cacheprovider -p no:warnings tests/test_gpu.py \
-        tests/test_device_kernels.py
+        tests/test_device_kernels.py tests/test_device_cascade.py
     # the tests that need the GPU, each with its outcome (-vv: the project's addopts hold -q)
     sed -nE 's/.*::(test_gpu_[^ ]*) (PASSED|FAILED|SKIPPED|ERROR).*/\2 \1/p' "$LOGS/test_gpu.log"
     part check_gpu 40 12 python benchmarks/check_gpu.py --sets heart_scale,a9a,w8a,satimage,mnist
@@ -74,6 +75,12 @@ checks)
 peers)
     part bench_a9a_w8a 135 8 python benchmarks/bench_gpu.py --sets a9a,w8a --systems "svmkit cuda,scikit-learn" \
         --timeout 62 --no-floor
+    if python -c "import cuml" 2>/dev/null; then
+        part bench_cuml 120 8 python benchmarks/bench_gpu.py --sets binary,a9a --systems "svmkit cuda,cuml" \
+            --timeout 50 --no-floor
+    else
+        echo "=== bench_cuml: cuml is not installed here ==="
+    fi
     part bench_ridge20k 35 4 python benchmarks/bench_gpu.py --sets ridge20k --timeout 30 --no-floor
     part bench_capped 70 4 python benchmarks/bench_gpu.py --sets capped --timeout 65 --no-floor
     part bench_precomputed 90 4 python benchmarks/bench_gpu.py --sets precomputed --timeout 85 --no-floor

@@ -74,8 +74,8 @@ def test_the_incremental_gradient_equals_a_full_recomputation_after_every_round(
         solve_of[id(out)] = new
         return out
 
-    def compared_update(kernel_, form, part, state, ch, full=False):
-        out = update(kernel_, form, part, state, ch, full)
+    def compared_update(kernel_, where, form, part, state, ch, full=False):
+        out = update(kernel_, where, form, part, state, ch, full)
         S = solve_of[id(ch)].support
         decision = kernel.block(part[1][out.used], S.X) @ S.coefficients()
         fresh = ~out.skipped[out.at]

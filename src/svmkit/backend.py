@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from svmkit.kernels.kinds import HOST
 from svmkit.parallel.tasks import run_tasks
 from svmkit.solvers.dense.factorisations import CholeskyShift, EigenShift, MixedCholeskyShift, shifted_scores
 from svmkit.solvers.dense.packed import PACKED_MAX_N, PACKED_MIN_N, PackedMixedCholesky
+from svmkit.solvers.smo.cascade import OnHost
 from svmkit.solvers.smo.row_source import MIN_ROWS, RowSource, row_source
 from svmkit.solvers.smo.solver import UnboundedDualError
 from svmkit.solvers.smo.starts import solve_posed
@@ -321,3 +323,26 @@ _BACKENDS = {"cpu": HostBackend, "cuda": CudaBackend}
 def backend_for(device: str):
     """The backend of `device` ('cpu' or 'cuda'; checked against options.DEVICES by the caller)."""
     return _BACKENDS[device]()
+
+
+@dataclass(frozen=True)
+class WorkerDevice:
+    """Where each worker of a cascade (`solvers.smo.cascade`) solves and checks under a device
+    other than the CPU: the device its process sees first (a dask-cuda worker sees its own GPU
+    as device 0), the backend made there on the worker, never on the client. Its solves read
+    kernel rows cached on the device (`training_rows`); its checks form the kernel products
+    there in float64, so that the gap they report is the host's to rounding."""
+
+    device: str
+
+    def rows(self, kernel, Xk, cache_mb: float):
+        return backend_for(self.device).training_rows(kernel, Xk, cache_mb)
+
+    def products(self, centres, X, coef) -> np.ndarray:
+        return backend_for(self.device).products(centres, X, coef[:, None], np.float64)[:, 0]
+
+
+def on_workers(device: str):
+    """Where a cascade's workers run for `device`: their CPUs (`cascade.OnHost`), else
+    `WorkerDevice`."""
+    return OnHost() if device == "cpu" else WorkerDevice(device)

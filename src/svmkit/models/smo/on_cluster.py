@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from svmkit._validation import check_params, class_weights
+from svmkit.backend import on_workers
 from svmkit.exceptions import warn
 from svmkit.kernels.kinds import DotKernel, kernel_kind, make_kernel
 from svmkit.models.smo import formulations
@@ -74,9 +75,6 @@ def _check(est):
     if est.probability:
         raise ValueError("a Dask X is fitted with probability=False: the calibration's cross-validation "
                          "runs in memory")
-    device = options_of(est).device
-    if device != "cpu":
-        raise ValueError(f"a Dask X is fitted on the workers' CPUs (device='cpu'), not device={device!r}")
 
 
 def _run(est, X, y, sample_weight, forms_of):
@@ -102,7 +100,7 @@ def _run(est, X, y, sample_weight, forms_of):
         parts = cluster.partitions(X, y, sample_weight)
         if options.partitioning == "kmeans":
             parts = kmeans_partitions(cluster, parts, kernel, len(parts), est.random_state)
-        settings = Settings(est.tol, est.max_iter, est.shrinking, est.cache_size)
+        settings = Settings(est.tol, est.max_iter, est.shrinking, est.cache_size, on_workers(options.device))
         results = cascade(cluster, parts, kernel, forms, settings, options.max_rounds, on_round)
         est.cascade_timings_ = list(cluster.timings)
     est.cascade_history_ = history

@@ -97,14 +97,30 @@ def partition_variables(form, part) -> Variables:
     return Variables(X[used], rows[used], inverse.astype(np.int64), gid, p, y, U, np.zeros(gid.size))
 
 
+class OnHost:
+    """Where a worker solves and checks: its CPU, the compiled core on one thread (the
+    cluster's parallelism is across tasks). A model may give another place with the same
+    two methods (a worker's GPU: `backend.OnWorkerDevice`)."""
+
+    def rows(self, kernel, Xk, cache_mb: float):
+        """The row source of the training kernel over the solve's rows `Xk`."""
+        return row_source(kernel.training_rows(Xk), cache_mb)
+
+    def products(self, centres, X, coef) -> np.ndarray:
+        """Σ_j coef_j K(x_r, centres_j) for each row of `X`, in float64."""
+        return centres.products(X, coef[:, None])[:, 0]
+
+
 @dataclass
 class Settings:
-    """The solver's settings for every solve of the cascade."""
+    """The solver's settings for every solve of the cascade, and where each worker runs
+    them (`where`)."""
 
     tol: float = 1e-3
     max_iter: int = -1
     shrinking: bool = True
     cache_mb: float = 1024.0
+    where: object = field(default_factory=OnHost)
 
 
 @dataclass
@@ -148,8 +164,7 @@ def solve_set(kernel, settings: Settings, *parts) -> Solved:
     if v.n == 0:
         return Solved(v, 0.0, 0.0, 0, -np.inf, np.inf, True, 0, time.perf_counter() - t0)
     with compiled_threads(1):
-        Xk = kernel.training_input(v.X)
-        rows = row_source(kernel.training_rows(Xk), settings.cache_mb)
+        rows = settings.where.rows(kernel, kernel.training_input(v.X), settings.cache_mb)
         problem = DualProblem(v.p, v.y, v.U, v.at)
         res = solve(problem, rows, alpha0=v.alpha, tol=settings.tol, max_iter=settings.max_iter,
                     shrinking=settings.shrinking)
@@ -202,14 +217,14 @@ def expansion_change(old, new: Solved) -> Change:
     return Change(to.row[keep], to.X[keep], to.delta[keep], np.sort(S.gid))
 
 
-def _products(kernel, X, rows, centres, coef) -> np.ndarray:
+def _products(kernel, where, X, rows, centres, coef) -> np.ndarray:
     """Σ_j coef_j K(x_r, centres_j) for the data rows `rows` of X, CHECK_ROWS rows at a time
-    (each block's rows copied, never all of X)."""
+    (each block's rows copied, never all of X), computed `where` the worker runs."""
     out = np.zeros(rows.size)
     if rows.size and coef.size:
         expansion = kernel.centres(centres, np.arange(coef.size))
         for s in range(0, rows.size, CHECK_ROWS):
-            out[s:s + CHECK_ROWS] = expansion.products(X[rows[s:s + CHECK_ROWS]], coef[:, None])[:, 0]
+            out[s:s + CHECK_ROWS] = where.products(expansion, X[rows[s:s + CHECK_ROWS]], coef)
     return out
 
 
@@ -259,14 +274,15 @@ class Checked:
         return out
 
 
-def update_check(kernel, form, part, state, change: Change, full=False) -> Checked:
+def update_check(kernel, where, form, part, state, change: Change, full=False) -> Checked:
     """The partition's check after `change`: d_r += Σ K(x_r, x_changed) Δc on the rows not
     skipped, ΔG = y ΔD costing the rows checked × the coefficients changed (state None: a
     first check from d = 0); the skipped rows keep the change among those they missed. With
     `full`, every row is checked: each skipped row gets the changes it missed, summed
     (LIBSVM's gradient reconstruction before it stops, Chang & Lin 2011, §5.1.3, costing the
     coefficients changed since the row was skipped). Then f = −yG and its extremes over the
-    variables outside the support (α = 0, so I_up = {y > 0} and I_low = {y < 0})."""
+    variables outside the support (α = 0, so I_up = {y > 0} and I_low = {y < 0}). The kernel
+    products are computed `where` the settings place the worker's work."""
     rows, X, target, weight = part
     if state is None:
         at, gid, p, y, U = form(target, weight, rows)
@@ -279,13 +295,13 @@ def update_check(kernel, form, part, state, change: Change, full=False) -> Check
     fresh = np.flatnonzero(~skipped)
     values = fresh.size * change.delta.size
     with compiled_threads(1):
-        decision[fresh] += _products(kernel, X, state.used[fresh], change.X, change.delta)
+        decision[fresh] += _products(kernel, where, X, state.used[fresh], change.X, change.delta)
         if full:
             for since in np.unique(state.since[skipped]):
                 stale = np.flatnonzero(skipped & (state.since == since))
                 if since < len(missed):
                     sum_ = _summed(missed[since:])
-                    decision[stale] += _products(kernel, X, state.used[stale], sum_.X, sum_.delta)
+                    decision[stale] += _products(kernel, where, X, state.used[stale], sum_.X, sum_.delta)
                     values += stale.size * sum_.delta.size
             skipped, far, missed = np.zeros_like(skipped), np.zeros_like(far), []
     out = Checked(state.used, state.at, state.gid, state.p, state.y, state.U, decision, skipped, far,
@@ -409,10 +425,10 @@ def _tree(cluster, parts, kernel, settings, k, prob):
     return level[0]
 
 
-def _submit_checks(cluster, parts, kernel, prob, change, full=False, label="check"):
+def _submit_checks(cluster, parts, kernel, where, prob, change, full=False, label="check"):
     """Every partition's next check of `prob` after `change` (its first when none was made)."""
     old = prob.checks or [None] * len(parts)
-    prob.checks = [cluster.submit(update_check, kernel, prob.form, part, s, change, full, label=label)
+    prob.checks = [cluster.submit(update_check, kernel, where, prob.form, part, s, change, full, label=label)
                    for part, s in zip(parts, old)]
 
 
@@ -436,7 +452,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
     for k, prob in enumerate(problems):
         prob.root = _tree(cluster, parts, kernel, settings, k, prob)
     for prob in problems:
-        _submit_checks(cluster, parts, kernel, prob, cluster.submit(expansion_change, None, prob.root),
+        _submit_checks(cluster, parts, kernel, settings.where, prob, cluster.submit(expansion_change, None, prob.root),
                        label="check 1")
     infos = cluster.gather([cluster.submit(describe, p.root) for p in problems])
     for k, (prob, info) in enumerate(zip(problems, infos)):
@@ -464,7 +480,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
                 p.checks = [cluster.submit(screen, s, m, M, settings.tol) for s in p.checks]
                 picking.append((p, m, M))
             elif p.info["skipped"]:
-                _submit_checks(cluster, parts, kernel, p, cluster.submit(expansion_change, p.root, p.root),
+                _submit_checks(cluster, parts, kernel, settings.where, p, cluster.submit(expansion_change, p.root, p.root),
                                full=True, label=f"check {rounds + 1} full")
             else:
                 p.done, p.checks = True, None  # the workers may let its checks go
@@ -477,7 +493,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
             root = cluster.submit(solve_set, kernel, settings, p.root, *sets, label=f"round {rounds}")
             change = cluster.submit(expansion_change, p.root, root)
             p.root = root
-            _submit_checks(cluster, parts, kernel, p, change, label=f"check {rounds + 1}")
+            _submit_checks(cluster, parts, kernel, settings.where, p, change, label=f"check {rounds + 1}")
             p.info.update(violating=sum(c[1] for c in per_part), admitted=total)
         infos = cluster.gather([cluster.submit(describe, p.root) for p, _, _ in picking])
         for (p, _, _), info in zip(picking, infos):
