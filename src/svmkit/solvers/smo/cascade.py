@@ -100,7 +100,7 @@ def partition_variables(form, part) -> Variables:
 class OnHost:
     """Where a worker solves and checks: its CPU, the compiled core on one thread (the
     cluster's parallelism is across tasks). A model may give another place with the same
-    two methods (a worker's GPU: `backend.OnWorkerDevice`)."""
+    two methods (a worker's GPU: `backend.WorkerDevice`)."""
 
     def rows(self, kernel, Xk, cache_mb: float):
         """The row source of the training kernel over the solve's rows `Xk`."""
