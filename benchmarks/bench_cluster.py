@@ -126,9 +126,11 @@ def run_set(name, memory, rows, in_memory=True, verbose=False):
     from distributed import Client, LocalCluster
 
     import svmkit
+    from svmkit.parallel.cluster import threads_kept
 
     out = {"set": name, "worker_memory_limit": memory}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=memory,
+    # the in-memory fit in this process on every core: Dask's nanny leaves OMP_NUM_THREADS=1 here
+    with threads_kept(), LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=memory,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         if name in FLIP:
             X, y = synthetic(SYNTH_ROWS.get(name, rows), FLIP[name])

@@ -6,6 +6,8 @@ before any work."""
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -320,3 +322,30 @@ def test_a_dask_dataframe_and_series_fit_as_the_same_dask_array_does(client, est
     lazy = from_frames.predict(Xf)
     assert isinstance(lazy, da.Array)
     np.testing.assert_allclose(lazy.compute(), from_frames.predict(X), rtol=1e-12, atol=1e-12)
+
+
+THREADS_AFTER = """
+import os, sys
+import numpy as np
+import svmkit
+from svmkit import _threads
+if sys.argv[1] == "dask":
+    import dask.array as da
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    svmkit.SVC().fit(da.from_array(X, chunks=(60, -1)), da.from_array(y, chunks=60))
+blas = [lib["num_threads"] for lib in _threads.blas_libraries().info() if lib["user_api"] == "blas"]
+print(_threads.compiled_thread_count(), max(blas), os.environ.get("OMP_NUM_THREADS"))
+"""
+
+
+def test_a_cluster_started_for_a_fit_leaves_the_process_threads_as_they_were():
+    # Dask's nanny sets OMP_NUM_THREADS=1 in the process that starts its workers; fresh
+    # processes, since this one has loaded the core already
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    runs = [subprocess.run([sys.executable, "-c", THREADS_AFTER, kind], capture_output=True, text=True, timeout=300,
+                           env=env) for kind in ("dask", "alone")]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr[-2000:] + runs[1].stderr[-2000:]
+    after_dask, alone = (r.stdout.split() for r in runs)
+    assert after_dask == alone and alone[2] == "None"

@@ -18,7 +18,7 @@ from svmkit.kernels import gram
 
 
 def blas_threads():
-    return {lib["filepath"]: lib["num_threads"] for lib in _threads._blas_controller().info()
+    return {lib["filepath"]: lib["num_threads"] for lib in _threads.blas_libraries().info()
             if lib["user_api"] == "blas"}
 
 
@@ -104,7 +104,7 @@ rng = np.random.default_rng(0)
 A = rng.normal(size=(600, 600))
 H = A @ A.T + 600 * np.eye(600)
 product, factor = A @ A.T, la.cholesky(H, lower=True)
-blas = [lib for lib in _threads._blas_controller().info() if lib["user_api"] == "blas"]
+blas = [lib for lib in _threads.blas_libraries().info() if lib["user_api"] == "blas"]
 if not _threads._blas_shutdowns() or max(lib["num_threads"] for lib in blas) < 2:
     print("no threaded pthreads OpenBLAS")
     raise SystemExit

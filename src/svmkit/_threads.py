@@ -48,7 +48,7 @@ def compiled_thread_count() -> int:
 
 
 @functools.cache
-def _blas_controller():
+def blas_libraries():
     """The BLAS libraries of the process, SciPy's (which the compiled loops call) loaded first."""
     from threadpoolctl import ThreadpoolController
 
@@ -84,7 +84,7 @@ def one_blas_thread():
     with _blas_lock:
         if _blas_users == 0:
             _release_blas_control()
-            _blas_limiter = _blas_controller().limit(limits=1, user_api="blas")
+            _blas_limiter = blas_libraries().limit(limits=1, user_api="blas")
         _blas_users += 1
         _blas_depth.n = getattr(_blas_depth, "n", 0) + 1
     try:
@@ -110,7 +110,7 @@ def alone() -> bool:
 def _blas_shutdowns():
     """Each pthreads OpenBLAS's own ending of its worker threads (`blas_thread_shutdown_`)."""
     ends = []
-    for lib in _blas_controller().lib_controllers:
+    for lib in blas_libraries().lib_controllers:
         if lib.internal_api == "openblas" and lib.threading_layer == "pthreads":
             end = getattr(lib.dynlib, "blas_thread_shutdown_", None)
             if end is not None:

@@ -6,10 +6,12 @@ and in `dask`."""
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 
 import numpy as np
 
+from svmkit._threads import blas_libraries, compiled_thread_count
 from svmkit.parallel.dask import CONNECT_TIMEOUT, as_dask_array, require_dask
 
 #: Times Dask runs a task again after it raised (a task is idempotent: a rerun gives the same result).
@@ -22,6 +24,31 @@ def check_scheduler_address(value, name="scheduler_address"):
         raise ValueError(f"{name} must be None or a Dask scheduler's address such as 'tcp://host:8786', "
                          f"got {name}={value!r}")
     return value
+
+
+#: What Dask's nanny writes into this process's environment before it starts each worker process
+#: (its `distributed.nanny.pre-spawn-environ`), and leaves there.
+SPAWN_ENVIRON = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MALLOC_TRIM_THRESHOLD_")
+
+
+@contextlib.contextmanager
+def threads_kept():
+    """This process's threads as they were, around a LocalCluster: its nanny sets
+    OMP_NUM_THREADS=1 (and MKL's and OpenBLAS's) here and leaves it, so that a compiled
+    library loaded afterwards (the core's OpenMP, SciPy's BLAS) would run every later fit in
+    this process on one thread. Both are loaded first, and the environment is put back when
+    the cluster closes."""
+    compiled_thread_count()
+    blas_libraries()
+    before = {name: os.environ.get(name) for name in SPAWN_ENVIRON}
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @contextlib.contextmanager
@@ -42,8 +69,8 @@ def open_cluster(scheduler_address=None):
         if client is not None:
             yield Cluster(client)
             return
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local, \
-                Client(local) as client:
+        with threads_kept(), LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=None) as local, Client(local) as client:
             yield Cluster(client)
         return
     try:
