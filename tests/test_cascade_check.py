@@ -20,10 +20,11 @@ class Done:
 
 
 class InProcess:
-    """The cluster seam `cascade` reads (submit, gather, timings), its tasks run at once here."""
+    """The cluster seam `cascade` reads (submit, gather, timings, threads), its tasks run at once here."""
 
     def __init__(self):
         self.timings = []
+        self.threads = 1
 
     def submit(self, func, *args, label=None):
         return Done(func(*(a.value if isinstance(a, Done) else a for a in args)))

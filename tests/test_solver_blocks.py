@@ -154,3 +154,49 @@ def test_newton_factor_is_extended_by_entering_variables_and_rebuilt_for_a_depen
     assert R.shape == (306, 306)
     np.testing.assert_array_equal(base, free)
     assert block.credit < 0
+
+
+def test_blocks_larger_than_the_row_source_are_sized_apart_from_it_where_their_values_are_held():
+    assert block_size(10**6, 10**6, capacity=250, holds_blocks=True) == 2048
+    assert block_size(10**6, 10**6, capacity=3276, holds_blocks=True) == 1638
+    assert block_size(10**6, 10**6, capacity=250) == 125
+
+
+def test_block_values_read_in_pieces_equal_those_read_from_whole_rows():
+    """Only the variables new to the held values are read; the others' columns come from K's
+    symmetry, and equal the values read from their own rows."""
+    from svmkit.solvers.smo._loops import BlockRows
+
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(40, 40)).astype(np.float32)
+    K = A @ A.T
+    whole, pieces = BlockRows(40, 30), BlockRows(40, 30)
+    read = []
+
+    def rows_of(ws):
+        def each(which):
+            read.extend(ws[which])
+            for s in range(0, which.size, 3):
+                part = np.arange(s, min(s + 3, which.size))
+                yield part, K, ws[which[part]]
+        return each
+
+    for ws in (np.arange(10), np.arange(5, 18), np.array([2, 30, 17, 31, 9])):
+        read.clear()
+        v1, s1, _ = whole.take(ws, K, ws, ws)
+        v2, s2, _ = pieces.take_in_pieces(ws, ws, rows_of(ws))
+        np.testing.assert_array_equal(s1, s2)
+        np.testing.assert_array_equal(v1[np.ix_(s1, s1)], v2[np.ix_(s2, s2)])
+        np.testing.assert_array_equal(v2[np.ix_(s2, s2)], K[np.ix_(ws, ws)])
+    assert sorted(read) == [30, 31]
+
+
+def test_a_block_larger_than_the_row_source_reaches_the_whole_problems_optimum():
+    X, y, problem = _binary_digits()
+    kernel = TrainingKernel(make_kernel("rbf", X, 0.02), X)
+    small = CachedRows(kernel, 0.05)
+    assert block_size(problem.n, problem.n, small.capacity, 128, holds_blocks=True) == 128 > small.capacity
+    whole = solve(problem, CachedRows(kernel, 100))
+    pieces = solve(problem, small, ws_size=128)
+    assert pieces.objective == pytest.approx(whole.objective, rel=1e-6)
+    assert pieces.rho == pytest.approx(whole.rho, abs=1e-3)

@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import functools
 import importlib
+import os
 import signal
 import socket
 import threading
@@ -25,19 +26,28 @@ import threadpoolctl
 
 
 @contextlib.contextmanager
-def compiled_threads(n):
+def compiled_threads(n, *, past_limit=False):
     """The compiled core's parallel loops on at most `n` threads in the calling thread (None: as
-    they are)."""
+    they are): at most as many as they run on now, or with `past_limit` as the cores this
+    process may run on (a task alone on its machine in a worker started on one thread)."""
     if n is None:
         yield
         return
     from svmkit import _core
 
-    before = _core.set_num_threads(max(1, min(n, _core.get_num_threads())))
+    most = usable_cores() if past_limit else _core.get_num_threads()
+    before = _core.set_num_threads(max(1, min(n, most)))
     try:
         yield
     finally:
         _core.set_num_threads(before)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def compiled_thread_count() -> int:

@@ -156,7 +156,8 @@ def _second(pair):
 class Cluster:
     """Tasks on a Dask client's workers: `partitions` keeps blocks of rows there, `submit` runs
     a function on futures (Dask moves the inputs to the worker, and reruns the tasks of a lost
-    worker from their inputs: every task here is idempotent), `gather` brings results back.
+    worker from their inputs: every task here is idempotent), `gather` brings results back,
+    `threads` counts the workers' threads.
     `timings` records (label, seconds on the worker) of every task submitted with a label."""
 
     def __init__(self, client):
@@ -183,6 +184,11 @@ class Cluster:
         pair = self.client.submit(_timed, func, *args, pure=False, retries=TASK_RETRIES)
         self._timed.append((label, self.client.submit(_second, pair, pure=False)))
         return self.client.submit(_first, pair, pure=False, retries=TASK_RETRIES)
+
+    @property
+    def threads(self) -> int:
+        """The workers' threads, all together."""
+        return sum(self.client.nthreads().values())
 
     def gather(self, futures):
         out = self.client.gather(futures)

@@ -348,7 +348,10 @@ def newton_step(xp, Kb, y, alpha, G, U, nu_mode) -> bool:
 
 class BlockRows:
     """A block's rows as the row source keeps them: the device's block solve takes Q_BB whole
-    (the host's copy, `_loops.BlockRows`, spares its gathers from full-width rows)."""
+    (the host's copy, `_loops.BlockRows`, spares its gathers from full-width rows), so a
+    block's rows are held at once."""
+
+    holds_blocks = False
 
     def __init__(self, n: int, capacity: int):
         pass

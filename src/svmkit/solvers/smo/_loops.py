@@ -69,7 +69,11 @@ class BlockRows:
     since): a block's solve then gathers its Q rows from rows as wide as those variables, where
     gathering from a full-width row reads most of it whichever of its columns the block needs.
     At most `capacity` variables (their values capacity² float32); past it they start again
-    from the block at hand."""
+    from the block at hand. A block's values are held here whole, so its full-width rows need
+    not be held at once (`take_in_pieces`)."""
+
+    #: Whether a block may have more variables than the row source holds rows (`take_in_pieces`).
+    holds_blocks = True
 
     def __init__(self, n: int, capacity: int):
         self.slot_of = np.full(n, -1, dtype=np.int64)
@@ -79,9 +83,9 @@ class BlockRows:
         self.count = 0
         self.values = SCRATCH.take((capacity, capacity), np.float32)
 
-    def take(self, ws, store, pos, cols):
-        """(rows, their row of each variable of ws, its column there) for a `Block` of the
-        variables ws, whose kernel rows are rows `pos` of `store`, at columns `cols`."""
+    def _place(self, ws, cols):
+        """Slots for the variables of ws not held (all of ws when they start again): ws's slots
+        and the positions in ws of the variables new here."""
         new = np.flatnonzero(self.slot_of[ws] < 0)
         if self.count + new.size > self.values.shape[0]:
             self.slot_of[self.var_of[:self.count]] = -1
@@ -92,8 +96,33 @@ class BlockRows:
         self.var_of[first:end], self.col_of[first:end] = ws[new], cols[new]
         self.filled[first:end] = 0
         self.count = end
-        slots = self.slot_of[ws]
-        _smo.fill_block_rows(self.values, self.filled, slots, _rows(store), as_indices(pos), self.col_of[:end])
+        return self.slot_of[ws], new
+
+    def _fill(self, slots, store, pos):
+        _smo.fill_block_rows(self.values, self.filled, slots, _rows(store), as_indices(pos), self.col_of[:self.count])
+
+    def take(self, ws, store, pos, cols):
+        """(rows, their row of each variable of ws, its column there) for a `Block` of the
+        variables ws, whose kernel rows are rows `pos` of `store`, at columns `cols`."""
+        slots, _ = self._place(ws, cols)
+        self._fill(slots, store, pos)
+        return self.values, slots, slots
+
+    def take_in_pieces(self, ws, cols, pieces):
+        """`take` for a block whose rows the row source cannot hold at once: `pieces(which)`
+        yields (part, store, pos), the rows of ws[which][part] being rows `pos` of `store`.
+        Only the variables new here are read; the others' values at their columns are the
+        same values by the kernel's symmetry."""
+        slots, new = self._place(ws, cols)
+        for part, store, pos in pieces(new):
+            self._fill(slots[new][part], store, pos)
+        end = self.count
+        behind = slots[self.filled[slots] < end]
+        # slot t > s was filled past column s when it joined: row s's columns from `done` on are column s there
+        for done in np.unique(self.filled[behind]):
+            s = behind[self.filled[behind] == done]
+            self.values[s[:, None], np.arange(done, end)] = self.values[done:end][:, s].T
+            self.filled[s] = end
         return self.values, slots, slots
 
     def release(self) -> None:

@@ -27,6 +27,7 @@ solver's settings, and gets α over the support's variables back.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -154,16 +155,17 @@ def merge(*sets: Variables) -> Variables:
     return Variables(X, unique, at.astype(np.int64), cat("gid"), cat("p"), cat("y"), cat("U"), cat("alpha"))
 
 
-def solve_set(kernel, settings: Settings, *parts) -> Solved:
+def solve_set(kernel, settings: Settings, *parts, threads: int = 1) -> Solved:
     """Solve the dual over the union of `parts` (each a `Variables`, or a Solved whose support
-    is taken) from their α, on this worker; its compiled loops on one thread (the cluster's
-    parallelism is across tasks)."""
+    is taken) from their α, on this worker; its compiled loops on `threads` threads, at most
+    the cores of its machine (the cluster's parallelism is across tasks: a solve that runs
+    alone, a round's or the top of the tree, is given the cluster's threads)."""
     t0 = time.perf_counter()
     sets = [p.support if isinstance(p, Solved) else p for p in parts]
     v = merge(*sets) if len(sets) > 1 else sets[0]
     if v.n == 0:
         return Solved(v, 0.0, 0.0, 0, -np.inf, np.inf, True, 0, time.perf_counter() - t0)
-    with compiled_threads(1):
+    with compiled_threads(threads, past_limit=True):
         rows = settings.where.rows(kernel, kernel.training_input(v.X), settings.cache_mb)
         problem = DualProblem(v.p, v.y, v.U, v.at)
         res = solve(problem, rows, alpha0=v.alpha, tol=settings.tol, max_iter=settings.max_iter,
@@ -414,13 +416,19 @@ class Problem:
     n_iter: int = 0
 
 
-def _tree(cluster, parts, kernel, settings, k, prob):
-    """Submit problem k's leaves and merges; its root's future."""
+def _sharing(threads: int, tasks: int):
+    """`solve_set` given its share of the cluster's `threads` among `tasks` solves at once."""
+    return functools.partial(solve_set, threads=max(1, threads // max(tasks, 1)))
+
+
+def _tree(cluster, parts, kernel, settings, k, prob, problems=1):
+    """Submit problem k's leaves and merges (of `problems` trees at once); its root's future."""
     level = [cluster.submit(leaf, kernel, settings, prob.form, part, label=f"leaf {k}") for part in parts]
     depth = 0
     while len(level) > 1:
         depth += 1
-        level = [cluster.submit(solve_set, kernel, settings, *level[i:i + 2], label=f"merge {k} level {depth}")
+        merge = _sharing(cluster.threads, problems * (len(level) // 2))
+        level = [cluster.submit(merge, kernel, settings, *level[i:i + 2], label=f"merge {k} level {depth}")
                  if i + 1 < len(level) else level[i] for i in range(0, len(level), 2)]
     return level[0]
 
@@ -450,7 +458,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
     t0 = time.perf_counter()
     problems = [Problem(form) for form in forms]
     for k, prob in enumerate(problems):
-        prob.root = _tree(cluster, parts, kernel, settings, k, prob)
+        prob.root = _tree(cluster, parts, kernel, settings, k, prob, len(problems))
     for prob in problems:
         _submit_checks(cluster, parts, kernel, settings.where, prob, cluster.submit(expansion_change, None, prob.root),
                        label="check 1")
@@ -485,12 +493,13 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
             else:
                 p.done, p.checks = True, None  # the workers may let its checks go
         counts = cluster.gather([[cluster.submit(violating_counts, s) for s in p.checks] for p, _, _ in picking])
+        round_solve = _sharing(cluster.threads, len(picking))
         for (p, m, M), per_part in zip(picking, counts):
             spectra = [c[0] for c in per_part]
             total = admitted(int(np.sum(spectra)), p.info["n_sv"], p.info["features"], settings)
             sets = [cluster.submit(violators, part, s, m, M, settings.tol, cap)
                     for part, s, cap in zip(parts, p.checks, allotted(total, spectra)) if cap]
-            root = cluster.submit(solve_set, kernel, settings, p.root, *sets, label=f"round {rounds}")
+            root = cluster.submit(round_solve, kernel, settings, p.root, *sets, label=f"round {rounds}")
             change = cluster.submit(expansion_change, p.root, root)
             p.root = root
             _submit_checks(cluster, parts, kernel, settings.where, p, change, label=f"check {rounds + 1}")

@@ -76,6 +76,10 @@ class RowSource(Protocol):
         """`(store, pos)`: row `pos[k]` of `store` is K(x_idx[k], ·); valid until the next fetch."""
         ...
 
+    def held(self, idx: np.ndarray) -> np.ndarray:
+        """Whether the row of each data row idx[k] is held (its fetch computes nothing)."""
+        ...
+
     def block(self, idx: np.ndarray) -> np.ndarray:
         """The dense float64 matrix K[idx][:, idx] of the stored (float32) rows."""
         ...
@@ -168,6 +172,9 @@ class FullRows:
     def fetch(self, idx: np.ndarray):
         return self.store, np.asarray(idx, dtype=np.int64)
 
+    def held(self, idx: np.ndarray) -> np.ndarray:
+        return np.ones(np.shape(idx), dtype=bool)
+
     block = dense_block
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray:
@@ -232,6 +239,10 @@ class CachedRows:
         with self._lock:
             idx = np.asarray(to_host(idx), dtype=np.int64)
             return self._fetch(idx if self.column_of is None else self.column_of[idx])
+
+    def held(self, idx: np.ndarray) -> np.ndarray:
+        idx = np.asarray(to_host(idx), dtype=np.int64)
+        return self.slot_of[idx if self.column_of is None else self.column_of[idx]] >= 0
 
     def _fetch(self, cols: np.ndarray):
         self.clock += 1
