@@ -45,15 +45,16 @@ def noisy(n=1200, seed=0):
     return X, np.where(rng.random(n) < 0.05, -y, y)
 
 
-def run(X, y, parts=6, C=1.0):
-    """The cascade of SVC(C) over `parts` partitions of (X, y), its rounds admitting at most
-    ROUND_VIOLATORS variables (a solve's memory bound below them): (expansion, info, history)."""
+def run(X, y, parts=6, C=1.0, cluster=None):
+    """The cascade of SVC(C) over `parts` partitions of (X, y) on `cluster` (None: an
+    `InProcess` one), its rounds admitting at most ROUND_VIOLATORS variables (a solve's memory
+    bound below them): (expansion, info, history)."""
     kernel = make_kernel("rbf", X, "scale")
     bounds = np.linspace(0, X.shape[0], parts + 1).astype(int)
     blocks = [(np.arange(a, b), X[a:b], y[a:b], None) for a, b in zip(bounds[:-1], bounds[1:])]
     form = PairForm(0, 1, C, np.array([-1, 1]), np.ones(2))
     history = []
-    ((e, info),) = cc.cascade(InProcess(), blocks, kernel, [form], cc.Settings(cache_mb=1e-3), None,
+    ((e, info),) = cc.cascade(cluster or InProcess(), blocks, kernel, [form], cc.Settings(cache_mb=1e-3), None,
                               lambda k, problem, i: history.append({"round": k, **i}))
     return e, info, history
 
@@ -147,3 +148,26 @@ def test_the_most_violating_are_admitted_as_many_as_grow_with_their_number_withi
     assert cc.allotted(4, spectra) == [1, 3, 0]
     assert cc.allotted(3, spectra) == [1, 2, 0]
     assert cc.allotted(20, spectra) == [6, 5, 2]
+
+
+def test_the_solves_that_run_alone_take_the_clusters_threads(monkeypatch, few_per_round):
+    """Leaves and merges that run side by side take one thread each; the top of the tree and
+    each round's solve, which run alone, the cluster's threads (at most this machine's cores),
+    whatever the worker's own limit."""
+    from svmkit import _threads
+
+    X, y = noisy()
+    threads, solve = [], cc.solve
+
+    def counted(*args, **kwargs):
+        threads.append(_threads.compiled_thread_count())
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(cc, "solve", counted)
+    cluster = InProcess()
+    cluster.threads = 2
+    with _threads.compiled_threads(1):
+        _, info, _ = run(X, y, parts=4, cluster=cluster)
+    assert info["optimal"] and len(threads) > 4 + 2 + 1
+    assert threads[:6] == [1] * 6
+    assert threads[6:] == [min(2, _threads.usable_cores())] * (len(threads) - 6)

@@ -425,7 +425,7 @@ class DualSolve:
         xp, loops, problem = self.xp, self.loops, self.problem
         alpha, G, G_bar, at_upper = self.alpha, self.G, self.G_bar, self.at_upper
         tol, budget, shrinking, q = self.settings.tol, self.settings.budget, self.settings.shrinking, self.settings.q
-        y, U, kidx, kcol = problem.y, problem.upper, problem.kidx, self.kcol
+        y, U, kcol = problem.y, problem.upper, self.kcol
         n = problem.n
         act = xp.arange(n)
         kept = xp.empty(0, dtype=np.int64)
