@@ -9,7 +9,8 @@ Method: a batched working set (Wen et al., JMLR 2018) around LIBSVM's SMO. Each 
 picks the q/2 most violating variables (half from I_up, half from I_low) and keeps the q/2
 picked the step before, as ThunderSVM and oneDAL do: the kept variables, mostly free, are the
 partners the new violators need under yᵀα = Δ, so a step makes far more progress than q fresh
-violators allow (SVR on cadata: 2,764 steps → 31). It fetches the q kernel rows in one block,
+violators allow (SVR on cadata: 2,764 steps → 31). It fetches the q kernel rows in one block
+(in pieces the cache holds, where a solve from α = 0 keeps blocks larger than half of it),
 runs SMO with second-order selection (Fan, Chen & Lin 2005) and LIBSVM's shrinking on the
 q×q subproblem in compiled code, and updates the full gradient with one pass over the rows of
 the variables that moved. It stops on the same criterion as LIBSVM: the maximal KKT violation
