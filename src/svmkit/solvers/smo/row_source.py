@@ -237,12 +237,15 @@ class CachedRows:
 
     def fetch(self, idx: np.ndarray):
         with self._lock:
-            idx = np.asarray(to_host(idx), dtype=np.int64)
-            return self._fetch(idx if self.column_of is None else self.column_of[idx])
+            return self._fetch(self._columns(idx))
 
     def held(self, idx: np.ndarray) -> np.ndarray:
+        return self.slot_of[self._columns(idx)] >= 0
+
+    def _columns(self, idx) -> np.ndarray:
+        """The kernel columns of data rows idx, on the host."""
         idx = np.asarray(to_host(idx), dtype=np.int64)
-        return self.slot_of[idx if self.column_of is None else self.column_of[idx]] >= 0
+        return idx if self.column_of is None else self.column_of[idx]
 
     def _fetch(self, cols: np.ndarray):
         self.clock += 1

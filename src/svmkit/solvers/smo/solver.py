@@ -274,10 +274,10 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
 
 def _cold(alpha0) -> bool:
     """Whether a solve starts from α = 0. Only such a solve's blocks may outgrow half the row
-    source (`block_size`): from a start near the optimum, among many free variables (a
-    cascade's round over 205,082 variables of the noisy million rows, a row source of 1,278
-    rows), blocks of 2,048 read so many more rows a step than blocks of 639 that the round
-    took over twice as long on two threads as it had on one."""
+    source (`block_size`): from a start near the optimum among many free variables (a
+    cascade's round), a block larger than the row source computes about half its rows afresh
+    each step and reads the moved ones again, where a block of half the row source finds its
+    kept variables' rows held, and the larger blocks do not make up for it in fewer steps."""
     return alpha0 is None or not np.any(alpha0)
 
 
