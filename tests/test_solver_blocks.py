@@ -162,33 +162,30 @@ def test_blocks_larger_than_the_row_source_are_sized_apart_from_it_where_their_v
     assert block_size(10**6, 10**6, capacity=250) == 125
 
 
-def test_block_values_read_in_pieces_equal_those_read_from_whole_rows():
-    """Only the variables new to the held values are read; the others' columns come from K's
-    symmetry, and equal the values read from their own rows."""
+def test_block_values_computed_for_new_variables_equal_those_read_from_whole_rows():
+    """Only the values between the variables new to the held ones and the held ones are
+    computed; the others' columns come from K's symmetry, and equal the values read from their
+    own rows."""
     from svmkit.solvers.smo._loops import BlockRows
 
     rng = np.random.default_rng(0)
     A = rng.normal(size=(40, 40)).astype(np.float32)
     K = A @ A.T
-    whole, pieces = BlockRows(40, 30), BlockRows(40, 30)
-    read = []
+    whole, computed = BlockRows(40, 30), BlockRows(40, 30)
+    asked = []
 
-    def rows_of(ws):
-        def each(which):
-            read.extend(ws[which])
-            for s in range(0, which.size, 3):
-                part = np.arange(s, min(s + 3, which.size))
-                yield part, K, ws[which[part]]
-        return each
+    def cross(a, b):
+        asked.extend(a)
+        return K[np.ix_(a, b)]
 
     for ws in (np.arange(10), np.arange(5, 18), np.array([2, 30, 17, 31, 9])):
-        read.clear()
+        asked.clear()
         v1, s1, _ = whole.take(ws, K, ws, ws)
-        v2, s2, _ = pieces.take_in_pieces(ws, ws, rows_of(ws))
+        v2, s2, _ = computed.take_computed(ws, ws, cross)
         np.testing.assert_array_equal(s1, s2)
         np.testing.assert_array_equal(v1[np.ix_(s1, s1)], v2[np.ix_(s2, s2)])
         np.testing.assert_array_equal(v2[np.ix_(s2, s2)], K[np.ix_(ws, ws)])
-    assert sorted(read) == [30, 31]
+    assert sorted(asked) == [30, 31]
 
 
 def test_a_block_larger_than_the_row_source_reaches_the_whole_problems_optimum():
@@ -200,3 +197,61 @@ def test_a_block_larger_than_the_row_source_reaches_the_whole_problems_optimum()
     pieces = solve(problem, small, ws_size=128)
     assert pieces.objective == pytest.approx(whole.objective, rel=1e-6)
     assert pieces.rho == pytest.approx(whole.rho, abs=1e-3)
+
+
+def _spy_narrowing(monkeypatch):
+    """The active problems solved on their own points, as (variables of the whole, active)."""
+    from svmkit.solvers.smo import solver
+
+    seen = []
+    solve_active = solver.DualSolve._solve_active
+
+    def spy(self, act, tol):
+        seen.append((self.problem.n, act.size))
+        return solve_active(self, act, tol)
+
+    monkeypatch.setattr(solver.DualSolve, "_solve_active", spy)
+    return seen
+
+
+@pytest.mark.parametrize("C", [1.0, 10.0])
+def test_a_shrunk_problem_solved_on_its_own_points_keeps_G_and_G_bar_exact(monkeypatch, C):
+    """Where the cache cannot hold every row, the active variables are solved on rows over
+    their own points: the result's G equals Qα + p and its Ḡ equals Σ_{α_i = U_i} U_i Q_{:,i}
+    from the dense kernel, and the optimum is the one-block solve's."""
+    X, digit = DATASETS["digits"]()
+    X, y = as_kernel_input(X), np.where(digit == 0, 1.0, -1.0)
+    problem = DualProblem(p=-np.ones(y.size), y=y, upper=np.full(y.size, C), kidx=np.arange(y.size))
+    kernel = TrainingKernel(make_kernel("rbf", X, 1 / (X.shape[1] * X.var())), X)
+    seen = _spy_narrowing(monkeypatch)
+    small = CachedRows(kernel, 0.2)
+    assert small.capacity < problem.n
+    res = solve(problem, small, ws_size=32)
+    # an active problem's own active problem too: its rebuilds of shrunk gradients read p + Ḡ
+    assert any(n < problem.n for n, _ in seen) and all(2 * act <= n for n, act in seen)
+    whole = solve(problem, CachedRows(kernel, 100))
+    Q = y[:, None] * y[None, :] * kernel.exact_block(np.arange(problem.n))
+    np.testing.assert_allclose(res.grad, Q @ res.alpha + problem.p, atol=1e-4)
+    at_upper = res.alpha >= problem.upper
+    np.testing.assert_allclose(res.grad_bar, Q[:, at_upper] @ problem.upper[at_upper], atol=1e-4)
+    assert res.objective == pytest.approx(whole.objective, rel=1e-6)
+    assert res.rho == pytest.approx(whole.rho, abs=1e-3)
+
+
+def test_a_narrowed_row_source_gives_the_same_rows_within_the_memory_its_source_releases():
+    X, _, _ = _binary_digits()
+    kernel = TrainingKernel(make_kernel("rbf", X, 0.02), X)
+    rows = CachedRows(kernel, 0.2)
+    before = rows.store.nbytes
+    rows.fetch(np.arange(10))
+    idx = np.array([300, 5, 17, 5, 120])
+    narrow, where = rows.narrowed(idx)
+    assert rows.store is None and not rows.held(np.arange(10)).any()
+    assert narrow.n == 4 and narrow.store.nbytes <= before
+    store, pos = narrow.fetch(where)
+    np.testing.assert_allclose(store[np.ix_(pos, where)], kernel.exact_block(idx), rtol=1e-6)
+    narrow.release()
+    assert narrow.store is None
+    full, pos = rows.fetch(idx)
+    assert full.nbytes == before
+    np.testing.assert_allclose(full[np.ix_(pos, idx)], kernel.exact_block(idx), rtol=1e-6)

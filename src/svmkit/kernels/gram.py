@@ -542,6 +542,19 @@ class TrainingKernel:
         self.X = given if self.X is self.given else growing_copy(self.X)
         self.given = given
 
+    def restricted(self, cols: np.ndarray) -> TrainingKernel:
+        """The kernel over its columns `cols` (distinct) only, data row i being column cols[i]:
+        its rows are K(point, ·) over those points, computed as this kernel computes them (the
+        same centre, norms and precision)."""
+        cols = np.asarray(cols, dtype=np.int64)
+        kernel = copy.copy(self)
+        given = self.given[cols]
+        kernel._points(given, given if self.X is self.given else self.X[cols],
+                       None if self.sq is None else self.sq[cols], self._point_diag[cols])
+        kernel.hashes = None if self.hashes is None else self.hashes[cols]
+        kernel._data_rows(None)
+        return kernel
+
     def _columns(self, idx) -> np.ndarray:
         """The kernel's columns (its distinct points) of data rows idx."""
         idx = np.asarray(idx, dtype=np.int64)

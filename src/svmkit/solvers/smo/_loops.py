@@ -70,9 +70,9 @@ class BlockRows:
     gathering from a full-width row reads most of it whichever of its columns the block needs.
     At most `capacity` variables (their values capacity² float32); past it they start again
     from the block at hand. A block's values are held here whole, so its full-width rows need
-    not be held at once (`take_in_pieces`)."""
+    not be held at once (`take_computed`)."""
 
-    #: Whether a block may have more variables than the row source holds rows (`take_in_pieces`).
+    #: Whether a block may have more variables than the row source holds rows (`take_computed`).
     holds_blocks = True
 
     def __init__(self, n: int, capacity: int):
@@ -108,15 +108,16 @@ class BlockRows:
         self._fill(slots, store, pos)
         return self.values, slots, slots
 
-    def take_in_pieces(self, ws, cols, pieces):
-        """`take` for a block whose rows the row source cannot hold at once: `pieces(which)`
-        yields (part, store, pos), the rows of ws[which][part] being rows `pos` of `store`.
-        Only the variables new here are read; the others' values at their columns are the
-        same values by the kernel's symmetry."""
+    def take_computed(self, ws, cols, cross):
+        """`take` for a block whose rows the row source cannot hold at once: the values of the
+        variables new here are computed between them and the held ones (`cross(a, b)`: K
+        between the points of variables a and b), the others' at their columns being the same
+        values by the kernel's symmetry. A block's new rows would cost as many kernel values
+        as the points, of which it needs as many as the variables held."""
         slots, new = self._place(ws, cols)
-        for part, store, pos in pieces(new):
-            self._fill(slots[new][part], store, pos)
-        end = self.count
+        first, end = self.count - new.size, self.count
+        self.values[first:end, :end] = cross(ws[new], self.var_of[:end])
+        self.filled[first:end] = end
         behind = slots[self.filled[slots] < end]
         # slot t > s was filled past column s when it joined: row s's columns from `done` on are column s there
         for done in np.unique(self.filled[behind]):

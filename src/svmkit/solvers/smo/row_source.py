@@ -80,6 +80,16 @@ class RowSource(Protocol):
         """Whether the row of each data row idx[k] is held (its fetch computes nothing)."""
         ...
 
+    def narrowed(self, idx: np.ndarray) -> tuple[RowSource, np.ndarray] | None:
+        """(a source of the rows over the points of data rows idx only, the data row there of
+        each idx[k]), in no more memory than this one, which releases its rows to make room
+        (`release`); None where its kernel cannot be narrowed."""
+        ...
+
+    def release(self) -> None:
+        """Give back the memory of the rows held (they are computed again when asked for)."""
+        ...
+
     def block(self, idx: np.ndarray) -> np.ndarray:
         """The dense float64 matrix K[idx][:, idx] of the stored (float32) rows."""
         ...
@@ -93,6 +103,10 @@ class RowSource(Protocol):
     def products(self, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Σ_k coef[k] K(x_idx[k], x_cols[j]) for every j, float64, without computing whole
         rows (on the host)."""
+        ...
+
+    def exact_cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """K[idx][:, cols] computed in float64 from the data (on the host)."""
         ...
 
     def updated(self, earlier_row: np.ndarray, added) -> RowSource | None:
@@ -178,11 +192,21 @@ class FullRows:
     block = dense_block
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray:
-        return np.asarray(self.given[np.ix_(idx, idx)], dtype=np.float64)
+        return self.exact_cross(idx, idx)
+
+    def exact_cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return np.asarray(self.given[np.ix_(idx, cols)], dtype=np.float64)
 
     def updated(self, earlier_row, added) -> None:
         """None: a given matrix has no rows for new data."""
         return None
+
+    def narrowed(self, idx) -> None:
+        """None: every row is held already."""
+        return None
+
+    def release(self) -> None:
+        """Nothing to give back: the matrix is the caller's."""
 
     def products(self, idx: np.ndarray, coef: np.ndarray, cols: np.ndarray) -> np.ndarray:
         return row_products(self, idx, coef, cols)
@@ -215,13 +239,9 @@ class CachedRows:
         budget_rows = int(min(cache_size * 2**20 / (4 * max(self.width, 1)), self.n + room))
         self.capacity = int(min(self.n + room, max(budget_rows, min_rows, 2)))
         self._give = None
+        self.store = None
         if self.xp is np:
-            self.store = SCRATCH.take((self.capacity, self.width), np.float32)
-            self._give = weakref.finalize(self, SCRATCH.give, self.store)
-        else:
-            # taken at the first fetch: a device source whose problems each get a narrower one
-            # of their own (one-vs-one pairs) never holds the memory
-            self.store = None
+            self._take_store()
         self.slot_of = np.full(self.width, -1, dtype=np.int64)
         self.owner = np.full(self.capacity, -1, dtype=np.int64)
         self.last_used = np.zeros(self.capacity, dtype=np.int64)
@@ -234,6 +254,37 @@ class CachedRows:
         if room and self.carries_over:
             kernel.grow_in_place()
         self._lock = threading.Lock()
+
+    def _take_store(self) -> None:
+        """The store's memory: on the host from the pool, handed back when the source goes; on
+        a device at the first fetch, so that a device source whose problems each get a narrower
+        one of their own (one-vs-one pairs) never holds it."""
+        if self.xp is np:
+            self.store = SCRATCH.take((self.capacity, self.width), np.float32)
+            self._give = weakref.finalize(self, SCRATCH.give, self.store)
+        else:
+            self.store = self.xp.empty((self.capacity, self.width), dtype=np.float32)
+
+    def release(self) -> None:
+        with self._lock:
+            if self._give is not None:
+                self._give()
+            self.store, self._give = None, None
+            self.slot_of[:] = -1
+            self.owner[:] = -1
+            self.n_used = 0
+
+    def narrowed(self, idx: np.ndarray):
+        """The rows of the kernel restricted to the points of data rows idx (`restricted`), in a
+        cache of the same `cache_size`, this source's rows released meanwhile; None for a kernel
+        that cannot be restricted (a device's)."""
+        restrict = getattr(self.kernel, "restricted", None)
+        if restrict is None:
+            return None
+        at = self._columns(idx)
+        points, where = np.unique(at, return_inverse=True)
+        self.release()
+        return CachedRows(restrict(points), self.cache_size, self.min_rows), where.astype(np.int64)
 
     def fetch(self, idx: np.ndarray):
         with self._lock:
@@ -252,7 +303,7 @@ class CachedRows:
         slots = self.slot_of[cols]
         missing = np.flatnonzero(slots < 0)
         if self.store is None:
-            self.store = self.xp.empty((self.capacity, self.width), dtype=np.float32)
+            self._take_store()
         if missing.size:
             miss = np.unique(cols[missing])
             new_slots = self._claim(miss.size, protect=slots[slots >= 0])
@@ -270,6 +321,9 @@ class CachedRows:
 
     def exact_block(self, idx: np.ndarray) -> np.ndarray:
         return self.kernel.exact_block(idx)
+
+    def exact_cross(self, idx: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return self.kernel.columns_block(self._columns(idx), self._columns(cols))
 
     def updated(self, earlier_row: np.ndarray, added) -> CachedRows | None:
         """The rows of the kernel `kernel.updated` makes for changed data rows (data row i being

@@ -55,6 +55,9 @@ _GATHER_COST = 8
 #: Variables whose kernel values among themselves a solve keeps for its blocks, per variable of
 #: a block (`_loops.BlockRows`).
 _BLOCK_ROWS_PER_BLOCK = 2
+#: How many times fewer points than the row source's columns the active variables must have
+#: before their rows are computed over their own points only (`DualSolve._narrows`).
+_NARROWING = 2
 #: Pair updates per variable of the block before an inner solve hands back.
 _INNER_PER_VAR = 10
 #: With no `max_iter`, the pair updates allowed are max(SAFETY_CAP, SAFETY_PER_VAR · n), as
@@ -335,13 +338,15 @@ class DualSolve:
         """G and Ḡ at the start (`grad0`: G, when known)."""
         self.G, self.G_bar = initial_gradients(self.problem, self.rows, self.alpha, self.at_upper, grad0)
 
-    def run(self):
-        """Solve to the settings' tolerance or budget (α and G updated in place)."""
+    def run(self, starts=True):
+        """Solve to the settings' tolerance or budget (α and G updated in place); `starts`:
+        whether the observer is told a solve starts (an active problem's solve continues its
+        caller's, `_solve_active`)."""
+        if starts and self.observe is not None:
+            self.observe(None, self.settings.tol)
         q, n = self.settings.q, self.problem.n
         # the host loops' scratch for Q rows (the device gathers its block whole)
         self.scratch = SCRATCH.take((q, q), np.float32) if self.xp is np else None
-        if self.observe is not None:
-            self.observe(None, self.settings.tol)
         try:
             # the Newton steps' BLAS calls are small: helper threads would only spin after each
             # on the core that computes kernel rows
@@ -477,7 +482,8 @@ class DualSolve:
             cap = budget - self.n_iter if whole else min(_INNER_PER_VAR * ws.size, budget - self.n_iter)
             eps = tol if whole else max(tol, 0.1 * gap)
             if held is None:
-                b_store, b_pos, b_cols = block_rows.take_in_pieces(ws, kcol[ws], lambda which: self._rows_of(ws, which))
+                b_store, b_pos, b_cols = block_rows.take_computed(
+                    ws, kcol[ws], lambda a, b: self.rows.exact_cross(problem.kidx[a], problem.kidx[b]))
             else:
                 b_store, b_pos, b_cols = block_rows.take(ws, *held, kcol[ws])
             self.n_iter += self._inner(Block(b_store, b_pos, b_cols, y[ws], a_b, G[ws], U[ws], self.diag[ws]), eps, cap)
@@ -512,8 +518,61 @@ class DualSolve:
             if shrinking:
                 idle[ws_local] = False
                 act = act[~idle]
+                if self._narrows(act):
+                    self._solve_active(act, tol if unshrunk else 10 * tol)
         if act.size < n:
             self._unshrink(act)
+
+    def _narrows(self, act) -> bool:
+        """Whether the active variables' rows are worth computing over their own points only
+        (`_solve_active`): the row source holds too few rows for them all, and their points are
+        at most 1/_NARROWING of its columns, so each row costs that much less and the cache
+        holds that many more."""
+        rows = self.rows
+        if (self.xp is not np or rows.capacity >= rows.n or _NARROWING * act.size > rows.n
+                or self.n_iter >= self.settings.budget):
+            return False
+        points = np.unique(self.kcol[act]).size
+        return _NARROWING * points <= (rows.n if rows.column_of is None else int(rows.column_of.max()) + 1)
+
+    def _solve_active(self, act, tol):
+        """Solve over the active variables alone to `tol`, the others held at their bounds, on
+        kernel rows over the active variables' points (`RowSource.narrowed`), as LIBSVM's cache
+        computes a shrunk problem's rows over its active set only. The active problem's linear
+        term is p + Ḡ, its Ḡ starting from zero, so that its rebuilds of shrunk gradients give
+        G as here; the shrunk gradients here lag after it (`stale`), Ḡ follows the variables
+        that reached or left their upper bound."""
+        narrowed = self.rows.narrowed(self.problem.kidx[act])
+        if narrowed is None:
+            return
+        rows, kidx = narrowed
+        xp, p = self.xp, self.problem
+        sub = DualProblem(p.p[act] + self.G_bar[act], p.y[act], p.upper[act], kidx, p.nu_mode)
+        q = block_size(act.size, rows.n, rows.capacity, self.settings.q, holds_blocks=True)
+        settings = SolveSettings(tol, self.settings.budget - self.n_iter, self.settings.shrinking, q)
+        run = DualSolve(sub, rows, settings, self.alpha[act])
+        try:
+            run.start((self.G[act], xp.zeros(act.size)))
+            run.run(starts=False)
+        finally:
+            rows.release()
+        self.n_iter += run.n_iter
+        up_now = run.alpha >= sub.upper
+        flip = xp.flatnonzero(up_now != self.at_upper[act])
+        tracked = run.settings.shrinking and run.settings.q < act.size
+        self.alpha[act], self.G[act] = run.alpha, run.G
+        if flip.size:
+            # Ḡ's change at the active variables is the active problem's own Ḡ where it kept one
+            cols = xp.arange(p.n)
+            if tracked:
+                self.G_bar[act] += run.G_bar
+                cols[act] = -1
+                cols = cols[cols >= 0]
+            coef = xp.zeros(p.n)
+            coef[act[flip]] = xp.where(up_now[flip], 1.0, -1.0) * sub.upper[flip]
+            _add_kernel_terms(self.G_bar, self.rows, p, coef, act[flip], cols)
+        self.at_upper[act] = up_now
+        self.stale = True
 
     def _fetch_block(self, ws):
         """(store, pos) of the kernel rows of the block ws when the row source holds them at
