@@ -519,6 +519,8 @@ class DualSolve:
                 idle[ws_local] = False
                 act = act[~idle]
                 if self._narrows(act):
+                    # the row source's memory goes to the active problem's rows: none is held here
+                    held = store = None
                     self._solve_active(act, tol if unshrunk else 10 * tol)
         if act.size < n:
             self._unshrink(act)
