@@ -10,7 +10,8 @@ picks the q/2 most violating variables (half from I_up, half from I_low) and kee
 picked the step before, as ThunderSVM and oneDAL do: the kept variables, mostly free, are the
 partners the new violators need under yᵀα = Δ, so a step makes far more progress than q fresh
 violators allow (SVR on cadata: 2,764 steps → 31). It fetches the q kernel rows in one block
-(in pieces the cache holds, where a solve from α = 0 keeps blocks larger than half of it),
+(where a solve from α = 0 keeps blocks larger than half the cache: their values among
+themselves then computed between their points, the moved variables' rows read in pieces),
 runs SMO with second-order selection (Fan, Chen & Lin 2005) and LIBSVM's shrinking on the
 q×q subproblem in compiled code, and updates the full gradient with one pass over the rows of
 the variables that moved. It stops on the same criterion as LIBSVM: the maximal KKT violation
@@ -258,7 +259,9 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
     active set, so selection and gradient updates skip them; their gradients are rebuilt
     from Ḡ and the free variables' rows when the active problem is solved to 10·tol and
-    again before stopping, so the stopping test always covers every variable.
+    again before stopping, so the stopping test always covers every variable. Where the row
+    source cannot hold every row, an active set on at most half its points is solved on rows
+    over those points alone (`DualSolve._solve_active`).
 
     The solve runs where the row source keeps its rows (`rows.xp`: NumPy on the host, CuPy
     on a GPU); the result is on the host.
@@ -558,16 +561,16 @@ class DualSolve:
             run.run(starts=False)
         finally:
             rows.release()
-        self.n_iter += run.n_iter
-        up_now = run.alpha >= sub.upper
+        res = run.result()
+        self.n_iter += res.n_iter
+        up_now = res.alpha >= sub.upper
         flip = xp.flatnonzero(up_now != self.at_upper[act])
-        tracked = run.settings.shrinking and run.settings.q < act.size
-        self.alpha[act], self.G[act] = run.alpha, run.G
+        self.alpha[act], self.G[act] = res.alpha, res.grad
         if flip.size:
             # Ḡ's change at the active variables is the active problem's own Ḡ where it kept one
             cols = xp.arange(p.n)
-            if tracked:
-                self.G_bar[act] += run.G_bar
+            if res.grad_bar is not None:
+                self.G_bar[act] += res.grad_bar
                 cols[act] = -1
                 cols = cols[cols >= 0]
             coef = xp.zeros(p.n)
