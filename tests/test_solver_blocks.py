@@ -255,3 +255,29 @@ def test_a_narrowed_row_source_gives_the_same_rows_within_the_memory_its_source_
     full, pos = rows.fetch(idx)
     assert full.nbytes == before
     np.testing.assert_allclose(full[np.ix_(pos, idx)], kernel.exact_block(idx), rtol=1e-6)
+
+
+def test_an_active_problem_sizes_its_blocks_by_its_own_row_source(monkeypatch):
+    """From a warm start, blocks are half the row source; an active problem on rows over its
+    own points holds more of them, and sizes its blocks by its own source (`block_size`)."""
+    from svmkit.solvers.smo import solver
+
+    X, digit = DATASETS["digits"]()
+    X, y = as_kernel_input(X), np.where(digit == 0, 1.0, -1.0)
+    problem = DualProblem(p=-np.ones(y.size), y=y, upper=np.ones(y.size), kidx=np.arange(y.size))
+    kernel = TrainingKernel(make_kernel("rbf", X, 1 / (X.shape[1] * X.var())), X)
+    start = solve(problem, CachedRows(kernel, 100), tol=0.5)
+    made = []
+    init = solver.DualSolve.__init__
+
+    def spy(self, problem, rows, settings, alpha0=None):
+        made.append((problem.n, rows.capacity, settings.q))
+        init(self, problem, rows, settings, alpha0)
+
+    monkeypatch.setattr(solver.DualSolve, "__init__", spy)
+    res = solve(problem, CachedRows(kernel, 0.1, min_rows=2), alpha0=start.alpha, grad0=start.grad, ws_size=256)
+    (n, capacity, q), *active = made
+    assert n == problem.n and q == capacity // 2
+    assert all(q == block_size(n, n, capacity, 256) for n, capacity, q in active)
+    assert any(made[0][2] < q < n for n, _, q in active)
+    assert res.objective == pytest.approx(solve(problem, CachedRows(kernel, 100)).objective, rel=1e-6)

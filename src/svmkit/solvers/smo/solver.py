@@ -34,7 +34,7 @@ costs more than the solve itself on pairs of a few rows.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -267,11 +267,13 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     on a GPU); the result is on the host.
     """
     n = problem.n
+    large_blocks = _compiled_loops(rows.xp).BlockRows.holds_blocks and _cold(alpha0)
     settings = SolveSettings(tol=float(tol),
                              budget=safety_cap(n) if max_iter is None or max_iter < 0 else int(max_iter),
                              shrinking=bool(shrinking),
                              q=block_size(n, np.count_nonzero(np.bincount(problem.kidx)), rows.capacity, ws_size,
-                                          _compiled_loops(rows.xp).BlockRows.holds_blocks and _cold(alpha0)))
+                                          large_blocks),
+                             ws_size=ws_size, large_blocks=large_blocks)
     run = DualSolve(problem, rows, settings, alpha0)
     run.start(grad0)
     run.run()
@@ -281,21 +283,26 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
 def _cold(alpha0) -> bool:
     """Whether a solve starts from α = 0. Only such a solve's blocks may outgrow half the row
     source (`block_size`): from a start near the optimum among many free variables (a
-    cascade's round), a block larger than the row source computes about half its rows afresh
-    each step and reads the moved ones again, where a block of half the row source finds its
-    kept variables' rows held, and the larger blocks do not make up for it in fewer steps."""
+    cascade's round), a block larger than the row source reads most of its moved variables'
+    rows afresh each step, where a block of half the row source finds its kept variables' rows
+    held, and the larger blocks do not make up for it in fewer steps."""
     return alpha0 is None or not np.any(alpha0)
 
 
 @dataclass(frozen=True)
 class SolveSettings:
     """How one solve runs: to the maximal violation `tol`, within `budget` pair updates, with
-    LIBSVM's shrinking or not, in outer steps of `q` variables (the whole problem: one block)."""
+    LIBSVM's shrinking or not, in outer steps of `q` variables (the whole problem: one block),
+    `block_size`'s choice from the working-set size asked for, `ws_size`, and `large_blocks`
+    (whether blocks may outgrow half the row source), by which an active problem on rows of
+    its own sizes its blocks (`DualSolve._solve_active`)."""
 
     tol: float
     budget: int
     shrinking: bool
     q: int
+    ws_size: int = WS_SIZE
+    large_blocks: bool = False
 
 
 class DualSolve:
@@ -553,8 +560,9 @@ class DualSolve:
         rows, kidx = narrowed
         xp, p = self.xp, self.problem
         sub = DualProblem(p.p[act] + self.G_bar[act], p.y[act], p.upper[act], kidx, p.nu_mode)
-        q = block_size(act.size, rows.n, rows.capacity, self.settings.q, holds_blocks=True)
-        settings = SolveSettings(tol, self.settings.budget - self.n_iter, self.settings.shrinking, q)
+        own = self.settings
+        settings = replace(own, tol=tol, budget=own.budget - self.n_iter,
+                           q=block_size(act.size, rows.n, rows.capacity, own.ws_size, own.large_blocks))
         run = DualSolve(sub, rows, settings, self.alpha[act])
         try:
             run.start((self.G[act], xp.zeros(act.size)))
