@@ -199,6 +199,15 @@ def test_a_block_larger_than_the_row_source_reaches_the_whole_problems_optimum()
     assert pieces.rho == pytest.approx(whole.rho, abs=1e-3)
 
 
+def _zero_against_the_other_digits(C):
+    """y, the dual of C-SVC and its RBF kernel (γ = 1 / (d · Var X)) for digit 0 against the
+    other nine: 1,797 rows."""
+    X, digit = DATASETS["digits"]()
+    X, y = as_kernel_input(X), np.where(digit == 0, 1.0, -1.0)
+    problem = DualProblem(p=-np.ones(y.size), y=y, upper=np.full(y.size, C), kidx=np.arange(y.size))
+    return y, problem, TrainingKernel(make_kernel("rbf", X, 1 / (X.shape[1] * X.var())), X)
+
+
 def _spy_narrowing(monkeypatch):
     """The active problems solved on their own points, as (variables of the whole, active)."""
     from svmkit.solvers.smo import solver
@@ -219,10 +228,7 @@ def test_a_shrunk_problem_solved_on_its_own_points_keeps_G_and_G_bar_exact(monke
     """Where the cache cannot hold every row, the active variables are solved on rows over
     their own points: the result's G equals Qα + p and its Ḡ equals Σ_{α_i = U_i} U_i Q_{:,i}
     from the dense kernel, and the optimum is the one-block solve's."""
-    X, digit = DATASETS["digits"]()
-    X, y = as_kernel_input(X), np.where(digit == 0, 1.0, -1.0)
-    problem = DualProblem(p=-np.ones(y.size), y=y, upper=np.full(y.size, C), kidx=np.arange(y.size))
-    kernel = TrainingKernel(make_kernel("rbf", X, 1 / (X.shape[1] * X.var())), X)
+    y, problem, kernel = _zero_against_the_other_digits(C)
     seen = _spy_narrowing(monkeypatch)
     small = CachedRows(kernel, 0.2)
     assert small.capacity < problem.n
@@ -262,10 +268,7 @@ def test_an_active_problem_sizes_its_blocks_by_its_own_row_source(monkeypatch):
     own points holds more of them, and sizes its blocks by its own source (`block_size`)."""
     from svmkit.solvers.smo import solver
 
-    X, digit = DATASETS["digits"]()
-    X, y = as_kernel_input(X), np.where(digit == 0, 1.0, -1.0)
-    problem = DualProblem(p=-np.ones(y.size), y=y, upper=np.ones(y.size), kidx=np.arange(y.size))
-    kernel = TrainingKernel(make_kernel("rbf", X, 1 / (X.shape[1] * X.var())), X)
+    _, problem, kernel = _zero_against_the_other_digits(1.0)
     start = solve(problem, CachedRows(kernel, 100), tol=0.5)
     made = []
     init = solver.DualSolve.__init__

@@ -154,6 +154,13 @@ def _gap_and_pick(xp, f, up, low, k, classes):
     return gap, xp.flatnonzero(picked), idle
 
 
+def _others(xp, n, idx):
+    """The variables of 0 … n − 1 not in idx."""
+    mask = xp.ones(n, dtype=bool)
+    mask[idx] = False
+    return xp.flatnonzero(mask)
+
+
 def _rho(y, alpha, G, U, sel):
     """LIBSVM's threshold: mean of yG over free variables, else the middle of the feasible
     interval, or its finite end when it is a half-line (LIBSVM's would be ±inf; every ρ of the
@@ -428,9 +435,7 @@ class DualSolve:
         if not self.stale:
             return xp.arange(n)
         self.stale = False
-        inactive = xp.ones(n, dtype=bool)
-        inactive[act] = False
-        inactive = xp.flatnonzero(inactive)
+        inactive = _others(xp, n, act)
         self.G[inactive] = p.p[inactive] + self.G_bar[inactive]
         _add_kernel_terms(self.G, self.rows, p, self.alpha, xp.flatnonzero((self.alpha > 0) & ~self.at_upper),
                           inactive)
@@ -579,8 +584,7 @@ class DualSolve:
             cols = xp.arange(p.n)
             if res.grad_bar is not None:
                 self.G_bar[act] += res.grad_bar
-                cols[act] = -1
-                cols = cols[cols >= 0]
+                cols = _others(xp, p.n, act)
             coef = xp.zeros(p.n)
             coef[act[flip]] = xp.where(up_now[flip], 1.0, -1.0) * sub.upper[flip]
             _add_kernel_terms(self.G_bar, self.rows, p, coef, act[flip], cols)
