@@ -138,8 +138,9 @@ def test_the_most_violating_are_admitted_as_many_as_grow_with_their_number_withi
     room = int(100 * 2**20 / (8 * (50 + cc.VARIABLE_WORDS)))
     assert cc.admitted(1000, 100, 50, settings) == 1000
     assert cc.admitted(10**4, 100, 50, settings) == cc.ROUND_VIOLATORS
-    assert cc.admitted(10**4, 5000, 50, settings) == 5000
-    assert cc.admitted(10**5, 1000, 50, settings) == 10**5 // cc.ADMIT_SHARE
+    assert cc.admitted(10**4, 500, 50, settings) == 500 * cc.ADMIT_SHARE
+    assert cc.admitted(10**5, 10**4, 50, settings) == 10**5  # every one, while ≤ ADMIT_SHARE × #SV
+    assert cc.admitted(10**6, 10, 50, settings) == 10**6 // cc.ADMIT_SHARE
     assert cc.admitted(10**8, 1000, 50, settings) == room - 1000
     assert cc.admitted(10**8, room, 50, settings) == cc.ROUND_VIOLATORS
     # per partition, its violators counted by bin of excess (least violating first): the most

@@ -263,13 +263,10 @@ def test_a_narrowed_row_source_gives_the_same_rows_within_the_memory_its_source_
     np.testing.assert_allclose(full[np.ix_(pos, idx)], kernel.exact_block(idx), rtol=1e-6)
 
 
-def test_an_active_problem_sizes_its_blocks_by_its_own_row_source(monkeypatch):
-    """From a warm start, blocks are half the row source; an active problem on rows over its
-    own points holds more of them, and sizes its blocks by its own source (`block_size`)."""
+def _spy_blocks(monkeypatch):
+    """The (variables, row source capacity, block size) of every DualSolve made."""
     from svmkit.solvers.smo import solver
 
-    _, problem, kernel = _zero_against_the_other_digits(1.0)
-    start = solve(problem, CachedRows(kernel, 100), tol=0.5)
     made = []
     init = solver.DualSolve.__init__
 
@@ -278,9 +275,42 @@ def test_an_active_problem_sizes_its_blocks_by_its_own_row_source(monkeypatch):
         init(self, problem, rows, settings, alpha0)
 
     monkeypatch.setattr(solver.DualSolve, "__init__", spy)
+    return made
+
+
+def test_an_active_problem_sizes_its_blocks_by_its_own_row_source(monkeypatch):
+    """From a warm start, blocks are half the row source; an active problem on rows over its
+    own points holds more of them, and sizes its blocks by its own source (`block_size`)."""
+    from svmkit.solvers.smo import solver
+
+    _, problem, kernel = _zero_against_the_other_digits(1.0)
+    start = solve(problem, CachedRows(kernel, 100), tol=0.5)
+    monkeypatch.setattr(solver, "COLD_SHARE", problem.n + 1)  # every nonzero start is warm
+    made = _spy_blocks(monkeypatch)
     res = solve(problem, CachedRows(kernel, 0.1, min_rows=2), alpha0=start.alpha, grad0=start.grad, ws_size=256)
     (n, capacity, q), *active = made
     assert n == problem.n and q == capacity // 2
     assert all(q == block_size(n, n, capacity, 256) for n, capacity, q in active)
     assert any(made[0][2] < q < n for n, _, q in active)
+    assert res.objective == pytest.approx(solve(problem, CachedRows(kernel, 100)).objective, rel=1e-6)
+
+
+def test_a_start_with_few_nonzero_variables_takes_the_blocks_of_a_cold_solve(monkeypatch):
+    """A start with at most 1/COLD_SHARE of its variables nonzero (a cascade's round over many
+    more violators than support vectors) is solved in blocks larger than half the row source,
+    as from α = 0; one with more, in blocks of half the row source."""
+    from svmkit.solvers.smo import solver
+
+    _, problem, kernel = _zero_against_the_other_digits(1.0)
+    start = solve(problem, CachedRows(kernel, 100), tol=0.5)
+    nonzero = np.count_nonzero(start.alpha)
+    assert 0 < solver.COLD_SHARE * nonzero <= problem.n
+    made = _spy_blocks(monkeypatch)
+    small = CachedRows(kernel, 0.1, min_rows=2)
+    res = solve(problem, small, alpha0=start.alpha, grad0=start.grad, ws_size=256)
+    assert made[0] == (problem.n, small.capacity, 256) and 256 > small.capacity // 2
+    made.clear()
+    monkeypatch.setattr(solver, "COLD_SHARE", problem.n // nonzero + 1)
+    solve(problem, CachedRows(kernel, 0.1, min_rows=2), alpha0=start.alpha, grad0=start.grad, ws_size=256)
+    assert made[0] == (problem.n, small.capacity, small.capacity // 2)
     assert res.objective == pytest.approx(solve(problem, CachedRows(kernel, 100)).objective, rel=1e-6)

@@ -40,7 +40,9 @@ from svmkit.solvers.smo.solver import DualProblem, _violations, solve
 #: Violators that may join a round's solve whatever its memory bound.
 ROUND_VIOLATORS = 2048
 #: A round admits at least this share's inverse of the violators (1/16 of them), so that the
-#: rounds stay few as the rows grow.
+#: rounds stay few as the rows grow, and every violator while they are at most this many times
+#: the support: on data whose support is a real share of the rows, the rows near the margin
+#: outnumber it, and admitting only the most violating of them lets the rest violate again.
 ADMIT_SHARE = 16
 #: Words a solve holds per variable beside its data row's features (p, y, U, α, G, Ḡ, its
 #: number and row, the solver's work), for the bound `admitted` puts on a round's solve.
@@ -364,11 +366,13 @@ def violators(part, state: Checked, m: float, M: float, tol: float, cap: int) ->
 
 
 def admitted(violating: int, n_sv: int, features: int, settings: Settings) -> int:
-    """How many of `violating` variables join a round's solve: ROUND_VIOLATORS, #SV or
-    1/ADMIT_SHARE of them, whichever is most, while the solve's variables (#SV + them) fit in
-    cache_size with their data rows (VARIABLE_WORDS words beside each row's features)."""
+    """How many of `violating` variables join a round's solve: ROUND_VIOLATORS, ADMIT_SHARE
+    times #SV or 1/ADMIT_SHARE of them, whichever is most, while the solve's variables (#SV +
+    them) fit in cache_size with their data rows (VARIABLE_WORDS words beside each row's
+    features)."""
     room = int(settings.cache_mb * 2**20 / (8 * (features + VARIABLE_WORDS))) - n_sv
-    return int(min(violating, max(ROUND_VIOLATORS, n_sv, violating // ADMIT_SHARE), max(ROUND_VIOLATORS, room)))
+    most = max(ROUND_VIOLATORS, ADMIT_SHARE * n_sv, violating // ADMIT_SHARE)
+    return int(min(violating, most, max(ROUND_VIOLATORS, room)))
 
 
 def allotted(total: int, spectra) -> list:
@@ -497,9 +501,11 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
         for (p, m, M), per_part in zip(picking, counts):
             spectra = [c[0] for c in per_part]
             total = admitted(int(np.sum(spectra)), p.info["n_sv"], p.info["features"], settings)
-            sets = [cluster.submit(violators, part, s, m, M, settings.tol, cap)
-                    for part, s, cap in zip(parts, p.checks, allotted(total, spectra)) if cap]
-            root = cluster.submit(round_solve, kernel, settings, p.root, *sets, label=f"round {rounds}")
+            # no reference kept to the violators' sets: the workers free them once the solve is done
+            root = cluster.submit(round_solve, kernel, settings, p.root,
+                                  *(cluster.submit(violators, part, s, m, M, settings.tol, cap)
+                                    for part, s, cap in zip(parts, p.checks, allotted(total, spectra)) if cap),
+                                  label=f"round {rounds}")
             change = cluster.submit(expansion_change, p.root, root)
             p.root = root
             _submit_checks(cluster, parts, kernel, settings.where, p, change, label=f"check {rounds + 1}")

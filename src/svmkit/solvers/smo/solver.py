@@ -287,13 +287,19 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
     return run.result()
 
 
+#: A start with at most this share's inverse of its variables nonzero counts as cold (`_cold`).
+COLD_SHARE = 4
+
+
 def _cold(alpha0) -> bool:
-    """Whether a solve starts from α = 0. Only such a solve's blocks may outgrow half the row
-    source (`block_size`): from a start near the optimum among many free variables (a
-    cascade's round), a block larger than the row source reads most of its moved variables'
-    rows afresh each step, where a block of half the row source finds its kept variables' rows
-    held, and the larger blocks do not make up for it in fewer steps."""
-    return alpha0 is None or not np.any(alpha0)
+    """Whether a solve starts with at most 1/COLD_SHARE of its variables nonzero (from α = 0,
+    or a cascade's round over many more new variables than support vectors). Only such a
+    solve's blocks may outgrow half the row source (`block_size`): from a start near the
+    optimum among many free variables (a round over the support and as many violators), a
+    block larger than the row source reads most of its moved variables' rows afresh each
+    step, where a block of half the row source finds its kept variables' rows held, and the
+    larger blocks do not make up for it in fewer steps."""
+    return alpha0 is None or COLD_SHARE * np.count_nonzero(alpha0) <= np.size(alpha0)
 
 
 @dataclass(frozen=True)
