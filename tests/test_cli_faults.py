@@ -44,8 +44,12 @@ def test_scale_limits_must_be_finite(args, tmp_path):
     assert "finite" in result.stderr or "is not a number (NaN)" in result.stderr
 
 
+# A shell starts a background job with SIGINT ignored, and Python keeps an ignored SIGINT; the
+# child takes Python's default, as in a terminal, whatever the suite was started from.
 _LONG_TRAIN = """
+import signal
 import sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from svmkit.cli import main
 from svmkit.solvers.smo import solver as smo
 smo.SAFETY_CAP = 10**12  # a fit that would run for hours
