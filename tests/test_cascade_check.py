@@ -97,6 +97,37 @@ def test_the_incremental_gradient_equals_a_full_recomputation_after_every_round(
     np.testing.assert_allclose(info["objective"], in_memory.objective_[0], rtol=1e-4)
 
 
+def test_each_rounds_solve_starts_from_the_gradients_its_check_and_the_last_solve_found(monkeypatch, few_per_round):
+    """A round's solve is given G of its variables: the violators' from the check, equal to a
+    float64 recomputation against the expansion to 1e-10, and the support's from the last
+    solve, as its float32 kernel rows formed it (to 1e-5). The tree's solves, whose children's
+    gradients miss each other's terms, recompute it."""
+    X, y = noisy()
+    kernel = make_kernel("rbf", X, "scale")
+    given, solve, solve_set = [], cc.solve, cc.solve_set
+
+    def recorded(problem, rows, alpha0=None, grad0=None, **kwargs):
+        given.append(grad0 is not None)
+        return solve(problem, rows, alpha0, grad0, **kwargs)
+
+    def compared(kernel_, settings, *parts, threads=1, current=False):
+        if current:
+            S = parts[0].support
+            for v, atol in [(S, 1e-5)] + [(p, 1e-10) for p in parts[1:]]:
+                decision = kernel.block(v.X, S.X) @ S.coefficients()
+                np.testing.assert_allclose(v.grad, v.y * decision[v.at] + v.p, rtol=0, atol=atol)
+        return solve_set(kernel_, settings, *parts, threads=threads, current=current)
+
+    monkeypatch.setattr(cc, "solve", recorded)
+    monkeypatch.setattr(cc, "solve_set", compared)
+    _, info, _ = run(X, y)
+    assert info["optimal"] and info["rounds"] >= 4
+    assert given[:6 + 3 + 2] == [False] * 11  # the leaves and the merges
+    assert len(given) > 11 and all(given[11:])
+    in_memory = svmkit.SVC(C=1.0).fit(X, y)
+    np.testing.assert_allclose(info["objective"], in_memory.objective_[0], rtol=1e-4)
+
+
 def test_a_violator_planted_among_the_skipped_rows_is_found_before_the_fit_ends(monkeypatch, few_per_round):
     X, y = noisy()
     in_memory = svmkit.SVC(C=1.0).fit(X, y)

@@ -14,8 +14,9 @@ the coefficients that changed; the maximal KKT violation m − M = max_{I_up} �
 over every variable is formed from each worker's part. While it exceeds `tol`, the variables
 outside the support beyond M + tol/2 or m − tol/2 join the support's variables in the next
 solve (as many as its memory bound admits, the most violating first), which starts from the
-current α. Rows far inside the margin for SHRINK_CHECKS checks are skipped, as LIBSVM shrinks,
-and a full check of every row ends the fit. Each round lowers the objective, and the last
+current α and the gradients the check and the last solve found (`solve_set`'s `current`). Rows
+far inside the margin for SHRINK_CHECKS checks are skipped, as LIBSVM shrinks, and a full check
+of every row ends the fit. Each round lowers the objective, and the last
 solve's support satisfies the stopping rule of the in-memory solve over all variables: the
 same optimum, to `tol`.
 
@@ -62,7 +63,8 @@ EXCESS_BINS = np.arange(0, 32.125, 0.125)
 class Variables:
     """Dual variables with the data rows they read: `X` the rows (dense), `row` their global
     row numbers; for each variable, `at` its row in X, `gid` a global number (unique over all
-    variables of the problem), p, y, U of the dual and its α."""
+    variables of the problem), p, y, U of the dual, its α and, where known, its gradient G
+    against the expansion of the solve or check that found it (None: not known)."""
 
     X: np.ndarray
     row: np.ndarray
@@ -72,6 +74,7 @@ class Variables:
     y: np.ndarray
     U: np.ndarray
     alpha: np.ndarray
+    grad: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -82,7 +85,7 @@ class Variables:
         at = self.at[keep]
         used, inverse = np.unique(at, return_inverse=True)
         return Variables(self.X[used], self.row[used], inverse.astype(np.int64), self.gid[keep], self.p[keep],
-                         self.y[keep], self.U[keep], self.alpha[keep])
+                         self.y[keep], self.U[keep], self.alpha[keep], None if self.grad is None else self.grad[keep])
 
     def coefficients(self) -> np.ndarray:
         """c_r = Σ y α over each data row's variables."""
@@ -154,14 +157,18 @@ def merge(*sets: Variables) -> Variables:
     def cat(name):
         return np.concatenate([getattr(s, name) for s in sets])
 
-    return Variables(X, unique, at.astype(np.int64), cat("gid"), cat("p"), cat("y"), cat("U"), cat("alpha"))
+    grad = cat("grad") if all(s.grad is not None for s in sets) else None
+    return Variables(X, unique, at.astype(np.int64), cat("gid"), cat("p"), cat("y"), cat("U"), cat("alpha"), grad)
 
 
-def solve_set(kernel, settings: Settings, *parts, threads: int = 1) -> Solved:
+def solve_set(kernel, settings: Settings, *parts, threads: int = 1, current: bool = False) -> Solved:
     """Solve the dual over the union of `parts` (each a `Variables`, or a Solved whose support
     is taken) from their α, on this worker; its compiled loops on `threads` threads, at most
     the cores of its machine (the cluster's parallelism is across tasks: a solve that runs
-    alone, a round's or the top of the tree, is given the cluster's threads)."""
+    alone, a round's or the top of the tree, is given the cluster's threads). `current`: the
+    parts' gradients are all against one expansion, every nonzero α among the parts (a round:
+    the current solve's support and the violators its check found), so the solve starts from
+    them instead of recomputing G from the kernel rows of the support."""
     t0 = time.perf_counter()
     sets = [p.support if isinstance(p, Solved) else p for p in parts]
     v = merge(*sets) if len(sets) > 1 else sets[0]
@@ -170,12 +177,12 @@ def solve_set(kernel, settings: Settings, *parts, threads: int = 1) -> Solved:
     with compiled_threads(threads, past_limit=True):
         rows = settings.where.rows(kernel, kernel.training_input(v.X), settings.cache_mb)
         problem = DualProblem(v.p, v.y, v.U, v.at)
-        res = solve(problem, rows, alpha0=v.alpha, tol=settings.tol, max_iter=settings.max_iter,
-                    shrinking=settings.shrinking)
+        res = solve(problem, rows, alpha0=v.alpha, grad0=v.grad if current else None, tol=settings.tol,
+                    max_iter=settings.max_iter, shrinking=settings.shrinking)
     f, up, low = _violations(np, v.y, res.alpha, res.grad, v.U)
     m_up = float(f[up].max()) if up.any() else -np.inf
     m_low = float(f[low].min()) if low.any() else np.inf
-    v.alpha = res.alpha
+    v.alpha, v.grad = res.alpha, res.grad
     support = v.take(res.alpha > 0)
     return Solved(support, res.rho, res.objective, res.n_iter, m_up, m_low, res.converged, v.n,
                   time.perf_counter() - t0)
@@ -362,7 +369,7 @@ def violators(part, state: Checked, m: float, M: float, tol: float, cap: int) ->
         bad = np.sort(bad[np.argpartition(-excess[bad], cap - 1)[:cap]])
     used, at = np.unique(state.used[state.at[bad]], return_inverse=True)
     return Variables(part[1][used], part[0][used], at.astype(np.int64), state.gid[bad], state.p[bad],
-                     state.y[bad], state.U[bad], np.zeros(bad.size))
+                     state.y[bad], state.U[bad], np.zeros(bad.size), state.gradient()[bad])
 
 
 def admitted(violating: int, n_sv: int, features: int, settings: Settings) -> int:
@@ -420,9 +427,10 @@ class Problem:
     n_iter: int = 0
 
 
-def _sharing(threads: int, tasks: int):
-    """`solve_set` given its share of the cluster's `threads` among `tasks` solves at once."""
-    return functools.partial(solve_set, threads=max(1, threads // max(tasks, 1)))
+def _sharing(threads: int, tasks: int, current: bool = False):
+    """`solve_set` given its share of the cluster's `threads` among `tasks` solves at once
+    (`current`: see `solve_set`)."""
+    return functools.partial(solve_set, threads=max(1, threads // max(tasks, 1)), current=current)
 
 
 def _tree(cluster, parts, kernel, settings, k, prob, problems=1):
@@ -497,7 +505,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
             else:
                 p.done, p.checks = True, None  # the workers may let its checks go
         counts = cluster.gather([[cluster.submit(violating_counts, s) for s in p.checks] for p, _, _ in picking])
-        round_solve = _sharing(cluster.threads, len(picking))
+        round_solve = _sharing(cluster.threads, len(picking), current=True)
         for (p, m, M), per_part in zip(picking, counts):
             spectra = [c[0] for c in per_part]
             total = admitted(int(np.sum(spectra)), p.info["n_sv"], p.info["features"], settings)
