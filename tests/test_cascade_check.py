@@ -135,8 +135,8 @@ def test_a_violator_planted_among_the_skipped_rows_is_found_before_the_fit_ends(
     wrong_side = in_memory.bounded_support_
     screen, planted = cc.screen, []
 
-    def planting_screen(state, m, M, tol):
-        out = screen(state, m, M, tol)
+    def planting_screen(state, m, M, tol, theta):
+        out = screen(state, m, M, tol, theta)
         if len(planted) < 6:  # the first round's screens: its violators on the wrong side skipped
             plant = (state.excess(m, M) > tol) & np.isin(out.gid, wrong_side)
             planted.append(out.gid[plant])
@@ -203,3 +203,49 @@ def test_the_solves_that_run_alone_take_the_clusters_threads(monkeypatch, few_pe
     assert info["optimal"] and len(threads) > 4 + 2 + 1
     assert threads[:6] == [1] * 6
     assert threads[6:] == [min(2, _threads.usable_cores())] * (len(threads) - 6)
+
+
+def outside_support(f, y):
+    """A partition's check of variables outside the support (α = 0, one per row, p = −1) whose
+    f = −yG are `f`."""
+    n = f.size
+    idx = np.arange(n)
+    return cc.Checked(idx, idx, idx, -np.ones(n), y, np.ones(n), y - f, np.zeros(n, dtype=bool),
+                      np.zeros(n, dtype=np.int8), np.ones(n, dtype=bool), np.zeros(n, dtype=np.int32))
+
+
+def test_one_far_violator_makes_every_row_violate_against_the_extremes_but_not_against_the_threshold():
+    # I_up (y = 1) must have f ≤ θ, I_low (y = −1) f ≥ θ; θ = 0, the last solve's midpoint
+    y = np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
+    f = np.array([0.0002, 0.0003, 0.5, -0.0002, -0.0001, -3.0])
+    state, tol = outside_support(f, y), 1e-3
+    m, M = 0.5, -3.0
+    against_extremes = cc.screen(state, m, M, tol, None)
+    assert against_extremes.violating == 6 and against_extremes.wide == 6
+    against_theta = cc.screen(state, m, M, tol, 0.0)
+    assert against_theta.violating == 2 and against_theta.spectrum.sum() == 2 and against_theta.wide == 6
+    part = (np.arange(6), np.arange(12.0).reshape(6, 2))
+    admitted = cc.violators(part, state, (0.0, 0.0), tol, cap=6)
+    np.testing.assert_array_equal(admitted.gid, [2, 5])
+    np.testing.assert_array_equal(admitted.X, part[1][[2, 5]])
+
+
+def test_a_round_admits_every_violator_while_they_fit_and_past_that_the_most_violating_against_the_threshold():
+    p = cc.Problem(form=None, info={"n_sv": 10, "features": 5})
+    settings = cc.Settings(cache_mb=1e-3)  # room for ROUND_VIOLATORS
+    spectra = np.zeros((2, cc.EXCESS_BINS.size - 1), dtype=np.int64)
+    spectra[:, 3] = [30, 10]
+    few = [(spectra[0], 5, 1000), (spectra[1], 2, 1000)]
+    assert p.admission(0.5, -3.0, 0.0, few, settings) == ((0.5, -3.0), 2000, [1000, 1000])
+    many = [(spectra[0], 5, 30000), (spectra[1], 2, 10000)]
+    assert p.admission(0.5, -3.0, 0.0, many, settings) == ((0.0, 0.0), 40, [30, 10])
+
+
+def test_a_round_ranks_against_the_last_solves_midpoint_unless_its_solve_changed_nothing():
+    p = cc.Problem(form=None, info={"m_up": 0.3, "m_low": 0.1}, solved=True)
+    assert p.threshold(changed=12) == pytest.approx(0.2)
+    assert p.threshold(changed=0) is None  # a solve that moved nothing: both ends of every pair
+    p.solved = False
+    assert p.threshold(changed=0) == pytest.approx(0.2)  # after a full check, no solve
+    p.info = {"m_up": 0.3, "m_low": np.inf}
+    assert p.threshold(changed=12) is None  # no variable of I_low in the solve

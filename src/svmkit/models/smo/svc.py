@@ -241,7 +241,8 @@ class SVC(BaseSVC):
         holds one class only (a class of one sample), its held-out rows get LIBSVM's ±1.
     cascade_history_ : list of dict
         Dask X only: per cascade round and problem, #SV, the objective, the variables that
-        violated the optimality conditions and those admitted to the round's solve, the gap,
+        violated the optimality conditions by more than tol against the last solve's threshold
+        and those admitted to the round's solve, the gap,
         the rows the check skipped and checked, the coefficients that changed, the kernel
         values computed and the round's seconds (round 0: the tree's root).
     cascade_timings_ : list of (str, float)

@@ -13,12 +13,13 @@ over row j's variables, from round to round, updated by ΔG_i = y_i Σ_j K(x_i, 
 the coefficients that changed; the maximal KKT violation m − M = max_{I_up} −yG − min_{I_low} −yG
 over every variable is formed from each worker's part. While it exceeds `tol`, the variables
 outside the support beyond M + tol/2 or m − tol/2 join the support's variables in the next
-solve (as many as its memory bound admits, the most violating first), which starts from the
-current α and the gradients the check and the last solve found (`solve_set`'s `current`). Rows
-far inside the margin for SHRINK_CHECKS checks are skipped, as LIBSVM shrinks, and a full check
-of every row ends the fit. Each round lowers the objective, and the last
-solve's support satisfies the stopping rule of the in-memory solve over all variables: the
-same optimum, to `tol`.
+solve, all of them while its memory bound admits them; past it, the most violating against the
+last solve's threshold θ (the midpoint of its own extremes), as many as the bound admits. The
+solve starts from the current α and the gradients the check and the last solve found
+(`solve_set`'s `current`). Rows far inside the margin for SHRINK_CHECKS checks are skipped, as
+LIBSVM shrinks, and a full check of every row ends the fit. Each round lowers the objective,
+and the last solve's support satisfies the stopping rule of the in-memory solve over all
+variables: the same optimum, to `tol`.
 
 Partitions are the data's own by default; `kmeans_partitions` regroups the rows by kernel
 k-means (DC-SVM, Hsieh, Si & Dhillon 2014), so that each partition's support is closer to the
@@ -249,7 +250,8 @@ class Checked:
     inside, which variables are outside the support (α = 0), and what the last check found: the extremes of f = −yG over the checked variables outside the support,
     the rows checked, the coefficients that changed, the kernel values computed and, once
     screened, its violators at tol/2 counted by their excess (`EXCESS_BINS`) and those at
-    tol, against the global extremes."""
+    tol, against the last solve's threshold (or the global extremes: `screen`), and those
+    at tol/2 against the global extremes (`wide`)."""
 
     used: np.ndarray = field(repr=False)
     at: np.ndarray = field(repr=False)
@@ -270,6 +272,7 @@ class Checked:
     kernel_values: int = 0
     spectrum: np.ndarray = field(default=None, repr=False)
     violating: int = 0
+    wide: int = 0
 
     def gradient(self) -> np.ndarray:
         """G_i = y_i d_r(i) + p_i (stale on skipped rows)."""
@@ -277,8 +280,8 @@ class Checked:
 
     def excess(self, m: float, M: float) -> np.ndarray:
         """How far each variable violates the optimality conditions against the global extremes
-        (f − M in I_up, m − f in I_low; > 0 violates), −inf where not checked: in the support
-        or on a skipped row."""
+        m and M (f − M in I_up, m − f in I_low; > 0 violates), or against a threshold θ given
+        as both; −inf where not checked: in the support or on a skipped row."""
         f, up, low = _violations(np, self.y, np.zeros(self.y.size), self.gradient(), self.U)
         out = np.maximum(np.where(up, f - M, -np.inf), np.where(low, m - f, -np.inf))
         out[~self.outside | self.skipped[self.at]] = -np.inf
@@ -333,13 +336,15 @@ def check_extremes(state: Checked) -> tuple:
     return state.m_up, state.m_low, int(state.skipped.sum()), state.checked, state.changed, state.kernel_values
 
 
-def screen(state: Checked, m: float, M: float, tol: float) -> Checked:
-    """The check with its violators counted against the global extremes (at tol/2 by their
-    excess, and at tol) and the rows far inside marked: those whose every variable outside
-    the support satisfies its condition by more than the gap m − M count one more check;
-    after SHRINK_CHECKS in a row, later checks skip them until the full check (LIBSVM's
-    shrinking, Chang & Lin 2011, §5.1, across rounds)."""
-    excess = state.excess(m, M)
+def screen(state: Checked, m: float, M: float, tol: float, theta: float | None) -> Checked:
+    """The check with its violators counted: at tol/2 against the global extremes m and M
+    (`wide`), and at tol/2 by their excess and at tol against the last solve's threshold θ
+    (`Problem.threshold`; None: the extremes); and the rows far inside marked: those whose
+    every variable outside the support satisfies its condition against θ by more than the gap
+    m − M count one more check; after SHRINK_CHECKS in a row, later checks skip them until the
+    full check (LIBSVM's shrinking, Chang & Lin 2011, §5.1, across rounds)."""
+    wide = state.excess(m, M)
+    excess = wide if theta is None else state.excess(theta, theta)
     half = excess[excess > tol / 2]
     spectrum = np.histogram(np.minimum(np.log2(half / (tol / 2)), EXCESS_BINS[-1]), bins=EXCESS_BINS)[0]
     row = np.full(state.used.size, -np.inf)
@@ -349,21 +354,23 @@ def screen(state: Checked, m: float, M: float, tol: float) -> Checked:
     since = np.where(skipped & ~state.skipped, len(state.missed), state.since).astype(np.int32)
     return Checked(state.used, state.at, state.gid, state.p, state.y, state.U, state.decision, skipped, far,
                    state.outside, since, state.missed, state.m_up, state.m_low,
-                   state.checked, state.changed, state.kernel_values, spectrum, int(np.count_nonzero(excess > tol)))
+                   state.checked, state.changed, state.kernel_values, spectrum, int(np.count_nonzero(excess > tol)),
+                   int(np.count_nonzero(wide > tol / 2)))
 
 
-def violating_counts(state: Checked) -> tuple[np.ndarray, int]:
-    """(the violators at tol/2 counted by excess, the variables violating at tol) of a
-    screened check."""
-    return state.spectrum, state.violating
+def violating_counts(state: Checked) -> tuple[np.ndarray, int, int]:
+    """(the violators at tol/2 counted by excess, the variables violating at tol, those at
+    tol/2 against the extremes) of a screened check."""
+    return state.spectrum, state.violating, state.wide
 
 
-def violators(part, state: Checked, m: float, M: float, tol: float, cap: int) -> Variables:
+def violators(part, state: Checked, against: tuple, tol: float, cap: int) -> Variables:
     """The `cap` variables of the partition outside the support that violate the optimality
-    conditions most, of those beyond tol/2 (α = 0). Those within tol/2 of violating join too:
-    a solve to `tol` leaves the variables outside it violating by little more than tol,
-    which would otherwise come in a few per round."""
-    excess = state.excess(m, M)
+    conditions most, of those whose excess against `against` (see `screen`) is beyond tol/2
+    (α = 0). Those within tol/2 of violating join too: a solve to `tol` leaves the variables
+    outside it violating by little more than tol, which would otherwise come in a few per
+    round."""
+    excess = state.excess(*against)
     bad = np.flatnonzero(excess > tol / 2)
     if bad.size > cap:
         bad = np.sort(bad[np.argpartition(-excess[bad], cap - 1)[:cap]])
@@ -425,6 +432,33 @@ class Problem:
     done: bool = False
     rounds: int = 0
     n_iter: int = 0
+    solved: bool = False
+
+    def threshold(self, changed: int) -> float | None:
+        """What a round ranks the violators by when not all of them fit in its solve: their
+        excess against the last solve's threshold θ = (m_S + M_S)/2, the midpoint of its own
+        extremes. Against the global extremes m and M, set each by the single most violating
+        variable of its side, one far violator ranks every variable of the other side first,
+        and a solve over them alone moves the threshold until most rows violate (the
+        synthetic 10M set's second round: gap 2.5). None (the extremes) when the solve has no
+        variable on one side, or the last round's solve (`solved`) changed no coefficient:
+        against the extremes, both ends of every violating pair are admitted, so that the
+        next solve moves."""
+        m_s, M_s = self.info["m_up"], self.info["m_low"]
+        if not (np.isfinite(m_s) and np.isfinite(M_s)) or (self.solved and not changed):
+            return None
+        return 0.5 * (m_s + M_s)
+
+    def admission(self, m: float, M: float, theta, counts, settings: Settings) -> tuple:
+        """(what `violators` measures against, how many join, each partition's share) from
+        the partitions' `violating_counts`: every variable at tol/2 against the extremes
+        while `admitted` takes them all, else the most violating against θ."""
+        wide = [c[2] for c in counts]
+        if admitted(sum(wide), self.info["n_sv"], self.info["features"], settings) == sum(wide):
+            return (m, M), sum(wide), wide
+        spectra = [c[0] for c in counts]
+        total = admitted(int(np.sum(spectra)), self.info["n_sv"], self.info["features"], settings)
+        return (m, M) if theta is None else (theta, theta), total, allotted(total, spectra)
 
 
 def _sharing(threads: int, tasks: int, current: bool = False):
@@ -461,11 +495,11 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
     Each partition's check stays on its worker (`Checked`, a future each round's check
     derives from the last) and costs the rows checked × the coefficients that changed. Rows
     far inside the margin are skipped; a check that finds no violator while rows are skipped
-    is followed by a full one, and only a full check ends the fit. Every violator at tol/2
-    joins the next solve (the most violating first, as many as `admitted` allows), which
-    starts from the current α. `on_round(k, problem index, info)` is told each round's
-    progress: the violators at tol, those admitted, the gap, the rows skipped and checked,
-    the coefficients changed, the kernel values the check computed and the round's seconds.
+    is followed by a full one, and only a full check ends the fit. The violators join the
+    next solve as `Problem.admission` deals them, which starts from the current α.
+    `on_round(k, problem index, info)` is told each round's progress: the violators at tol,
+    those admitted, the gap, the rows skipped and checked, the coefficients changed, the
+    kernel values the check computed and the round's seconds.
     Returns, per form, (expansion tuple, info dict)."""
     t0 = time.perf_counter()
     problems = [Problem(form) for form in forms]
@@ -492,34 +526,34 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
         for p, extremes in zip(active, found):
             m = max([p.info["m_up"]] + [e[0] for e in extremes])
             M = min([p.info["m_low"]] + [e[1] for e in extremes])
-            p.rounds = rounds
+            theta = p.threshold(extremes[0][4])
+            p.rounds, p.solved = rounds, False
             p.info.update(gap=m - M, skipped=sum(e[2] for e in extremes), checked=sum(e[3] for e in extremes),
                           changed=extremes[0][4], kernel_values=sum(e[5] for e in extremes), violating=0,
                           admitted=0)
             if m - M > settings.tol:
-                p.checks = [cluster.submit(screen, s, m, M, settings.tol) for s in p.checks]
-                picking.append((p, m, M))
+                p.checks = [cluster.submit(screen, s, m, M, settings.tol, theta) for s in p.checks]
+                picking.append((p, m, M, theta))
             elif p.info["skipped"]:
                 _submit_checks(cluster, parts, kernel, settings.where, p, cluster.submit(expansion_change, p.root, p.root),
                                full=True, label=f"check {rounds + 1} full")
             else:
                 p.done, p.checks = True, None  # the workers may let its checks go
-        counts = cluster.gather([[cluster.submit(violating_counts, s) for s in p.checks] for p, _, _ in picking])
+        counts = cluster.gather([[cluster.submit(violating_counts, s) for s in p.checks] for p, *_ in picking])
         round_solve = _sharing(cluster.threads, len(picking), current=True)
-        for (p, m, M), per_part in zip(picking, counts):
-            spectra = [c[0] for c in per_part]
-            total = admitted(int(np.sum(spectra)), p.info["n_sv"], p.info["features"], settings)
+        for (p, m, M, theta), per_part in zip(picking, counts):
+            against, total, caps = p.admission(m, M, theta, per_part, settings)
             # no reference kept to the violators' sets: the workers free them once the solve is done
             root = cluster.submit(round_solve, kernel, settings, p.root,
-                                  *(cluster.submit(violators, part, s, m, M, settings.tol, cap)
-                                    for part, s, cap in zip(parts, p.checks, allotted(total, spectra)) if cap),
+                                  *(cluster.submit(violators, part, s, against, settings.tol, cap)
+                                    for part, s, cap in zip(parts, p.checks, caps) if cap),
                                   label=f"round {rounds}")
             change = cluster.submit(expansion_change, p.root, root)
-            p.root = root
+            p.root, p.solved = root, True
             _submit_checks(cluster, parts, kernel, settings.where, p, change, label=f"check {rounds + 1}")
             p.info.update(violating=sum(c[1] for c in per_part), admitted=total)
-        infos = cluster.gather([cluster.submit(describe, p.root) for p, _, _ in picking])
-        for (p, _, _), info in zip(picking, infos):
+        infos = cluster.gather([cluster.submit(describe, p.root) for p, *_ in picking])
+        for (p, *_), info in zip(picking, infos):
             p.info.update(info)
             p.n_iter += info["n_iter"]
         if on_round is not None:
