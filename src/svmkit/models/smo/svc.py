@@ -242,9 +242,10 @@ class SVC(BaseSVC):
     cascade_history_ : list of dict
         Dask X only: per cascade round and problem, #SV, the objective, the variables that
         violated the optimality conditions by more than tol against the last solve's threshold
-        and those admitted to the round's solve, the gap,
-        the rows the check skipped and checked, the coefficients that changed, the kernel
-        values computed and the round's seconds (round 0: the tree's root).
+        (against the extremes over every row when that solve lacks a side or moved nothing)
+        and those admitted to the round's solve, the gap, the rows the check skipped and
+        checked, the coefficients that changed, the kernel values computed and the round's
+        seconds (round 0: the tree's root).
     cascade_timings_ : list of (str, float)
         Dask X only: each task of the cascade and its seconds on its worker.
 
