@@ -1,7 +1,7 @@
 """Time svmkit's SVC on the GPU (`Options(device='cuda')`) beside svmkit on the CPU and scikit-learn, and
 the physical floor: one full n × n Gram matrix by float32 GEMM on the same GPU.
 
-    python benchmarks/bench_gpu.py [--sets binary,mnist10,a9a,w8a,covtype-like,ridge20k,capped,precomputed]
+    python benchmarks/bench_gpu.py [--sets binary,mnist10,a9a,w8a,covtype-like,ridge20k,capped,precomputed,noisy1m]
                                    [--systems ...] [--timeout SECONDS] [--no-floor]
 
 Systems: 'svmkit cuda', with settings after it: 'every=N' (Newton steps in the device's block
@@ -23,7 +23,8 @@ rows, the capped one's centres going to the device a block at a time), and 'prec
 on the 'binary' set's first 20,000 rows on the GPU, the RBF kernel given as its 20,000 × 20,000
 matrix, computed on the device and fetched to the host first, against the same fit from the
 data: both fit times, the placed matrix's size, the objectives' relative difference, and the
-prediction of 5,000 rows from their test kernel).
+prediction of 5,000 rows from their test kernel), and 'noisy1m' (SVC, C = 1, γ = 'scale', on
+`bench_cluster.py`'s noisy 1M × 50 set in memory: fit seconds, objective, #SV).
 Needs a CUDA device and CuPy (the `gpu` extra); without them it says so and stops.
 """
 
@@ -272,8 +273,29 @@ def run_precomputed(n=PRECOMPUTED_ROWS):
     return out
 
 
+def run_noisy1m():
+    """SVC on `bench_cluster.py`'s noisy set of 1M × 50 rows (the same blocks, in memory), with
+    its in-memory settings but for the cache: the objective and #SV to set beside the cascade's."""
+    from bench_cluster import FLIP, ROWS_PER_PART, synthetic_block
+
+    import svmkit
+    from svmkit.solvers.smo._cuda import compile_kernels
+
+    compile_kernels()
+    n = 1_000_000
+    blocks = [synthetic_block(k, ROWS_PER_PART, FLIP["noisy"]) for k in range(n // ROWS_PER_PART)]
+    X, y = np.vstack([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
+    gpu = svmkit.Options(device="cuda")
+    svmkit.SVC(options=gpu).fit(X[:300], y[:300])
+    t0 = time.perf_counter()
+    model = svmkit.SVC(C=1.0, gamma="scale", tol=1e-3, cache_size=20_000, options=gpu).fit(X, y)
+    return {"fit": time.perf_counter() - t0, "objective": float(np.sum(model.objective_)),
+            "#SV": int(model.n_support_.sum()), "iterations": int(np.sum(model.n_iter_))}
+
+
 #: The sets measured by a function of their own (one process, its own line), and that function.
-OWN_RUNS = {"ridge20k": run_ridge20k, "capped": run_capped, "precomputed": run_precomputed}
+OWN_RUNS = {"ridge20k": run_ridge20k, "capped": run_capped, "precomputed": run_precomputed,
+            "noisy1m": run_noisy1m}
 
 
 def main():
