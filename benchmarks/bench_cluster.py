@@ -2,7 +2,7 @@
 workers from the measured rounds.
 
     python benchmarks/bench_cluster.py [--sets a9a,w8a,synth1m,noisy,synth10m] [--rows N] [--memory 4GB] [--out DIR]
-                                      [--cascade-only] [--verbose]
+                                      [--cascade-only] [--verbose] [--max-rounds K] [--resume]
     python benchmarks/bench_cluster.py --project DIR/cluster.json     (the projection only)
 
 Each set is fitted by SVC(C=1, γ='scale') in memory (in this process) and by the cascade on a
@@ -13,6 +13,13 @@ neither the client nor the in-memory fit reads them from a file). Printed per se
 cascade rounds, #SV, the objectives' relative difference, each worker's peak memory and, per
 round of the global check, the violators, those admitted, the gap, the rows skipped and
 checked, the coefficients changed and the seconds.
+
+A fit longer than one sitting runs in segments: `--max-rounds K` stops each set's cascade after K
+rounds and saves it (OUT/SET.svmkit, its segments' seconds, rounds and history beside it in
+OUT/SET.svmkit.json); `--resume` continues it from there (`warm_start`: from the saved support,
+in place of the tree), in as many runs as it takes. The seconds printed are the segments' sum,
+each segment counting its own cluster start and partitioning; a stopped set prints one line and
+stays out of the results file.
 
 synth1m: 1,000,000 × 50, two classes 4 apart on a first axis of unit variance, the other 49 of
 standard deviation 0.1, with 0.01 % of the labels flipped (the flipped rows are bounded support
@@ -119,9 +126,12 @@ def duality_gap(model, X, y, C):
     return (0.5 * w2 + C * hinge - dual) / abs(dual), -dual
 
 
-def run_set(name, memory, rows, in_memory=True, verbose=False):
+def run_set(name, memory, rows, in_memory=True, verbose=False, max_rounds=None, saved=None):
     """One set fitted by the cascade (and in memory unless `in_memory` is False, or for synth10m);
-    `verbose`: the cascade prints its rounds as they end."""
+    `verbose`: the cascade prints its rounds as they end. With `saved` (a path), the cascade
+    continues from the model there when it exists (warm_start: from its support, after the
+    earlier segments its .json sidecar lists), and when `max_rounds` stops it, it is saved
+    there with the segments so far for a later run to continue."""
     import dask.array as da
     from distributed import Client, LocalCluster
 
@@ -137,14 +147,29 @@ def run_set(name, memory, rows, in_memory=True, verbose=False):
         else:
             Xm, ym = libsvm(name)
             X, y = da.from_array(Xm, chunks=(-(-Xm.shape[0] // 4), -1)), da.from_array(ym, chunks=-(-Xm.shape[0] // 4))
+        options = svmkit.Options(max_rounds=max_rounds)
+        earlier = {"segments": [], "rounds": [], "history": [], "timings": []}
+        if saved is not None and Path(saved).exists():
+            cascade = svmkit.load(saved).set_params(warm_start=True, verbose=verbose, options=options)
+            earlier = json.loads(Path(f"{saved}.json").read_text())
+        else:
+            cascade = svmkit.SVC(C=1.0, cache_size=1000, verbose=verbose, options=options)
         t = time.perf_counter()
-        cascade = svmkit.SVC(C=1.0, cache_size=1000, verbose=verbose).fit(X, y)
-        out["cascade_seconds"] = time.perf_counter() - t
+        cascade.fit(X, y)
+        segments = earlier["segments"] + [time.perf_counter() - t]
+        out.update(cascade_seconds=sum(segments), segments=segments)
         out["worker_peak_bytes"] = sorted(client.run(peak_rss).values())
-        out.update(rounds=int(cascade.cascade_rounds_[0]), n_sv_cascade=int(cascade.support_.size),
-                   objective_cascade=float(cascade.objective_[0]), history=cascade.cascade_history_,
-                   timings=cascade.cascade_timings_, n=int(X.shape[0]), d=int(X.shape[1]),
-                   parts=len(X.chunks[0]))
+        rounds = earlier["rounds"] + [int(cascade.cascade_rounds_[0])]
+        out.update(rounds=sum(rounds), rounds_per_segment=rounds, n_sv_cascade=int(cascade.support_.size),
+                   objective_cascade=float(cascade.objective_[0]),
+                   history=earlier["history"] + cascade.cascade_history_,
+                   timings=earlier["timings"] + cascade.cascade_timings_, n=int(X.shape[0]), d=int(X.shape[1]),
+                   parts=len(X.chunks[0]), optimal=not cascade.fit_status_)
+        if saved is not None and cascade.fit_status_:
+            svmkit.save(cascade, saved)
+            Path(f"{saved}.json").write_text(json.dumps({k: out[k] for k in ("segments", "history", "timings")}
+                                                        | {"rounds": rounds}, default=float))
+            return out
         t = time.perf_counter()
         out["duality_gap"], out["objective_from_gap"] = duality_gap(cascade, X, y, 1.0)
         out["duality_gap_seconds"] = time.perf_counter() - t
@@ -242,6 +267,10 @@ def main():
     parser.add_argument("--verbose", action="store_true", help="print the cascade's rounds as they end")
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--project", default=None, help="a cluster.json to project from, without fitting")
+    parser.add_argument("--max-rounds", type=int, default=None,
+                        help="stop the cascade after this many rounds and save it (OUT/SET.svmkit) for --resume")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue each set's cascade from OUT/SET.svmkit, saved by an earlier --max-rounds run")
     args = parser.parse_args()
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -250,18 +279,26 @@ def main():
     else:
         results = []
         for name in args.sets.split(","):
+            saved = out_dir / f"{name}.svmkit" if args.max_rounds is not None or args.resume else None
             r = run_set(name, args.big_memory if name == "synth10m" else args.memory, args.rows,
-                        not args.cascade_only, args.verbose)
+                        not args.cascade_only, args.verbose, args.max_rounds, saved)
             results.append(r)
+            if not r["optimal"]:
+                print(f"{name}: stopped after {r['rounds']} rounds, {r['cascade_seconds']:.1f} s in "
+                      f"{len(r['segments'])} segments, objective {r['objective_cascade']:.6g}; saved to {saved}",
+                      flush=True)
+                continue
             (out_dir / "cluster.json").write_text(json.dumps(results, indent=1, default=float))
             memory = "" if "memory_seconds" not in r else (
                 f" | in memory {r['memory_seconds']:.1f} s, #SV {r['n_sv_memory']} | "
                 f"objective rel. diff {r['objective_rel_diff']:.2e}")
-            print(f"{name}: n={r['n']} cascade {r['cascade_seconds']:.1f} s, {r['rounds']} rounds, "
+            print(f"{name}: n={r['n']} cascade {r['cascade_seconds']:.1f} s "
+                  f"({' + '.join(f'{s:.1f}' for s in r['segments'])}), {r['rounds']} rounds, "
                   f"#SV {r['n_sv_cascade']}, objective {r['objective_cascade']:.6g}{memory} | worker peak MB "
                   f"{[round(b / 2**20) for b in r['worker_peak_bytes']]} | duality gap (P − D)/|D| "
                   f"{r['duality_gap']:.2e} over every row ({r['duality_gap_seconds']:.1f} s)", flush=True)
             print_rounds(r)
+    results = [r for r in results if r.get("optimal", True)]
     rows = [{"set": r["set"], "rows": r["n"], "features": r["d"], "cascade s": r["cascade_seconds"],
              "rounds": r["rounds"], "#SV cascade": r["n_sv_cascade"], "in memory s": r.get("memory_seconds"),
              "#SV in memory": r.get("n_sv_memory"), "objective rel. diff": r.get("objective_rel_diff"),

@@ -249,3 +249,17 @@ def test_a_round_ranks_against_the_last_solves_midpoint_unless_its_solve_changed
     assert p.threshold(changed=0) == pytest.approx(0.2)  # after a full check, no solve
     p.info = {"m_up": 0.3, "m_low": np.inf}
     assert p.threshold(changed=12) is None  # no variable of I_low in the solve
+
+
+def test_a_start_gives_each_row_alpha_y_c_and_is_refused_where_a_label_bound_or_weight_does_not_admit_it():
+    X, y = noisy(n=8)
+    part = (np.arange(10, 18), X, y, np.r_[np.ones(7), 0.0])  # the last row weighs nothing
+    form = PairForm(0, 1, 2.0, np.array([-1, 1]), np.ones(2))  # class -1 first: y = +1 for label -1
+    sign = np.where(y == -1, 1.0, -1.0)
+    rows = np.array([11, 13, 40])  # row 40 is another partition's
+    v, held, ok = cc.start_variables(form, part, rows, np.array([0.5 * sign[1], 2.0 * sign[3], 1.0]))
+    assert ok and held == 2
+    np.testing.assert_array_equal(v.row, [11, 13])
+    np.testing.assert_allclose(v.alpha, [0.5, 2.0])
+    for coef, row in ((-0.5 * sign[1], 11), (2.5 * sign[1], 11), (0.5 * sign[7], 17)):  # label, bound, weight
+        assert not cc.start_variables(form, part, np.array([row]), np.array([coef]))[2]

@@ -85,6 +85,56 @@ def test_max_rounds_zero_gives_the_trees_root_an_early_model(client):
     assert np.mean(early.predict(X) == y) > 0.95
 
 
+def _labels(est):
+    return [label for label, _ in est.cascade_timings_]
+
+
+def shuffled_iris():
+    """iris in an order that gives each partition every class (its rows are sorted by class)."""
+    X, y = iris()
+    order = np.random.default_rng(0).permutation(y.size)
+    return X[order], y[order]
+
+
+@pytest.mark.parametrize("data, est, rows", [(breast_cancer, svmkit.SVC(C=10.0), 60),
+                                             (shuffled_iris, svmkit.SVC(C=10.0), 50),
+                                             (diabetes, svmkit.SVR(C=10.0, epsilon=0.1), 80)],
+                         ids=["binary", "multiclass", "svr"])
+def test_a_loaded_model_of_a_cascade_stopped_early_continues_from_its_support_to_the_optimum(client, data, est, rows,
+                                                                                           tmp_path):
+    X, y = data()
+    Xd, yd = on_dask(X, y, rows=rows)
+    cold = clone(est).fit(Xd, yd)
+    early = clone(est).set_params(options=svmkit.Options(max_rounds=0)).fit(Xd, yd)
+    svmkit.save(early, tmp_path / "early.svmkit")
+    resumed = svmkit.load(tmp_path / "early.svmkit").set_params(warm_start=True, options=svmkit.Options())
+    resumed.fit(Xd, yd)
+    # the start's solve in place of the tree: no leaf, no merge
+    assert "start" in _labels(resumed) and not any(label.startswith(("leaf", "merge")) for label in _labels(resumed))
+    assert resumed.fit_status_ == 0 and resumed.cascade_history_[-1]["violating"] == 0
+    np.testing.assert_allclose(resumed.objective_, cold.objective_, rtol=1e-5)
+    np.testing.assert_allclose(resumed.objective_, clone(est).fit(X, y).objective_, rtol=1e-5)
+
+
+def test_a_warm_start_on_a_larger_c_scales_the_support_and_reaches_that_cs_optimum(client):
+    X, y = breast_cancer()
+    Xd, yd = on_dask(X, y, rows=60)
+    est = svmkit.SVC(C=1.0, warm_start=True).fit(Xd, yd)
+    est.set_params(C=4.0).fit(Xd, yd)
+    assert "start" in _labels(est) and not any(label.startswith("leaf") for label in _labels(est))
+    np.testing.assert_allclose(est.objective_, svmkit.SVC(C=4.0).fit(X, y).objective_, rtol=1e-5)
+
+
+def test_a_warm_start_on_changed_labels_is_refused_by_the_partitions_and_the_tree_runs(client):
+    X, y = breast_cancer()
+    est = svmkit.SVC(C=10.0, warm_start=True).fit(*on_dask(X, y, rows=60))
+    flipped = y.copy()
+    flipped[est.support_[:5]] = 1 - flipped[est.support_[:5]]
+    est.fit(*on_dask(X, flipped, rows=60))
+    assert "start" not in _labels(est) and any(label.startswith("leaf") for label in _labels(est))
+    np.testing.assert_allclose(est.objective_, svmkit.SVC(C=10.0).fit(X, flipped).objective_, rtol=1e-5)
+
+
 def test_regression_set_abalone_cascade_svr(client):
     X, y = load_svmlight_file(f"{DATA}/abalone_scale")
     est = svmkit.SVR(C=1.0, epsilon=0.5)

@@ -77,12 +77,42 @@ def _check(est):
                          "runs in memory")
 
 
-def _run(est, X, y, sample_weight, forms_of):
+def _previous(est, X):
+    """What a warm start continues: the fitted support_, its coefficients in LIBSVM's layout
+    times C'/C (this C over the fit's), n_support_ and classes_ (None for SVR), when
+    `warm_start` is set and the model was fitted on data of X's shape; else None."""
+    if not est.warm_start or getattr(est, "shape_fit_", None) != tuple(X.shape) or not hasattr(est, "_dual_coef_"):
+        return None
+    scale = float(est.C) / getattr(est, "_warm_params", {}).get("C", est.C)
+    return est.support_, scale * np.asarray(est._dual_coef_), est.n_support_, getattr(est, "classes_", None)
+
+
+def _pair_starts(previous, classes):
+    """Each class pair's start for `cascade`: its support rows, sorted, and their y α there
+    (LIBSVM's layout: for pair (a, b), row b − 1 holds class a's and row a class b's); None
+    when the classes differ."""
+    support, coef, n_support, fitted = previous
+    if fitted is None or not np.array_equal(fitted, classes):
+        return None
+    cls = np.repeat(np.arange(classes.size), n_support)
+    starts = []
+    for a, b in formulations.class_pairs(classes.size):
+        rows = np.concatenate([support[cls == a], support[cls == b]])
+        c = np.concatenate([coef[b - 1, cls == a], coef[a, cls == b]])
+        order = np.argsort(rows)
+        keep = c[order] != 0
+        starts.append((rows[order][keep], c[order][keep]))
+    return starts
+
+
+def _run(est, X, y, sample_weight, forms_of, starts_of):
     """Check, open the cluster, partition, resolve the kernel there, run the cascade over
-    the forms `forms_of(y, sample_weight)` gives. Returns (X, the cascade's results)."""
+    the forms `forms_of(y, sample_weight)` gives, from `starts_of(previous fit)` with
+    `warm_start`. Returns (X, the cascade's results)."""
     _check(est)
     options = options_of(est)
     X, y, sample_weight = row_partitions(X, y, sample_weight)
+    previous = _previous(est, X)
     history = []
 
     def on_round(k, problem, info):
@@ -96,12 +126,13 @@ def _run(est, X, y, sample_weight, forms_of):
 
     with open_cluster(options.scheduler_address) as cluster:
         forms = forms_of(y, sample_weight)
+        starts = None if previous is None else starts_of(previous)
         kernel = make_kernel(est.kernel, X, est.gamma, est.degree, est.coef0)
         parts = cluster.partitions(X, y, sample_weight)
         if options.partitioning == "kmeans":
             parts = kmeans_partitions(cluster, parts, kernel, len(parts), est.random_state)
         settings = Settings(est.tol, est.max_iter, est.shrinking, est.cache_size, on_workers(options.device))
-        results = cascade(cluster, parts, kernel, forms, settings, options.max_rounds, on_round)
+        results = cascade(cluster, parts, kernel, forms, settings, options.max_rounds, on_round, starts)
         est.cascade_timings_ = list(cluster.timings)
     est.cascade_history_ = history
     est.gamma_ = kernel.gamma
@@ -130,6 +161,9 @@ def _store(est, X, results, support, X_support, n_support, dual_coef, free, boun
         warn(f"the cascade stopped after max_rounds={max_rounds} rounds with variables still "
              f"violating the optimality conditions at tol={est.tol}", ConvergenceWarning)
     est.probA_, est.probB_ = np.empty(0), np.empty(0)
+    # a later warm start scales from this C; an in-memory one or an update has no problems of
+    # this fit to start from, and must not take an earlier in-memory fit's
+    est._warm_params, est._warm_key_, est._problem_fits = {"C": est.C}, None, None
     est._prepared = est._prediction_kernel()
 
 
@@ -154,7 +188,7 @@ def fit_classifier(est, X, y, sample_weight=None):
         return [PairForm(a, b, float(est.C), classes, est.class_weight_)
                 for a, b in formulations.class_pairs(classes.size)]
 
-    X, results = _run(est, X, y, sample_weight, forms_of)
+    X, results = _run(est, X, y, sample_weight, forms_of, lambda previous: _pair_starts(previous, est.classes_))
     # every pair's support rows once, with their class (the pair's first class where y α > 0)
     pairs = formulations.class_pairs(est.classes_.size)
     rows = np.unique(np.concatenate([e[0] for e, _ in results]))
@@ -179,7 +213,12 @@ def fit_classifier(est, X, y, sample_weight=None):
 
 def fit_regressor(est, X, y, sample_weight=None):
     """SVR on a Dask X (array or dataframe) and y: one cascade over the 2N variables."""
-    X, results = _run(est, X, y, sample_weight, lambda y, w: [TubeForm(float(est.C), float(est.epsilon))])
+    def starts_of(previous):
+        support, coef, *_ = previous
+        order = np.argsort(support)
+        return [(support[order], coef[0, order])]
+
+    X, results = _run(est, X, y, sample_weight, lambda y, w: [TubeForm(float(est.C), float(est.epsilon))], starts_of)
     ((e, info),) = results
     rows, X_rows, coef = e[:3]
     keep = coef != 0

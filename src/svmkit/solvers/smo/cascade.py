@@ -30,6 +30,7 @@ solver's settings, and gets α over the support's variables back.
 from __future__ import annotations
 
 import functools
+import operator
 import time
 from dataclasses import dataclass, field
 
@@ -192,6 +193,26 @@ def solve_set(kernel, settings: Settings, *parts, threads: int = 1, current: boo
 def leaf(kernel, settings: Settings, form, part) -> Solved:
     """The first layer: one partition's dual solved from α = 0."""
     return solve_set(kernel, settings, partition_variables(form, part))
+
+
+def start_variables(form, part, rows, coef) -> tuple:
+    """A start's variables in one partition: `rows` (global, sorted) and their coefficients
+    c_r = Σ y α give each variable of those rows α = max(y c_r, 0), so that Σ y α = c_r where
+    the row has a variable of c_r's sign (each row of C-SVC has one, of its label; ε-SVR's one
+    of each sign). Returns (the variables of α > 0, how many of `rows` the partition holds,
+    whether they are feasible here: every such row met by its variables, 0 ≤ α ≤ U)."""
+    v = partition_variables(form, part)
+    held = np.isin(rows, part[0])
+    pos = np.minimum(np.searchsorted(rows, v.row), rows.size - 1)
+    c = np.where(rows[pos] == v.row, coef[pos], 0.0)
+    alpha = np.maximum(v.y * c[v.at], 0.0)
+    # a start scaled by C'/C may pass its bound by rounding, never by more
+    over = alpha > v.U
+    ok = bool(np.all(alpha[over] <= v.U[over] * (1 + 1e-12)))
+    v.alpha = np.minimum(alpha, v.U)
+    met = np.isclose(v.coefficients(), c, rtol=1e-12, atol=0.0)
+    ok = ok and bool(met.all()) and np.count_nonzero(c) == np.count_nonzero(held & (coef != 0))
+    return v.take(v.alpha > 0), int(np.count_nonzero(held)), ok
 
 
 @dataclass
@@ -486,11 +507,31 @@ def _submit_checks(cluster, parts, kernel, where, prob, change, full=False, labe
                    for part, s in zip(parts, old)]
 
 
-def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, on_round=None) -> list:
+def _started(cluster, parts, kernel, settings, problems, starts):
+    """Submit, for each problem given a start (`starts[k]`: global rows, sorted, and their
+    coefficients c_r; None or no rows: none), the solve over the start's variables from its α, when every
+    partition finds the start feasible and every row is held by one of them; leave the others'
+    roots None."""
+    given = [(p, s[0].size, [cluster.submit(start_variables, p.form, part, *s, label="start variables")
+                             for part in parts]) for p, s in zip(problems, starts or ()) if s is not None and s[0].size]
+    found = cluster.gather([[cluster.submit(operator.itemgetter(1, 2), piece) for piece in pieces]
+                            for *_, pieces in given])
+    taken = [(p, pieces) for (p, n, pieces), flags in zip(given, found)
+             if all(ok for _, ok in flags) and sum(held for held, _ in flags) == n]
+    solve = _sharing(cluster.threads, len(taken))
+    for p, pieces in taken:
+        p.root = cluster.submit(solve, kernel, settings, *(cluster.submit(operator.itemgetter(0), piece)
+                                                         for piece in pieces), label="start")
+
+
+def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, on_round=None, starts=None) -> list:
     """Solve the dual of every form in `forms` over the partitions `parts` (futures of
     (rows, X, targets, weights) on the `cluster`): the tree of solves, then rounds of the
     global check until no variable violates at `settings.tol` or `max_rounds` rounds
-    (0: the tree's root, an early model).
+    (0: the tree's root, an early model). `starts` (per form: global rows, sorted, and their
+    coefficients c_r = Σ y α, or None) replaces a form's tree by a solve over the start's
+    variables from its α, when the start is feasible on these partitions (`start_variables`);
+    the rounds then reach the same optimum from it.
 
     Each partition's check stays on its worker (`Checked`, a future each round's check
     derives from the last) and costs the rows checked × the coefficients that changed. Rows
@@ -503,8 +544,10 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
     Returns, per form, (expansion tuple, info dict)."""
     t0 = time.perf_counter()
     problems = [Problem(form) for form in forms]
+    _started(cluster, parts, kernel, settings, problems, starts)
     for k, prob in enumerate(problems):
-        prob.root = _tree(cluster, parts, kernel, settings, k, prob, len(problems))
+        if prob.root is None:
+            prob.root = _tree(cluster, parts, kernel, settings, k, prob, len(problems))
     for prob in problems:
         _submit_checks(cluster, parts, kernel, settings.where, prob, cluster.submit(expansion_change, None, prob.root),
                        label="check 1")
