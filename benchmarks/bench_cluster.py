@@ -17,9 +17,11 @@ checked, the coefficients changed and the seconds.
 A fit longer than one sitting runs in segments: `--max-rounds K` stops each set's cascade after K
 rounds and saves it (OUT/SET.svmkit, its segments' seconds, rounds and history beside it in
 OUT/SET.svmkit.json); `--resume` continues it from there (`warm_start`: from the saved support,
-in place of the tree), in as many runs as it takes. The seconds printed are the segments' sum,
-each segment counting its own cluster start and partitioning; a stopped set prints one line and
-stays out of the results file.
+in place of the tree), in as many runs as it takes, and a run that ends removes them. The
+seconds printed are the segments' sum, each segment's fit timed as a whole run's is (the
+workers' start outside it); its rounds are numbered on from the earlier ones'. A stopped set
+prints its rounds so far and stays out of the results; a run in segments is no base of the
+projection.
 
 synth1m: 1,000,000 × 50, two classes 4 apart on a first axis of unit variance, the other 49 of
 standard deviation 0.1, with 0.01 % of the labels flipped (the flipped rows are bounded support
@@ -126,12 +128,38 @@ def duality_gap(model, X, y, C):
     return (0.5 * w2 + C * hinge - dual) / abs(dual), -dual
 
 
-def run_set(name, memory, rows, in_memory=True, verbose=False, max_rounds=None, saved=None):
+#: What a run in segments keeps between them (OUT/SET.svmkit.json); empty before the first.
+NO_SEGMENTS = {"segments": [], "rounds": [], "history": [], "timings": [], "segment_peak_bytes": []}
+
+
+def _renumbered(label, offset):
+    """A segment's task label with its round numbered on by `offset` rounds (its start's solve,
+    "start", becomes "start OFFSET")."""
+    kind, *rest = label.split()
+    if kind in ("check", "round") and rest and rest[0].isdigit():
+        return " ".join([kind, str(int(rest[0]) + offset), *rest[1:]])
+    return f"{label} {offset}" if kind == "start" else label
+
+
+def continued(earlier, fit, seconds, peaks):
+    """The segments so far: `earlier`'s and this one's (`fit`, its seconds and the workers'
+    peak bytes), its rounds and task labels numbered on from the earlier rounds, its round 0
+    marked as the start's solve after a first segment."""
+    offset = sum(earlier["rounds"])
+    history = [{**h, "round": h["round"] + offset, "start": bool(earlier["segments"]) and h["round"] == 0}
+               for h in fit.cascade_history_]
+    return {"segments": earlier["segments"] + [seconds], "rounds": earlier["rounds"] + [int(fit.cascade_rounds_[0])],
+            "history": earlier["history"] + history,
+            "timings": earlier["timings"] + [(_renumbered(label, offset), t) for label, t in fit.cascade_timings_],
+            "segment_peak_bytes": earlier["segment_peak_bytes"] + [peaks]}
+
+
+def run_set(name, memory, rows, in_memory=True, verbose=False, max_rounds=None, saved=None, resume=False):
     """One set fitted by the cascade (and in memory unless `in_memory` is False, or for synth10m);
-    `verbose`: the cascade prints its rounds as they end. With `saved` (a path), the cascade
-    continues from the model there when it exists (warm_start: from its support, after the
-    earlier segments its .json sidecar lists), and when `max_rounds` stops it, it is saved
-    there with the segments so far for a later run to continue."""
+    `verbose`: the cascade prints its rounds as they end. `max_rounds` stops the cascade; a
+    stopped one is saved to `saved` (a path) with the segments so far beside it (.json), and
+    `resume` continues from there (warm_start: from its support), its seconds and rounds
+    added to the earlier segments'. A run that ends removes what it continued from."""
     import dask.array as da
     from distributed import Client, LocalCluster
 
@@ -139,6 +167,9 @@ def run_set(name, memory, rows, in_memory=True, verbose=False, max_rounds=None, 
     from svmkit.parallel.cluster import threads_kept
 
     out = {"set": name, "worker_memory_limit": memory}
+    sidecar = None if saved is None else Path(f"{saved}.json")
+    if resume and not sidecar.exists():
+        raise SystemExit(f"--resume: {sidecar} is missing (a --max-rounds run saves it)")
     # the in-memory fit in this process on every core: Dask's nanny leaves OMP_NUM_THREADS=1 here
     with threads_kept(), LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=memory,
                       dashboard_address=None) as cluster, Client(cluster) as client:
@@ -148,28 +179,29 @@ def run_set(name, memory, rows, in_memory=True, verbose=False, max_rounds=None, 
             Xm, ym = libsvm(name)
             X, y = da.from_array(Xm, chunks=(-(-Xm.shape[0] // 4), -1)), da.from_array(ym, chunks=-(-Xm.shape[0] // 4))
         options = svmkit.Options(max_rounds=max_rounds)
-        earlier = {"segments": [], "rounds": [], "history": [], "timings": []}
-        if saved is not None and Path(saved).exists():
-            cascade = svmkit.load(saved).set_params(warm_start=True, verbose=verbose, options=options)
-            earlier = json.loads(Path(f"{saved}.json").read_text())
-        else:
-            cascade = svmkit.SVC(C=1.0, cache_size=1000, verbose=verbose, options=options)
+        earlier = json.loads(sidecar.read_text()) if resume else NO_SEGMENTS
+        cascade = (svmkit.load(saved).set_params(warm_start=True, verbose=verbose, options=options) if resume else
+                   svmkit.SVC(C=1.0, cache_size=1000, verbose=verbose, options=options))
         t = time.perf_counter()
         cascade.fit(X, y)
-        segments = earlier["segments"] + [time.perf_counter() - t]
-        out.update(cascade_seconds=sum(segments), segments=segments)
-        out["worker_peak_bytes"] = sorted(client.run(peak_rss).values())
-        rounds = earlier["rounds"] + [int(cascade.cascade_rounds_[0])]
-        out.update(rounds=sum(rounds), rounds_per_segment=rounds, n_sv_cascade=int(cascade.support_.size),
-                   objective_cascade=float(cascade.objective_[0]),
-                   history=earlier["history"] + cascade.cascade_history_,
-                   timings=earlier["timings"] + cascade.cascade_timings_, n=int(X.shape[0]), d=int(X.shape[1]),
-                   parts=len(X.chunks[0]), optimal=not cascade.fit_status_)
+        seconds = time.perf_counter() - t
+        if resume and "start" not in (label for label, _ in cascade.cascade_timings_):
+            print(f"{name}: the saved start was not taken (other data): this run counts alone", flush=True)
+            earlier = NO_SEGMENTS
+        run = continued(earlier, cascade, seconds, sorted(client.run(peak_rss).values()))
+        out.update(segments=run["segments"], cascade_seconds=sum(run["segments"]), rounds=sum(run["rounds"]),
+                   rounds_per_segment=run["rounds"], history=run["history"], timings=run["timings"],
+                   segment_peak_bytes=run["segment_peak_bytes"],
+                   worker_peak_bytes=np.max(run["segment_peak_bytes"], axis=0).tolist(),
+                   n_sv_cascade=int(cascade.support_.size), objective_cascade=float(cascade.objective_[0]),
+                   n=int(X.shape[0]), d=int(X.shape[1]), parts=len(X.chunks[0]), optimal=not cascade.fit_status_)
         if saved is not None and cascade.fit_status_:
             svmkit.save(cascade, saved)
-            Path(f"{saved}.json").write_text(json.dumps({k: out[k] for k in ("segments", "history", "timings")}
-                                                        | {"rounds": rounds}, default=float))
+            sidecar.write_text(json.dumps(run, default=float))
             return out
+        if saved is not None:
+            Path(saved).unlink(missing_ok=True)
+            sidecar.unlink(missing_ok=True)
         t = time.perf_counter()
         out["duality_gap"], out["objective_from_gap"] = duality_gap(cascade, X, y, 1.0)
         out["duality_gap_seconds"] = time.perf_counter() - t
@@ -243,6 +275,11 @@ def print_rounds(r):
     for h in r["history"]:
         if h["problem"]:
             continue
+        if h.get("start"):
+            solve = sum(t for label, t in timings if label == f"start {h['round']}")
+            print(f"  start: #SV {h['n_sv']}, solved over {h['n_vars']} variables, {h['round_seconds']:.1f} s "
+                  f"(the solve {solve:.1f} s)")
+            continue
         if h["round"] == 0:
             merges = _seconds(timings, "merge 0 ")
             print(f"  tree: #SV {h['n_sv']}, root over {h['n_vars']} variables, {h['round_seconds']:.1f} s "
@@ -281,13 +318,14 @@ def main():
         for name in args.sets.split(","):
             saved = out_dir / f"{name}.svmkit" if args.max_rounds is not None or args.resume else None
             r = run_set(name, args.big_memory if name == "synth10m" else args.memory, args.rows,
-                        not args.cascade_only, args.verbose, args.max_rounds, saved)
-            results.append(r)
+                        not args.cascade_only, args.verbose, args.max_rounds, saved, args.resume)
             if not r["optimal"]:
                 print(f"{name}: stopped after {r['rounds']} rounds, {r['cascade_seconds']:.1f} s in "
                       f"{len(r['segments'])} segments, objective {r['objective_cascade']:.6g}; saved to {saved}",
                       flush=True)
+                print_rounds(r)
                 continue
+            results.append(r)
             (out_dir / "cluster.json").write_text(json.dumps(results, indent=1, default=float))
             memory = "" if "memory_seconds" not in r else (
                 f" | in memory {r['memory_seconds']:.1f} s, #SV {r['n_sv_memory']} | "
@@ -298,13 +336,16 @@ def main():
                   f"{[round(b / 2**20) for b in r['worker_peak_bytes']]} | duality gap (P − D)/|D| "
                   f"{r['duality_gap']:.2e} over every row ({r['duality_gap_seconds']:.1f} s)", flush=True)
             print_rounds(r)
-    results = [r for r in results if r.get("optimal", True)]
+    if not results:
+        return
     rows = [{"set": r["set"], "rows": r["n"], "features": r["d"], "cascade s": r["cascade_seconds"],
              "rounds": r["rounds"], "#SV cascade": r["n_sv_cascade"], "in memory s": r.get("memory_seconds"),
              "#SV in memory": r.get("n_sv_memory"), "objective rel. diff": r.get("objective_rel_diff"),
              "worker peak MB": " / ".join(str(round(b / 2**20)) for b in r["worker_peak_bytes"]),
              "duality gap": r.get("duality_gap")} for r in results]
-    synth = sorted((r for r in results if r["set"] in FLIP), key=lambda r: r["n"])
+    # a run in segments replays no tree of its own
+    synth = sorted((r for r in results if r["set"] in FLIP and len(r.get("segments", [0])) == 1),
+                   key=lambda r: r["n"])
     if synth:
         base = synth[-1]
         table = plot_projection(base, out_dir)

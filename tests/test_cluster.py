@@ -125,6 +125,17 @@ def test_a_warm_start_on_a_larger_c_scales_the_support_and_reaches_that_cs_optim
     np.testing.assert_allclose(est.objective_, svmkit.SVC(C=4.0).fit(X, y).objective_, rtol=1e-5)
 
 
+def test_a_loaded_model_warm_started_at_a_smaller_c_scales_its_bounded_support_into_the_new_box(client, tmp_path):
+    X, y = breast_cancer()
+    Xd, yd = on_dask(X, y, rows=60)
+    fitted = svmkit.SVC(C=4.0).fit(Xd, yd)
+    assert fitted.bounded_support_.size  # unscaled, their α = 4 would pass the new bound 1
+    svmkit.save(fitted, tmp_path / "c4.svmkit")
+    est = svmkit.load(tmp_path / "c4.svmkit").set_params(C=1.0, warm_start=True).fit(Xd, yd)
+    assert "start" in _labels(est)
+    np.testing.assert_allclose(est.objective_, svmkit.SVC(C=1.0).fit(X, y).objective_, rtol=1e-5)
+
+
 def test_a_warm_start_on_changed_labels_is_refused_by_the_partitions_and_the_tree_runs(client):
     X, y = breast_cancer()
     est = svmkit.SVC(C=10.0, warm_start=True).fit(*on_dask(X, y, rows=60))

@@ -71,6 +71,13 @@ class SMOModel(KernelExpansion):
                     "probability": check_bool, "verbose": check_verbose,
                     "random_state": check_seed, "keep_data": check_bool}
 
+    def set_fitted_state(self, state: dict):
+        """As `KernelExpansion.set_fitted_state`; a later warm start scales from the parameters
+        the state was fitted with, this estimator's (a model file keeps both)."""
+        super().set_fitted_state(state)
+        self._warm_params = {p: getattr(self, p) for p in self._formulation.scaled}
+        return self
+
     def _targets(self, X, y, sample_weight):
         """The formulation's targets of the data (`open_session` asks for them)."""
         return self._formulation(self).targets(X, y, sample_weight)

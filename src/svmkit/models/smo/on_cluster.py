@@ -92,7 +92,7 @@ def _pair_starts(previous, classes):
     (LIBSVM's layout: for pair (a, b), row b − 1 holds class a's and row a class b's); None
     when the classes differ."""
     support, coef, n_support, fitted = previous
-    if fitted is None or not np.array_equal(fitted, classes):
+    if fitted is None or not np.array_equal(fitted, classes) or n_support.size != classes.size:
         return None
     cls = np.repeat(np.arange(classes.size), n_support)
     starts = []

@@ -207,12 +207,13 @@ class SVC(BaseSVC):
     warm_start : bool, default False
         A refit on the same data and kernel starts from the previous solution times C'/C,
         which is feasible for the new C and whose gradient follows exactly (Q is linear); a
-        path of growing C then costs a fraction of cold fits. Any other change starts cold.
-        The ν models scale by ν'/ν instead, when the result stays within the box.
+        path of growing C then costs a fraction of cold fits. In memory, any other change
+        starts cold. The ν models scale by ν'/ν instead, when the result stays within the box.
         On a Dask X of the fitted shape, SVC and SVR start the cascade from `support_` and
-        its coefficients times C'/C in place of the tree, where every partition finds that
-        start feasible (each row's label and weight admit its coefficient): a model loaded
-        from a file continues a fit stopped by `Options(max_rounds=…)` this way.
+        its coefficients times C'/C in place of the tree wherever every partition finds that
+        start feasible (each row's label and weight admit its coefficient), also on other
+        data of that shape: a start changes the time, not the optimum. A model loaded from a
+        file continues a fit stopped by `Options(max_rounds=…)` this way.
     keep_data : bool, default False
         Keep every training row (`retained_X_`, `retained_y_`, `retained_weight_`) so that
         `partial_fit` and `forget` update the model exactly; costs the rows' memory.

@@ -201,7 +201,7 @@ def start_variables(form, part, rows, coef) -> tuple:
     the row has a variable of c_r's sign (each row of C-SVC has one, of its label; ε-SVR's one
     of each sign). Returns (the variables of α > 0, how many of `rows` the partition holds,
     whether they are feasible here: every such row met by its variables, 0 ≤ α ≤ U)."""
-    v = partition_variables(form, part)
+    v = partition_variables(form, part)  # over every row: its checks of X stand in for the leaf's
     held = np.isin(rows, part[0])
     pos = np.minimum(np.searchsorted(rows, v.row), rows.size - 1)
     c = np.where(rows[pos] == v.row, coef[pos], 0.0)
@@ -212,7 +212,7 @@ def start_variables(form, part, rows, coef) -> tuple:
     v.alpha = np.minimum(alpha, v.U)
     met = np.isclose(v.coefficients(), c, rtol=1e-12, atol=0.0)
     ok = ok and bool(met.all()) and np.count_nonzero(c) == np.count_nonzero(held & (coef != 0))
-    return v.take(v.alpha > 0), int(np.count_nonzero(held)), ok
+    return v.take(v.alpha > 0), int(np.count_nonzero(held)), bool(ok)
 
 
 @dataclass
@@ -528,7 +528,7 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
     """Solve the dual of every form in `forms` over the partitions `parts` (futures of
     (rows, X, targets, weights) on the `cluster`): the tree of solves, then rounds of the
     global check until no variable violates at `settings.tol` or `max_rounds` rounds
-    (0: the tree's root, an early model). `starts` (per form: global rows, sorted, and their
+    (0: the tree's root or the start's solve, an early model). `starts` (per form: global rows, sorted, and their
     coefficients c_r = Σ y α, or None) replaces a form's tree by a solve over the start's
     variables from its α, when the start is feasible on these partitions (`start_variables`);
     the rounds then reach the same optimum from it.
