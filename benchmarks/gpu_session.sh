@@ -9,10 +9,10 @@
 #   bash benchmarks/gpu_session.sh speed     bench_gpu.py's binary and 10-class 60,000 × 784 fits,
 #                                            as by default and with the class pairs in turn and
 #                                            the solver's parts timed ('streams=1 profile=1')
-#   bash benchmarks/gpu_session.sh peers     a9a and w8a against scikit-learn; cuML's SVC beside
-#                                            svmkit's where cuml is installed; an SVC fit whose
+#   bash benchmarks/gpu_session.sh peers     a9a and w8a against scikit-learn; an SVC fit whose
 #                                            data is larger than CuPy's pool limit
-#   bash benchmarks/gpu_session.sh noisy1m   bench_cluster.py's noisy 1M × 50 set fitted in memory
+#   bash benchmarks/gpu_session.sh more      bench_cluster.py's noisy 1M × 50 set fitted in memory;
+#                                            cuML's SVC beside svmkit's where cuml is installed
 #   bash benchmarks/gpu_session.sh --stage DIR   before the working tree is sent: copy the real
 #                                            data sets from DIR into shared/data
 #
@@ -37,8 +37,8 @@ if [ "${1:-}" = "--stage" ]; then
 fi
 
 case "${1:-}" in
-tests|speed|peers|noisy1m) ;;
-*) echo "usage: bash benchmarks/gpu_session.sh tests|speed|peers|noisy1m|--stage DIR" >&2; exit 2 ;;
+tests|speed|peers|more) ;;
+*) echo "usage: bash benchmarks/gpu_session.sh tests|speed|peers|more|--stage DIR" >&2; exit 2 ;;
 esac
 
 python -c "import svmkit._core" 2>/dev/null || export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
@@ -86,16 +86,16 @@ speed)
 peers)
     part bench_a9a_w8a 125 8 python benchmarks/bench_gpu.py --sets a9a,w8a --systems "svmkit cuda,scikit-learn" \
         --timeout 58 --no-floor
+    part bench_capped 60 4 python benchmarks/bench_gpu.py --sets capped --timeout 55 --no-floor
+    ;;
+more)
+    part bench_noisy1m 120 4 python benchmarks/bench_gpu.py --sets noisy1m --timeout 115 --no-floor
     if python -c "import cuml" 2>/dev/null; then
         part bench_cuml 60 8 python benchmarks/bench_gpu.py --sets binary --systems "svmkit cuda,cuml" \
             --timeout 55 --no-floor
     else
         echo "=== bench_cuml: cuml is not installed here ==="
     fi
-    part bench_capped 60 4 python benchmarks/bench_gpu.py --sets capped --timeout 55 --no-floor
-    ;;
-noisy1m)
-    part bench_noisy1m 180 4 python benchmarks/bench_gpu.py --sets noisy1m --timeout 175 --no-floor
     ;;
 esac
 echo
