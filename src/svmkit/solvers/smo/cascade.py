@@ -548,7 +548,8 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
     for k, prob in enumerate(problems):
         if prob.root is None:
             prob.root = _tree(cluster, parts, kernel, settings, k, prob, len(problems))
-    for prob in problems:
+    limit = np.inf if max_rounds is None else max_rounds
+    for prob in problems if limit > 0 else ():  # no round, no check: the root is the model
         _submit_checks(cluster, parts, kernel, settings.where, prob, cluster.submit(expansion_change, None, prob.root),
                        label="check 1")
     infos = cluster.gather([cluster.submit(describe, p.root) for p in problems])
@@ -558,7 +559,6 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
         if on_round is not None:
             on_round(0, k, {**info, "violating": None, "admitted": 0, "gap": None, "skipped": 0,
                             "checked": 0, "changed": 0, "kernel_values": 0, "round_seconds": time.perf_counter() - t0})
-    limit = np.inf if max_rounds is None else max_rounds
     rounds = 0
     while rounds < limit and not all(p.done for p in problems):
         rounds += 1
