@@ -235,10 +235,22 @@ def test_a_round_admits_every_violator_while_they_fit_and_past_that_the_most_vio
     settings = cc.Settings(cache_mb=1e-3)  # room for ROUND_VIOLATORS
     spectra = np.zeros((2, cc.EXCESS_BINS.size - 1), dtype=np.int64)
     spectra[:, 3] = [30, 10]
-    few = [(spectra[0], 5, 1000), (spectra[1], 2, 1000)]
-    assert p.admission(0.5, -3.0, 0.0, few, settings) == ((0.5, -3.0), 2000, [1000, 1000])
+    few = [(spectra[0], 5, 300), (spectra[1], 2, 100)]
+    assert p.admission(0.5, -3.0, 0.0, few, settings) == ((0.5, -3.0), 400, [300, 100])
     many = [(spectra[0], 5, 30000), (spectra[1], 2, 10000)]
     assert p.admission(0.5, -3.0, 0.0, many, settings) == ((0.0, 0.0), 40, [30, 10])
+
+
+def test_a_round_ranks_against_the_threshold_when_far_extremes_stretch_the_band_of_violators():
+    p = cc.Problem(form=None, info={"n_sv": 10, "features": 5})
+    settings = cc.Settings(cache_mb=1e-3)
+    spectra = np.zeros((2, cc.EXCESS_BINS.size - 1), dtype=np.int64)
+    spectra[:, 3] = [30, 10]
+    stretched = [(spectra[0], 5, cc.ADMIT_SHARE * 30), (spectra[1], 2, cc.ADMIT_SHARE * 10)]  # all would fit
+    assert p.admission(0.5, -3.0, 0.0, stretched, settings) == ((0.0, 0.0), 40, [30, 10])
+    assert p.admission(0.5, -3.0, None, stretched, settings)[:2] == ((0.5, -3.0), cc.ADMIT_SHARE * 40)
+    just_under = [(spectra[0], 5, cc.ADMIT_SHARE * 30 - 1), (spectra[1], 2, cc.ADMIT_SHARE * 10)]
+    assert p.admission(0.5, -3.0, 0.0, just_under, settings)[:2] == ((0.5, -3.0), cc.ADMIT_SHARE * 40 - 1)
 
 
 def test_a_round_ranks_against_the_last_solves_midpoint_unless_its_solve_changed_nothing():

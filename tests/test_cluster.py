@@ -89,6 +89,17 @@ def _labels(est):
     return [label for label, _ in est.cascade_timings_]
 
 
+def test_a_cascade_stopped_after_its_rounds_submits_no_further_check_and_a_warm_refit_ends_at_the_optimum(client):
+    X, y = breast_cancer()
+    Xd, yd = on_dask(X, y, rows=60)
+    est = svmkit.SVC(C=10.0, warm_start=True, options=svmkit.Options(max_rounds=1)).fit(Xd, yd)
+    assert est.fit_status_ == 1 and est.cascade_rounds_[0] == 1
+    assert [label for label in _labels(est) if label.startswith("check")] == ["check 1"] * len(Xd.chunks[0])
+    est.set_params(options=svmkit.Options()).fit(Xd, yd)
+    assert est.fit_status_ == 0 and "start" in _labels(est)
+    np.testing.assert_allclose(est.objective_, svmkit.SVC(C=10.0).fit(X, y).objective_, rtol=1e-5)
+
+
 def shuffled_iris():
     """iris in an order that gives each partition every class (its rows are sorted by class)."""
     X, y = iris()

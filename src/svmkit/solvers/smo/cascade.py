@@ -13,8 +13,9 @@ over row j's variables, from round to round, updated by ΔG_i = y_i Σ_j K(x_i, 
 the coefficients that changed; the maximal KKT violation m − M = max_{I_up} −yG − min_{I_low} −yG
 over every variable is formed from each worker's part. While it exceeds `tol`, the variables
 outside the support beyond M + tol/2 or m − tol/2 join the support's variables in the next
-solve, all of them while its memory bound admits them; past it, the most violating against the
-last solve's threshold θ (the midpoint of its own extremes), as many as the bound admits. The
+solve, all of them while its memory bound admits them and a few far violators do not stretch
+that band (`Problem.admission`); past it, the most violating against the last solve's threshold θ
+(the midpoint of its own extremes), as many as the bound admits. The
 solve starts from the current α and the gradients the check and the last solve found
 (`solve_set`'s `current`). Rows far inside the margin for SHRINK_CHECKS checks are skipped, as
 LIBSVM shrinks, and a full check of every row ends the fit. Each round lowers the objective,
@@ -473,12 +474,17 @@ class Problem:
     def admission(self, m: float, M: float, theta, counts, settings: Settings) -> tuple:
         """(what `violators` measures against, how many join, each partition's share) from
         the partitions' `violating_counts`: every variable at tol/2 against the extremes
-        while `admitted` takes them all, else the most violating against θ."""
-        wide = [c[2] for c in counts]
-        if admitted(sum(wide), self.info["n_sv"], self.info["features"], settings) == sum(wide):
+        while `admitted` takes them all and they are fewer than ADMIT_SHARE times those at
+        tol/2 against θ, else the most violating against θ. Past that share the extremes are
+        set by a few far violators, as after a solve over almost every variable, to tol: its
+        variables violate by at most tol/2 against θ, and against the extremes the whole
+        band near the margin would join the next solve again."""
+        wide, spectra = [c[2] for c in counts], [c[0] for c in counts]
+        near = int(np.sum(spectra))
+        stretched = theta is not None and 0 < ADMIT_SHARE * near <= sum(wide)
+        if not stretched and admitted(sum(wide), self.info["n_sv"], self.info["features"], settings) == sum(wide):
             return (m, M), sum(wide), wide
-        spectra = [c[0] for c in counts]
-        total = admitted(int(np.sum(spectra)), self.info["n_sv"], self.info["features"], settings)
+        total = admitted(near, self.info["n_sv"], self.info["features"], settings)
         return (m, M) if theta is None else (theta, theta), total, allotted(total, spectra)
 
 
@@ -578,8 +584,10 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
                 p.checks = [cluster.submit(screen, s, m, M, settings.tol, theta) for s in p.checks]
                 picking.append((p, m, M, theta))
             elif p.info["skipped"]:
-                _submit_checks(cluster, parts, kernel, settings.where, p, cluster.submit(expansion_change, p.root, p.root),
-                               full=True, label=f"check {rounds + 1} full")
+                if rounds < limit:
+                    _submit_checks(cluster, parts, kernel, settings.where, p,
+                                   cluster.submit(expansion_change, p.root, p.root), full=True,
+                                   label=f"check {rounds + 1} full")
             else:
                 p.done, p.checks = True, None  # the workers may let its checks go
         counts = cluster.gather([[cluster.submit(violating_counts, s) for s in p.checks] for p, *_ in picking])
@@ -593,7 +601,8 @@ def cascade(cluster, parts, kernel, forms, settings: Settings, max_rounds=None, 
                                   label=f"round {rounds}")
             change = cluster.submit(expansion_change, p.root, root)
             p.root, p.solved = root, True
-            _submit_checks(cluster, parts, kernel, settings.where, p, change, label=f"check {rounds + 1}")
+            if rounds < limit:  # the last round's check would only keep the workers from the model
+                _submit_checks(cluster, parts, kernel, settings.where, p, change, label=f"check {rounds + 1}")
             p.info.update(violating=sum(c[1] for c in per_part), admitted=total)
         infos = cluster.gather([cluster.submit(describe, p.root) for p, *_ in picking])
         for (p, *_), info in zip(picking, infos):
