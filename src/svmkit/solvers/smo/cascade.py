@@ -480,10 +480,10 @@ class Problem:
         variables violate by at most tol/2 against θ, and against the extremes the whole
         band near the margin would join the next solve again."""
         wide, spectra = [c[2] for c in counts], [c[0] for c in counts]
-        near = int(np.sum(spectra))
-        stretched = theta is not None and 0 < ADMIT_SHARE * near <= sum(wide)
-        if not stretched and admitted(sum(wide), self.info["n_sv"], self.info["features"], settings) == sum(wide):
-            return (m, M), sum(wide), wide
+        n_wide, near = sum(wide), int(np.sum(spectra))
+        stretched = theta is not None and 0 < ADMIT_SHARE * near <= n_wide
+        if not stretched and admitted(n_wide, self.info["n_sv"], self.info["features"], settings) == n_wide:
+            return (m, M), n_wide, wide
         total = admitted(near, self.info["n_sv"], self.info["features"], settings)
         return (m, M) if theta is None else (theta, theta), total, allotted(total, spectra)
 
