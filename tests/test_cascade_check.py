@@ -98,10 +98,10 @@ def test_the_incremental_gradient_equals_a_full_recomputation_after_every_round(
 
 
 def test_each_rounds_solve_starts_from_the_gradients_its_check_and_the_last_solve_found(monkeypatch, few_per_round):
-    """A round's solve is given G of its variables: the violators' from the check, equal to a
-    float64 recomputation against the expansion to 1e-10, and the support's from the last
-    solve, as its float32 kernel rows formed it (to 1e-5). The tree's solves, whose children's
-    gradients miss each other's terms, recompute it."""
+    """A round's solve is given G of its variables from the checks, the support's as well as
+    the violators', equal to a float64 recomputation against the expansion to 1e-10 (the last
+    solve's own G, formed from float32 kernel rows, is not). The tree's solves, whose
+    children's gradients miss each other's terms, recompute it."""
     X, y = noisy()
     kernel = make_kernel("rbf", X, "scale")
     given, solve, solve_set = [], cc.solve, cc.solve_set
@@ -113,9 +113,9 @@ def test_each_rounds_solve_starts_from_the_gradients_its_check_and_the_last_solv
     def compared(kernel_, settings, *parts, threads=1, current=False):
         if current:
             S = parts[0].support
-            for v, atol in [(S, 1e-5)] + [(p, 1e-10) for p in parts[1:]]:
+            for v in [S, *parts[1:]]:
                 decision = kernel.block(v.X, S.X) @ S.coefficients()
-                np.testing.assert_allclose(v.grad, v.y * decision[v.at] + v.p, rtol=0, atol=atol)
+                np.testing.assert_allclose(v.grad, v.y * decision[v.at] + v.p, rtol=0, atol=1e-10)
         return solve_set(kernel_, settings, *parts, threads=threads, current=current)
 
     monkeypatch.setattr(cc, "solve", recorded)
