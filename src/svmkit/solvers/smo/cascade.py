@@ -51,11 +51,6 @@ ADMIT_SHARE = 16
 #: Words a solve holds per variable beside its data row's features (p, y, U, α, G, Ḡ, its
 #: number and row, the solver's work), for the bound `admitted` puts on a round's solve.
 VARIABLE_WORDS = 16
-#: A round's solve goes to this share of tol, so that the global gap can close: a solve to tol
-#: leaves its own variables' extremes up to tol apart, and the variables outside it that
-#: violate against them by less than tol/2 (`violators` admits the rest) then keep the gap
-#: above tol round after round (1.2 tol over 16 rounds on the noisy 1M set).
-ROUND_TOL = 0.5
 #: Checks in a row that find a data row far inside the margin (satisfying its conditions by
 #: more than the gap) before later checks skip it.
 SHRINK_CHECKS = 2
@@ -176,8 +171,7 @@ def solve_set(kernel, settings: Settings, *parts, threads: int = 1, current: boo
     alone, a round's or the top of the tree, is given the cluster's threads). `current`: the
     parts' gradients are all against one expansion, every nonzero α among the parts (a round:
     the current solve's support and the violators its check found), so the solve starts from
-    them instead of recomputing G from the kernel rows of the support, and it goes to
-    ROUND_TOL × tol."""
+    them instead of recomputing G from the kernel rows of the support."""
     t0 = time.perf_counter()
     sets = [p.support if isinstance(p, Solved) else p for p in parts]
     v = merge(*sets) if len(sets) > 1 else sets[0]
@@ -186,8 +180,7 @@ def solve_set(kernel, settings: Settings, *parts, threads: int = 1, current: boo
     with compiled_threads(threads, past_limit=True):
         rows = settings.where.rows(kernel, kernel.training_input(v.X), settings.cache_mb)
         problem = DualProblem(v.p, v.y, v.U, v.at)
-        res = solve(problem, rows, alpha0=v.alpha, grad0=v.grad if current else None,
-                    tol=settings.tol * (ROUND_TOL if current else 1),
+        res = solve(problem, rows, alpha0=v.alpha, grad0=v.grad if current else None, tol=settings.tol,
                     max_iter=settings.max_iter, shrinking=settings.shrinking)
     f, up, low = _violations(np, v.y, res.alpha, res.grad, v.U)
     m_up = float(f[up].max()) if up.any() else -np.inf
