@@ -396,9 +396,9 @@ def support_gradients(state: Checked) -> tuple[np.ndarray, np.ndarray]:
 def resynced(solved: Solved, *pieces) -> Solved:
     """The solve with its support's gradients taken from the partitions' checks
     (`support_gradients`): a solve's own G, summed from float32 kernel rows over millions of
-    steps and carried from round to round, drifts from its expansion's (its objective rose by
-    0.4 from one round to the next on the noisy 1M set, where each solve only lowers it), while
-    a check's is summed in float64 from the coefficients."""
+    steps and carried from round to round, drifts from its expansion's (after the noisy 1M
+    set's first round, a solve over 996,690 variables, its objective was off by 12.6 of
+    99,962), while a check's is summed in float64 from the coefficients."""
     gid = np.concatenate([g for g, _ in pieces])
     G = np.concatenate([v for _, v in pieces])
     order = np.argsort(gid)
