@@ -16,8 +16,8 @@ outside the support beyond M + tol/2 or m − tol/2 join the support's variables
 solve, all of them while its memory bound admits them and a few far violators do not stretch
 that band (`Problem.admission`); past it, the most violating against the last solve's threshold θ
 (the midpoint of its own extremes), as many as the bound admits. The
-solve starts from the current α and the gradients the check and the last solve found
-(`solve_set`'s `current`). Rows far inside the margin for SHRINK_CHECKS checks are skipped, as
+solve starts from the current α and the gradients the checks found, the support's among them
+(`resynced`; `solve_set`'s `current`). Rows far inside the margin for SHRINK_CHECKS checks are skipped, as
 LIBSVM shrinks, and a full check of every row ends the fit. Each round lowers the objective,
 and the last solve's support satisfies the stopping rule of the in-memory solve over all
 variables: the same optimum, to `tol`.
@@ -185,7 +185,8 @@ def solve_set(kernel, settings: Settings, *parts, threads: int = 1, current: boo
     f, up, low = _violations(np, v.y, res.alpha, res.grad, v.U)
     m_up = float(f[up].max()) if up.any() else -np.inf
     m_low = float(f[low].min()) if low.any() else np.inf
-    v.alpha, v.grad = res.alpha, res.grad
+    # the support's G stays unknown: a round takes it from the checks (`resynced`)
+    v.alpha, v.grad = res.alpha, None
     support = v.take(res.alpha > 0)
     return Solved(support, res.rho, res.objective, res.n_iter, m_up, m_low, res.converged, v.n,
                   time.perf_counter() - t0)
