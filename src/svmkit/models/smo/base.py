@@ -298,7 +298,7 @@ class SMOModel(KernelExpansion):
         forgotten; the second variable of a row, α* of the tube models, matched to the second),
         new variables at 0; the equality constraints (yᵀα = 0, the ν models' sums) restored
         within the box (Cauwenberghs & Poggio, NIPS 2000: warm-started, the SMO reaches the same
-        optimum). Where the kernel is the same, Qα and Ḡ are this fit's, the forgotten variables'
+        optimum). Where the kernel is the same, Qα is this fit's, the forgotten variables'
         terms taken out (`_without_forgotten`), and the kernel rows this fit kept carry over
         (`RowSource.updated`); else Qα is read from the kernel rows of the nonzero α. None (a
         cold fit) when the problems are not the same ones (the classes changed) or this fit's α
@@ -310,8 +310,7 @@ class SMOModel(KernelExpansion):
         # gamma='scale' resolves on the rows; the forgotten rows' kernel values are computed
         # from the data, which a precomputed kernel does not have
         same_kernel = session.fitted["gamma_"] == self.gamma_ and self.kernel != "precomputed"
-        earlier = [_Earlier(_row_keys(new_row[f.var_rows]), *f.point(), f.result.grad_bar, f.at_upper, f.y,
-                            f.var_rows) for f in fits]
+        earlier = [_Earlier(_row_keys(new_row[f.var_rows]), *f.point(), f.y, f.var_rows) for f in fits]
         if not same_kernel:
             return _LaidOut(earlier, False)
         kept = vars(self).get("_kept_rows")
@@ -329,7 +328,7 @@ class SMOModel(KernelExpansion):
 @dataclass
 class _LaidOut:
     """An update's starts: the earlier fit's problems (`earlier`) laid out on the problems as
-    posed, Qα and Ḡ carried over where the kernel is the same (`carried`; else Qα read anew);
+    posed, Qα carried over where the kernel is the same (`carried`; else Qα read anew);
     the earlier fit's kernel rows carried over to the new rows (`rows`; None: none); the rows
     the update adds (`added`)."""
 
@@ -360,34 +359,30 @@ def _row_keys(var_rows: np.ndarray) -> np.ndarray:
 @dataclass
 class _Earlier:
     """One problem of the fit an update starts from, per variable: its key on the new rows
-    (`_row_keys`, −1: forgotten), α, Qα, Ḡ (None where not tracked), at its upper bound, its
-    label and its earlier training row."""
+    (`_row_keys`, −1: forgotten), α, Qα, its label and its earlier training row."""
 
     keys: np.ndarray
     alpha: np.ndarray
     q_alpha: np.ndarray
-    grad_bar: np.ndarray | None
-    at_upper: np.ndarray
     y: np.ndarray
     rows: np.ndarray
 
 
 def _without_forgotten(earlier: _Earlier, rows) -> _Earlier:
-    """`earlier` with the terms of its forgotten variables of nonzero α taken out of Qα and Ḡ,
-    from their kernel rows in the earlier fit's row source `rows`."""
+    """`earlier` with the terms of its forgotten variables of nonzero α taken out of Qα, from
+    their kernel rows in the earlier fit's row source `rows`."""
     gone = (earlier.keys < 0) & (earlier.alpha != 0)
     if not gone.any():
         return earlier
-    coef = np.column_stack([earlier.alpha, np.where(earlier.at_upper, earlier.alpha, 0.0)])[gone]
-    terms = earlier.y[:, None] * rows.products(earlier.rows[gone], earlier.y[gone, None] * coef, earlier.rows)
-    grad_bar = None if earlier.grad_bar is None else earlier.grad_bar - terms[:, 1]
-    return replace(earlier, q_alpha=earlier.q_alpha - terms[:, 0], grad_bar=grad_bar)
+    coef = (earlier.y * earlier.alpha)[gone, None]
+    terms = earlier.y * rows.products(earlier.rows[gone], coef, earlier.rows)[:, 0]
+    return replace(earlier, q_alpha=earlier.q_alpha - terms)
 
 
 def _laid_out(posed, rows, keys, earlier: _Earlier, carried: bool) -> list:
-    """[(α, Qα[, None, Ḡ])]: the earlier fit's on the variables `keys` of `posed`, feasible for
-    its equality constraints; [] when they cannot be restored. Where the kernel is the same
-    (`carried`), the earlier Qα and Ḡ (without the forgotten variables' terms) serve: the new
+    """[(α, Qα)]: the earlier fit's on the variables `keys` of `posed`, feasible for its
+    equality constraints; [] when they cannot be restored. Where the kernel is the same
+    (`carried`), the earlier Qα (without the forgotten variables' terms) serves: the new
     variables' entries from their kernel rows, the restoring's from the rows of the variables
     it moved; else Qα is read from the kernel rows of the nonzero α."""
     problem = posed.problem
@@ -413,33 +408,20 @@ def _laid_out(posed, rows, keys, earlier: _Earlier, carried: bool) -> list:
         q_alpha = np.zeros(problem.n)
         _add_kernel_terms(q_alpha, rows, problem, alpha, np.flatnonzero(alpha), everything)
         return [(alpha, q_alpha)]
-    # Qα, and Ḡ where tracked: its coefficients are U_i of the variables at their bound (the
-    # solver's α is U_i there)
-    tracked = earlier.grad_bar is not None
-    old = [mapped(earlier.q_alpha)] + ([mapped(earlier.grad_bar)] if tracked else [])
-    coef = [before] + ([np.where(found & mapped(earlier.at_upper), before, 0.0)] if tracked else [])
-    values = _carried(problem, rows, found, np.column_stack(old), np.column_stack(coef))
-    q_alpha = np.ascontiguousarray(values[:, 0])
+    q_alpha = _carried(problem, rows, found, mapped(earlier.q_alpha), before)
     _add_kernel_terms(q_alpha, rows, problem, alpha - before, np.flatnonzero(alpha != before), everything)
-    if not tracked:
-        return [(alpha, q_alpha)]
-    bar_before = coef[1]
-    bar_after = np.where(alpha >= problem.upper, problem.upper, 0.0)
-    grad_bar = np.ascontiguousarray(values[:, 1])
-    _add_kernel_terms(grad_bar, rows, problem, bar_after - bar_before, np.flatnonzero(bar_after != bar_before),
-                      everything)
-    return [(alpha, q_alpha, None, grad_bar)]
+    return [(alpha, q_alpha)]
 
 
 def _carried(problem, rows, found, old_values, coef) -> np.ndarray:
-    """Q·coef[:, k] over the variables of `problem`, for every column k of coef (0 on the new
-    variables): `old_values` (exact for coef) where `found`, and from the kernel between the
-    nonzero coef's rows and the new variables' elsewhere (`RowSource.products`)."""
-    out = np.where(found[:, None], old_values, 0.0)
-    new, nz = np.flatnonzero(~found), np.flatnonzero(coef.any(axis=1))
+    """Q·coef over the variables of `problem` (coef 0 on the new variables): `old_values`
+    (exact for coef) where `found`, and from the kernel between the nonzero coef's rows and the
+    new variables' elsewhere (`RowSource.products`)."""
+    out = np.where(found, old_values, 0.0)
+    new, nz = np.flatnonzero(~found), np.flatnonzero(coef)
     if new.size and nz.size:
         y = problem.y
-        out[new] = y[new, None] * rows.products(problem.kidx[nz], (y[:, None] * coef)[nz], problem.kidx[new])
+        out[new] = y[new] * rows.products(problem.kidx[nz], (y * coef)[nz, None], problem.kidx[new])[:, 0]
     return out
 
 

@@ -48,8 +48,8 @@ ROUND_VIOLATORS = 2048
 #: the support: on data whose support is a real share of the rows, the rows near the margin
 #: outnumber it, and admitting only the most violating of them lets the rest violate again.
 ADMIT_SHARE = 16
-#: Words a solve holds per variable beside its data row's features (p, y, U, α, G, Ḡ, its
-#: number and row, the solver's work), for the bound `admitted` puts on a round's solve.
+#: Words a solve holds per variable beside its data row's features (p, y, U, α, G, G and α
+#: at the last rebuild, its number and row, the solver's work), for the bound `admitted` puts on a round's solve.
 VARIABLE_WORDS = 16
 #: Checks in a row that find a data row far inside the margin (satisfying its conditions by
 #: more than the gap) before later checks skip it.

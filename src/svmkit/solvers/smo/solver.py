@@ -102,8 +102,6 @@ class DualResult:
     n_iter: int
     r: float = 1.0
     converged: bool = True
-    #: LIBSVM's Ḡ = Σ_{i: α_i = U_i} U_i Q_{:,i} where the solve tracked it (shrinking in blocks), else None.
-    grad_bar: np.ndarray | None = None
 
 
 def _compiled_loops(xp):
@@ -202,25 +200,14 @@ def _add_kernel_terms(G, rows, problem, coef, nz, cols):
     G[cols] = to_host(g) if isinstance(G, np.ndarray) else g
 
 
-def initial_gradients(problem: DualProblem, rows, alpha: np.ndarray, at_upper: np.ndarray, grad0=None):
-    """G = Qα + p (`grad0` when given; or (G, Ḡ) when Ḡ is known too) and LIBSVM's
-    Ḡ = Σ_{i: α_i = U_i} U_i Q_{:,i}, from the kernel rows of the nonzero α. Ḡ, the part of G
-    from variables at their upper bound, lets a rebuild of shrunk gradients read only the
-    free variables' rows."""
+def initial_gradients(problem: DualProblem, rows, alpha: np.ndarray, grad0=None):
+    """G = Qα + p: `grad0` when given, else from the kernel rows of the nonzero α."""
     xp = rows.xp
-    everything = xp.arange(problem.n)
-    if isinstance(grad0, tuple):
-        G, G_bar = grad0
-        # a solve that does not track Ḡ counts no variable at its bound: its Ḡ is 0
-        G_bar = xp.array(G_bar, dtype=np.float64) if bool(at_upper.any()) else xp.zeros(problem.n)
-        return xp.array(G, dtype=np.float64), G_bar
-    G_bar = xp.zeros(problem.n)
-    _add_kernel_terms(G_bar, rows, problem, alpha, xp.flatnonzero(at_upper), everything)
     if grad0 is not None:
-        return xp.array(grad0, dtype=np.float64), G_bar
-    G = problem.p + G_bar
-    _add_kernel_terms(G, rows, problem, alpha, xp.flatnonzero((alpha > 0) & ~at_upper), everything)
-    return G, G_bar
+        return xp.array(grad0, dtype=np.float64)
+    G = xp.array(problem.p, dtype=np.float64)
+    _add_kernel_terms(G, rows, problem, alpha, xp.flatnonzero(alpha), xp.arange(problem.n))
+    return G
 
 
 def block_size(n: int, n_rows: int, capacity: int, ws_size: int = WS_SIZE, holds_blocks: bool = False) -> int:
@@ -265,8 +252,8 @@ def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_ite
 
     With `shrinking`, variables that cannot join a violating pair (LIBSVM's rule) leave the
     active set, so selection and gradient updates skip them; their gradients are rebuilt
-    from Ḡ and the free variables' rows when the active problem is solved to 10·tol and
-    again before stopping, so the stopping test always covers every variable. Where the row
+    when the active problem is solved to 10·tol and again before stopping, so the stopping
+    test always covers every variable (`DualSolve._unshrink`). Where the row
     source cannot hold every row, an active set on at most half its points is solved on rows
     over those points alone (`DualSolve._solve_active`).
 
@@ -320,9 +307,9 @@ class SolveSettings:
 
 class DualSolve:
     """One solve of a dual where the row source keeps its rows (`rows.xp`): the problem there,
-    α, G = Qα + p, LIBSVM's Ḡ and the variables at their upper bound, the settings, and the pair
-    updates so far. `start` computes the gradients, `run` solves, `result` hands it back on the
-    host."""
+    α, G = Qα + p, (G, α) when every gradient was last current (`synced`, where shrunk
+    gradients may lag), the settings, and the pair updates so far. `start` computes the
+    gradients, `run` solves, `result` hands it back on the host."""
 
     def __init__(self, problem: DualProblem, rows, settings: SolveSettings, alpha0=None):
         xp = rows.xp
@@ -348,18 +335,17 @@ class DualSolve:
             # on X × 1e-9 has α near 1e18 where X's has 1)
             scale = max(1.0, float(np.abs(problem.p).max())) / max(float(xp.max(self.diag)), np.finfo(np.float64).tiny)
             self.limit = UNBOUNDED_ALPHA * max(1.0, scale)
-        # Ḡ serves only rebuilds of shrunk gradients, which a single-block solve never needs:
-        # there it stays zero (no variable counted at its bound), and a given grad0 costs no rows
-        track_bar = settings.shrinking and settings.q < n
-        self.at_upper = (self.alpha >= U) if track_bar else xp.zeros(n, dtype=bool)
-        self.G = self.G_bar = None
+        self.G = self.synced = None
         self.n_iter, self.converged = 0, True
         self.observe = gap_observer.get()
         self.scratch = None
 
     def start(self, grad0=None):
-        """G and Ḡ at the start (`grad0`: G, when known)."""
-        self.G, self.G_bar = initial_gradients(self.problem, self.rows, self.alpha, self.at_upper, grad0)
+        """G at the start (`grad0`, when known), every gradient current."""
+        self.G = initial_gradients(self.problem, self.rows, self.alpha, grad0)
+        # only a solve in blocks shrinks
+        if self.settings.shrinking and self.settings.q < self.problem.n:
+            self.synced = (self.G.copy(), self.alpha.copy())
 
     def run(self, starts=True):
         """Solve to the settings' tolerance or budget (α and G updated in place); `starts`:
@@ -393,14 +379,9 @@ class DualSolve:
             r1 = _rho(y, alpha, G, U, y > 0)
             r2 = -_rho(y, alpha, G, U, y < 0)
             return DualResult(alpha, G, (r1 - r2) / 2, objective, self.n_iter, r=(r1 + r2) / 2,
-                              converged=self.converged, grad_bar=self._grad_bar())
+                              converged=self.converged)
         return DualResult(alpha, G, _rho(y, alpha, G, U, np.ones(problem.n, dtype=bool)), objective, self.n_iter,
-                          converged=self.converged, grad_bar=self._grad_bar())
-
-    def _grad_bar(self):
-        """Ḡ on the host where it was tracked (a variable counted at its bound), else None."""
-        tracked = self.settings.shrinking and self.settings.q < self.problem.n
-        return to_host(self.G_bar) if tracked else None
+                          converged=self.converged)
 
     def _observe_gap(self):
         """Report the maximal violation over every variable to the observer, when there is one."""
@@ -435,16 +416,25 @@ class DualSolve:
         self.converged = self.n_iter < budget
 
     def _unshrink(self, act):
-        """The gradients of the variables outside `act` rebuilt from Ḡ and the rows of the free
-        variables; returns every variable, the new active set."""
-        xp, p, n = self.xp, self.problem, self.problem.n
-        if not self.stale:
-            return xp.arange(n)
-        self.stale = False
-        inactive = _others(xp, n, act)
-        self.G[inactive] = p.p[inactive] + self.G_bar[inactive]
-        _add_kernel_terms(self.G, self.rows, p, self.alpha, xp.flatnonzero((self.alpha > 0) & ~self.at_upper),
-                          inactive)
+        """The gradients of the variables outside `act` rebuilt from their values when every
+        gradient was last current (`synced`) and the kernel rows of the variables moved since,
+        G = G' + Q(α − α'); returns every variable, the new active set.
+
+        LIBSVM rebuilds from Ḡ = Σ_{α_i = U_i} U_i Q_{:,i} and the free variables' rows (Chang
+        & Lin 2011, §5.1.3), which sums the float32 row of every bounded variable afresh: on
+        data with 10⁵ of them that is off by about tol, where a warm start's exact G is lost.
+        The change since the last rebuild reads as many rows (those that moved, where Ḡ follows
+        each variable reaching or leaving its bound over all rows) and keeps G as exact as
+        its start."""
+        xp, n = self.xp, self.problem.n
+        if self.stale:
+            self.stale = False
+            inactive = _others(xp, n, act)
+            G_then, alpha_then = self.synced
+            delta = self.alpha - alpha_then
+            self.G[inactive] = G_then[inactive]
+            _add_kernel_terms(self.G, self.rows, self.problem, delta, xp.flatnonzero(delta), inactive)
+        self.synced = (self.G.copy(), self.alpha.copy())
         return xp.arange(n)
 
     def _in_blocks(self):
@@ -459,7 +449,7 @@ class DualSolve:
 
     def _blocks(self, block_rows):
         xp, loops, problem = self.xp, self.loops, self.problem
-        alpha, G, G_bar, at_upper = self.alpha, self.G, self.G_bar, self.at_upper
+        alpha, G = self.alpha, self.G
         tol, budget, shrinking, q = self.settings.tol, self.settings.budget, self.settings.shrinking, self.settings.q
         y, U, kcol = problem.y, problem.upper, self.kcol
         n = problem.n
@@ -527,14 +517,6 @@ class DualSolve:
             if not every:
                 G[act] = Ga
                 self.stale = True
-            if shrinking:  # Ḡ is tracked exactly when shrinking (see `solve`)
-                up_now = a_b >= U[ws]
-                flip = xp.flatnonzero(up_now != at_upper[ws])
-                if flip.size:
-                    at_upper[ws[flip]] = up_now[flip]
-                    bar = xp.where(up_now[flip], 1.0, -1.0) * y[ws][flip] * U[ws][flip]
-                    for part, store, pos in self._rows_of(ws, flip, held):
-                        loops.update_gradient(G_bar, store, pos, bar[part], kcol, y)
             self._check_bounded()
             if shrinking:
                 idle[ws_local] = False
@@ -561,40 +543,28 @@ class DualSolve:
     def _solve_active(self, act, tol):
         """Solve over the active variables alone to `tol`, the others held at their bounds, on
         kernel rows over the active variables' points (`RowSource.narrowed`), as LIBSVM's cache
-        computes a shrunk problem's rows over its active set only. The active problem's linear
-        term is p + Ḡ, its Ḡ starting from zero, so that its rebuilds of shrunk gradients give
-        G as here; the shrunk gradients here lag after it (`stale`), Ḡ follows the variables
-        that reached or left their upper bound."""
+        computes a shrunk problem's rows over its active set only. The active problem starts
+        from G here, which holds the held variables' terms, and its rebuilds add only its own
+        variables' moves (`_unshrink`), so its linear term serves only its objective, which is
+        not read; the shrunk gradients here lag after it (`stale`)."""
         narrowed = self.rows.narrowed(self.problem.kidx[act])
         if narrowed is None:
             return
         rows, kidx = narrowed
-        xp, p = self.xp, self.problem
-        sub = DualProblem(p.p[act] + self.G_bar[act], p.y[act], p.upper[act], kidx, p.nu_mode)
+        p = self.problem
+        sub = DualProblem(p.p[act], p.y[act], p.upper[act], kidx, p.nu_mode)
         own = self.settings
         settings = replace(own, tol=tol, budget=own.budget - self.n_iter,
                            q=block_size(act.size, rows.n, rows.capacity, own.ws_size, own.large_blocks))
         run = DualSolve(sub, rows, settings, self.alpha[act])
         try:
-            run.start((self.G[act], xp.zeros(act.size)))
+            run.start(self.G[act])
             run.run(starts=False)
         finally:
             rows.release()
         res = run.result()
         self.n_iter += res.n_iter
-        up_now = res.alpha >= sub.upper
-        flip = xp.flatnonzero(up_now != self.at_upper[act])
         self.alpha[act], self.G[act] = res.alpha, res.grad
-        if flip.size:
-            # Ḡ's change at the active variables is the active problem's own Ḡ where it kept one
-            cols = xp.arange(p.n)
-            if res.grad_bar is not None:
-                self.G_bar[act] += res.grad_bar
-                cols = _others(xp, p.n, act)
-            coef = xp.zeros(p.n)
-            coef[act[flip]] = xp.where(up_now[flip], 1.0, -1.0) * sub.upper[flip]
-            _add_kernel_terms(self.G_bar, self.rows, p, coef, act[flip], cols)
-        self.at_upper[act] = up_now
         self.stale = True
 
     def _fetch_block(self, ws):

@@ -51,13 +51,12 @@ def _restore(alpha, raw, U, members, weights) -> bool:
     return True
 
 
-def feasible_start(problem: DualProblem, rows, alpha: np.ndarray, q_alpha: np.ndarray, lift=None, grad_bar=None):
+def feasible_start(problem: DualProblem, rows, alpha: np.ndarray, q_alpha: np.ndarray, lift=None):
     """(α, G) feasible for `problem` from a point `alpha` with Qα = `q_alpha` that meets the
     equality constraints but may leave the box: the variables of the mask `lift` moved to
     their upper bound, clipped into the box, the constraints restored on free variables,
-    G = Qα + p corrected from the kernel rows of the moved variables. With `grad_bar`, Ḡ exact
-    for `alpha` (`initial_gradients`), G is (G, Ḡ) when no variable moved. None when the
-    shapes differ or the constraints cannot be restored."""
+    G = Qα + p corrected from the kernel rows of the moved variables. None when the shapes
+    differ or the constraints cannot be restored."""
     U = problem.upper
     if alpha.shape != U.shape:
         return None
@@ -72,12 +71,12 @@ def feasible_start(problem: DualProblem, rows, alpha: np.ndarray, q_alpha: np.nd
     # a scaled α passes its bound by rounding only; Qα is not corrected for that
     moved = np.flatnonzero(np.abs(start - alpha) > ROUNDING * U)
     _add_kernel_terms(G, rows, problem, start - alpha, moved, np.arange(problem.n))
-    return start, (G if grad_bar is None or moved.size else (G, grad_bar))
+    return start, G
 
 
 def best_start(problem: DualProblem, rows, points):
     """The feasible start (α, G) of lowest dual objective ½αᵀ(G + p) made from `points`
-    ((α, Qα[, lift[, Ḡ]]), see `feasible_start`) that meet the first point's equality constraints
+    ((α, Qα[, lift]), see `feasible_start`) that meet the first point's equality constraints
     (the first is taken to meet the problem's); None when none can be made."""
     best, best_value = None, np.inf
     groups = _constraint_groups(problem)
@@ -94,8 +93,7 @@ def best_start(problem: DualProblem, rows, points):
         start = feasible_start(problem, rows, *point)
         if start is None:
             continue
-        G = start[1][0] if isinstance(start[1], tuple) else start[1]
-        value = 0.5 * float(start[0] @ (G + problem.p))
+        value = 0.5 * float(start[0] @ (start[1] + problem.p))
         if value < best_value:
             best, best_value = start, value
     return best
@@ -127,6 +125,6 @@ def solve_posed(posed: Posed, rows, kidx: np.ndarray, settings: Settings) -> Dua
     points (`best_start`), else from its own start."""
     problem = replace(posed.problem, kidx=kidx)
     picked = best_start(problem, rows, posed.points) if posed.points else None
-    alpha0, grad0 = picked if picked is not None else (posed.alpha0, None)  # grad0: G, or (G, Ḡ)
+    alpha0, grad0 = picked if picked is not None else (posed.alpha0, None)
     return solve(problem, rows, alpha0=alpha0, grad0=grad0, tol=settings.tol, max_iter=settings.max_iter,
                  shrinking=settings.shrinking)
