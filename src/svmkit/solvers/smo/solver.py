@@ -245,7 +245,9 @@ gap_observer: ContextVar = ContextVar("gap_observer", default=None)
 def solve(problem: DualProblem, rows, alpha0=None, grad0=None, tol=1e-3, max_iter=-1, ws_size=WS_SIZE,
           shrinking=True) -> DualResult:
     """Solve the dual QP; `rows` is a row source (see `row_source`). A start (`alpha0`, and
-    its gradient `grad0` when known) must be feasible. With an infinite bound, an α past
+    its gradient `grad0` when known) must be feasible. A given `grad0` is kept as the solve's
+    G, moved only by the variables' moves: no G is recomputed from p, so a start's exact
+    float64 G keeps its precision. With an infinite bound, an α past
     UNBOUNDED_ALPHA · max(1, max|p| / max K_ii) means the dual is unbounded. `max_iter`
     bounds the pair updates (None or −1: LIBSVM's cap, `safety_cap`); the result's
     `converged` is False when it stopped the solve. `ws_size`: variables per outer step.
