@@ -432,8 +432,8 @@ class DualSolve:
         block for the first time since adds ±U times its row, held then, to G' and to α'
         (`_count_bounds`), so that the rebuild reads the rows of the variables whose free part
         moved, as LIBSVM's reads the free variables' (Chang & Lin 2011, §5.1.3); one that
-        flips again waits for the rebuild, which reads its row once (on 160,000 noisy rows
-        with a 160 MB cache, counting every flip took 153.9 s against 129.1 s).
+        flips again waits for the rebuild, which reads its row once, where counting
+        every flip passes over every row at each bounce (on noisy data, many).
 
         LIBSVM rebuilds from Ḡ = Σ_{α_i = U_i} U_i Q_{:,i}, the float32 rows of every bounded
         variable summed since the start: on data with 10⁵ of them that is off by about tol,
