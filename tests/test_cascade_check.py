@@ -128,6 +128,25 @@ def test_each_rounds_solve_starts_from_the_gradients_its_check_and_the_last_solv
     np.testing.assert_allclose(info["objective"], in_memory.objective_[0], rtol=1e-4)
 
 
+def test_each_rounds_solve_closes_its_own_gap_to_half_the_tolerance(monkeypatch, few_per_round):
+    """A round's solve ends with its variables' extremes m_S − M_S ≤ tol/2, the tree's solves
+    at tol: a round admits the variables outside it that violate by more than tol/2 against
+    its midpoint, so the global gap closes once none does."""
+    X, y = noisy()
+    gaps, solve_set = [], cc.solve_set
+
+    def measured(kernel_, settings, *parts, threads=1, current=False):
+        out = solve_set(kernel_, settings, *parts, threads=threads, current=current)
+        gaps.append((current, (out.m_up - out.m_low) / settings.tol))
+        return out
+
+    monkeypatch.setattr(cc, "solve_set", measured)
+    _, info, _ = run(X, y)
+    rounds = [g for current, g in gaps if current]
+    assert info["optimal"] and len(rounds) >= 4
+    assert max(rounds) <= 0.5 < max(g for current, g in gaps if not current)
+
+
 def test_a_violator_planted_among_the_skipped_rows_is_found_before_the_fit_ends(monkeypatch, few_per_round):
     X, y = noisy()
     in_memory = svmkit.SVC(C=1.0).fit(X, y)

@@ -50,7 +50,8 @@ ROUND_VIOLATORS = 2048
 #: outnumber it, and admitting only the most violating of them lets the rest violate again.
 ADMIT_SHARE = 16
 #: Words a solve holds per variable beside its data row's features (p, y, U, α, G, G and α
-#: at the last rebuild, its number and row, the solver's work), for the bound `admitted` puts on a round's solve.
+#: at the last rebuild, its number and row, the solver's work), for the bound `admitted`
+#: puts on a round's solve.
 VARIABLE_WORDS = 16
 #: A round's solve goes to this share of tol, so that the global gap can close: a solve to tol
 #: leaves its own variables' extremes up to tol apart, around the threshold θ, and the

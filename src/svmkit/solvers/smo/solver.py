@@ -310,8 +310,8 @@ class SolveSettings:
 class DualSolve:
     """One solve of a dual where the row source keeps its rows (`rows.xp`): the problem there,
     α, G = Qα + p, what a rebuild of lagging shrunk gradients starts from (`synced`, see
-    `_unshrink`), the variables counted there at their upper bound and those counted since it
-    was made, the settings, and the pair updates so far. `start` computes the
+    `_unshrink`) and the variables whose bound it has counted since it was made, the settings,
+    and the pair updates so far. `start` computes the
     gradients, `run` solves, `result` hands it back on the host."""
 
     def __init__(self, problem: DualProblem, rows, settings: SolveSettings, alpha0=None):
@@ -338,8 +338,7 @@ class DualSolve:
             # on X × 1e-9 has α near 1e18 where X's has 1)
             scale = max(1.0, float(np.abs(problem.p).max())) / max(float(xp.max(self.diag)), np.finfo(np.float64).tiny)
             self.limit = UNBOUNDED_ALPHA * max(1.0, scale)
-        self.G = self.synced = None
-        self.at_upper = self.counted = None
+        self.G = self.synced = self.counted = None
         self.n_iter, self.converged = 0, True
         self.observe = gap_observer.get()
         self.scratch = None
@@ -354,7 +353,6 @@ class DualSolve:
     def _sync(self):
         """Every gradient is current: a rebuild starts from here."""
         self.synced = (self.G.copy(), self.alpha.copy())
-        self.at_upper = self.alpha >= self.problem.upper
         self.counted = self.xp.zeros(self.problem.n, dtype=bool)
 
     def run(self, starts=True):
@@ -452,16 +450,16 @@ class DualSolve:
 
     def _count_bounds(self, ws, a_b, held):
         """Count the variables of the block ws that reached or left their upper bound, none
-        counted since the last rebuild, into `synced` (see `_unshrink`), from the block's rows."""
+        counted since the last rebuild, into `synced` (see `_unshrink`), from the block's rows;
+        an uncounted variable's α' is still its α at the rebuild."""
         U, y = self.problem.upper, self.problem.y
+        G_then, alpha_then = self.synced
         up_now = a_b >= U[ws]
-        flip = self.xp.flatnonzero((up_now != self.at_upper[ws]) & ~self.counted[ws])
+        flip = self.xp.flatnonzero((up_now != (alpha_then[ws] >= U[ws])) & ~self.counted[ws])
         if flip.size == 0:
             return
-        self.at_upper[ws[flip]] = up_now[flip]
         self.counted[ws[flip]] = True
         step = self.xp.where(up_now[flip], 1.0, -1.0) * U[ws][flip]
-        G_then, alpha_then = self.synced
         alpha_then[ws[flip]] += step
         for part, store, pos in self._rows_of(ws, flip, held):
             self.loops.update_gradient(G_then, store, pos, (y[ws][flip] * step)[part], self.kcol, y)
@@ -546,10 +544,9 @@ class DualSolve:
             if not every:
                 G[act] = Ga
                 self.stale = True
-            if shrinking:
-                self._count_bounds(ws, a_b, held)
             self._check_bounded()
             if shrinking:
+                self._count_bounds(ws, a_b, held)
                 idle[ws_local] = False
                 act = act[~idle]
                 if self._narrows(act):
