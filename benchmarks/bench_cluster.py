@@ -2,7 +2,7 @@
 workers from the measured rounds.
 
     python benchmarks/bench_cluster.py [--sets a9a,w8a,synth1m,noisy,synth10m] [--rows N] [--memory 4GB] [--out DIR]
-                                      [--cascade-only] [--verbose] [--max-rounds K] [--resume]
+                                      [--cascade-only | --memory-only] [--verbose] [--max-rounds K] [--resume]
     python benchmarks/bench_cluster.py --project DIR/cluster.json     (the projection only)
 
 Each set is fitted by SVC(C=1, γ='scale') in memory (in this process) and by the cascade on a
@@ -13,6 +13,10 @@ neither the client nor the in-memory fit reads them from a file). Printed per se
 cascade rounds, #SV, the objectives' relative difference, each worker's peak memory and, per
 round of the global check, the violators, those admitted, the gap, the rows skipped and
 checked, the coefficients changed and the seconds.
+
+`--memory-only` fits each set in memory alone, the same data and fit as a full run's, and
+writes its seconds, #SV, objective and duality gap to OUT/SET.memory.json (a set whose cascade
+was measured in segments is compared with its in-memory fit so).
 
 A fit longer than one sitting runs in segments: `--max-rounds K` stops each set's cascade after K
 rounds and saves it (OUT/SET.svmkit, its segments' seconds, rounds and history beside it in
@@ -86,14 +90,19 @@ def synthetic_block(seed, rows, flip, d=SYNTH_FEATURES):
     return X, np.where(flipped, -y, y)
 
 
+def part_sizes(n):
+    """The rows of each block of a synthetic set of n rows: ROWS_PER_PART each, at least four
+    blocks."""
+    parts = max(4, n // ROWS_PER_PART)
+    return [n // parts + (k < n % parts) for k in range(parts)]
+
+
 def synthetic(n, flip):
-    """(X, y) as Dask arrays generated on the workers, in blocks of ROWS_PER_PART rows (at least
-    four blocks)."""
+    """(X, y) as Dask arrays generated on the workers, in the blocks of `part_sizes`."""
     import dask
     import dask.array as da
 
-    parts = max(4, n // ROWS_PER_PART)
-    sizes = [n // parts + (k < n % parts) for k in range(parts)]
+    sizes = part_sizes(n)
     blocks = [dask.delayed(synthetic_block)(k, rows, flip) for k, rows in enumerate(sizes)]
     X = da.concatenate([da.from_delayed(b[0], (rows, SYNTH_FEATURES), np.float64) for b, rows in zip(blocks, sizes)])
     y = da.concatenate([da.from_delayed(b[1], (rows,), np.int64) for b, rows in zip(blocks, sizes)])
@@ -112,16 +121,14 @@ def peak_rss():
 
 
 def duality_gap(model, X, y, C):
-    """(P − D) / |D| of a binary SVC fit over every row of the Dask (X, y), computed on the workers:
+    """(P − D) / |D| of a binary SVC fit over every row of (X, y), on the workers for Dask arrays:
     the primal ½‖w‖² + C Σ max(0, 1 − y_i f(x_i)) minus the dual Σ α − ½‖w‖² (Cortes & Vapnik
     1995), ‖w‖² = cᵀK_SS c from the support vectors' decision values. Every feasible α's gap
     bounds how far its dual objective is from the optimum, so it certifies the fit without
     another solver."""
-    import dask.array as da
-
     f = model.decision_function(X)
-    sign = da.where(y == model.classes_[1], 1.0, -1.0)
-    hinge = float(da.maximum(0.0, 1.0 - sign * f).sum().compute())
+    sign = np.where(y == model.classes_[1], 1.0, -1.0)
+    hinge = float(np.maximum(0.0, 1.0 - sign * f).sum())
     c = model.dual_coef_[0]
     w2 = float(c @ (model.decision_function(model.support_vectors_) - model.intercept_[0]))
     dual = np.abs(c).sum() - 0.5 * w2
@@ -209,12 +216,38 @@ def run_set(name, memory, rows, in_memory=True, verbose=False, max_rounds=None, 
             return out
         if name in FLIP:
             Xm, ym = (np.asarray(v) for v in client.compute([X, y], sync=True))
-    t = time.perf_counter()
-    memory_fit = svmkit.SVC(C=1.0, cache_size=1000).fit(Xm, ym)
-    out.update(memory_seconds=time.perf_counter() - t, n_sv_memory=int(memory_fit.support_.size),
-               objective_memory=float(memory_fit.objective_[0]))
+    out.update(fit_in_memory(Xm, ym))
     out["objective_rel_diff"] = abs(out["objective_cascade"] / out["objective_memory"] - 1)
     return out
+
+
+def fit_in_memory(X, y, gap=False):
+    """The in-memory fit of (X, y) on every core of this process: its seconds, #SV and objective,
+    and with `gap` its duality gap over every row."""
+    import svmkit
+
+    t = time.perf_counter()
+    fit = svmkit.SVC(C=1.0, cache_size=1000).fit(X, y)
+    out = {"memory_seconds": time.perf_counter() - t, "n_sv_memory": int(fit.support_.size),
+           "objective_memory": float(fit.objective_[0])}
+    if gap:
+        out["duality_gap_memory"], out["objective_from_gap_memory"] = duality_gap(fit, X, y, 1.0)
+    return out
+
+
+def in_memory_only(name, rows, out_dir):
+    """`--memory-only`: the set `name` (the synthetic ones generated here, block by block as the
+    workers do) fitted in memory, printed and written to OUT/NAME.memory.json."""
+    if name in FLIP:
+        n = SYNTH_ROWS.get(name, rows)
+        blocks = [synthetic_block(k, size, FLIP[name]) for k, size in enumerate(part_sizes(n))]
+        X, y = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
+    else:
+        X, y = libsvm(name)
+    out = {"set": name, "n": int(X.shape[0]), "d": int(X.shape[1]), **fit_in_memory(X, y, gap=True)}
+    (out_dir / f"{name}.memory.json").write_text(json.dumps(out, indent=1))
+    print(f"{name}: n={out['n']} in memory {out['memory_seconds']:.1f} s, #SV {out['n_sv_memory']}, objective "
+          f"{out['objective_memory']:.8g} | duality gap (P − D)/|D| {out['duality_gap_memory']:.2e}", flush=True)
 
 
 def _seconds(timings, kind):
@@ -300,7 +333,9 @@ def main():
     parser.add_argument("--rows", type=int, default=1_000_000, help="rows of the noisy set")
     parser.add_argument("--memory", default="4GB")
     parser.add_argument("--big-memory", default="6GB", help="each worker's limit for synth10m")
-    parser.add_argument("--cascade-only", action="store_true", help="no in-memory fits")
+    fits = parser.add_mutually_exclusive_group()
+    fits.add_argument("--cascade-only", action="store_true", help="no in-memory fits")
+    fits.add_argument("--memory-only", action="store_true", help="the in-memory fits alone, to OUT/SET.memory.json")
     parser.add_argument("--verbose", action="store_true", help="print the cascade's rounds as they end")
     parser.add_argument("--out", default="benchmarks/results")
     parser.add_argument("--project", default=None, help="a cluster.json to project from, without fitting")
@@ -311,6 +346,10 @@ def main():
     args = parser.parse_args()
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if args.memory_only:
+        for name in args.sets.split(","):
+            in_memory_only(name, args.rows, out_dir)
+        return
     if args.project:
         results = json.loads(Path(args.project).read_text())
     else:
