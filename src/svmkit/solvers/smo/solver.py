@@ -427,11 +427,11 @@ class DualSolve:
         """The gradients of the variables outside `act` rebuilt from (G', α') of the last
         moment every gradient was current (`synced`), G = G' + Q(α − α'); returns every
         variable, the new active set. A variable reaching or leaving its upper bound U in a
-        block for the first time since adds ±U times its row, held then, to G' and to α'
-        (`_count_bounds`), so that the rebuild reads the rows of the variables whose free part
-        moved, as LIBSVM's reads the free variables' (Chang & Lin 2011, §5.1.3); one that
-        flips again waits for the rebuild, which reads its row once, where counting
-        every flip passes over every row at each bounce (on noisy data, many).
+        block for the first time since adds ±U times its row, read then for the block's
+        update, to G' and to α' (`_count_bounds`), so that the rebuild reads the rows of the
+        variables whose free part moved, as LIBSVM's reads the free variables' (Chang & Lin
+        2011, §5.1.3); one that flips again waits for the rebuild, which reads its row once,
+        where counting every flip passes over every row at each bounce (on noisy data, many).
 
         LIBSVM rebuilds from Ḡ = Σ_{α_i = U_i} U_i Q_{:,i}, the float32 rows of every bounded
         variable summed since the start: on data with 10⁵ of them that is off by about tol,
@@ -448,21 +448,24 @@ class DualSolve:
         self._sync()
         return xp.arange(n)
 
-    def _count_bounds(self, ws, a_b, held):
-        """Count the variables of the block ws that reached or left their upper bound, none
-        counted since the last rebuild, into `synced` (see `_unshrink`), from the block's rows;
-        an uncounted variable's α' is still its α at the rebuild."""
-        U, y = self.problem.upper, self.problem.y
-        G_then, alpha_then = self.synced
-        up_now = a_b >= U[ws]
-        flip = self.xp.flatnonzero((up_now != (alpha_then[ws] >= U[ws])) & ~self.counted[ws])
-        if flip.size == 0:
-            return
-        self.counted[ws[flip]] = True
-        step = self.xp.where(up_now[flip], 1.0, -1.0) * U[ws][flip]
-        alpha_then[ws[flip]] += step
-        for part, store, pos in self._rows_of(ws, flip, held):
-            self.loops.update_gradient(G_then, store, pos, (y[ws][flip] * step)[part], self.kcol, y)
+    def _count_bounds(self, ws, moved, a_b):
+        """Count the variables ws[moved] that reached or left their upper bound U, none counted
+        since the last rebuild, into α' of `synced` (see `_unshrink`); returns, per moved
+        variable, y·(±U) for those counted, 0 for the others (None when none is), for the
+        caller to add their rows' terms to G' from the rows it reads for the block's update.
+        An uncounted variable's α' is still its α at the rebuild; a change not counted here is
+        left to the rebuild, which reads the row of every variable whose α differs from α'."""
+        xp = self.xp
+        U, y = self.problem.upper[ws][moved], self.problem.y[ws][moved]
+        alpha_then, vars_ = self.synced[1], ws[moved]
+        up_now = a_b[moved] >= U
+        flip = (up_now != (alpha_then[vars_] >= U)) & ~self.counted[vars_]
+        if not flip.any():
+            return None
+        self.counted[vars_[flip]] = True
+        step = xp.where(flip, xp.where(up_now, 1.0, -1.0) * U, 0.0)
+        alpha_then[vars_] += step
+        return y * step
 
     def _in_blocks(self):
         """The batched working set: blocks of q variables, each solved by `inner_smo` on the
@@ -535,18 +538,23 @@ class DualSolve:
                 continue
             coef = y[ws][moved] * delta[moved]
             every = act.size == n or (self.in_order and _GATHER_COST * act.size >= n)
+            bound_terms = self._count_bounds(ws, moved, a_b) if shrinking else None
             for part, store, pos in self._rows_of(ws, moved, held):
                 if every:
                     # every gradient, the shrunk ones too, which then need no rebuild
                     loops.update_gradient(G, store, pos, coef[part], kcol, y)
                 else:
                     loops.update_gradient(Ga, store, pos, coef[part], kcol[act], ya)
+                if bound_terms is not None:
+                    terms = bound_terms[part]
+                    flipped = xp.flatnonzero(terms)
+                    if flipped.size:
+                        loops.update_gradient(self.synced[0], store, pos[flipped], terms[flipped], kcol, y)
             if not every:
                 G[act] = Ga
                 self.stale = True
             self._check_bounded()
             if shrinking:
-                self._count_bounds(ws, a_b, held)
                 idle[ws_local] = False
                 act = act[~idle]
                 if self._narrows(act):
